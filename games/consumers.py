@@ -1,0 +1,341 @@
+"""WebSocket transport (DESIGN.md protocol): authenticate, parse, call a
+service, send views. No game logic lives here."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections import deque
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import AnonymousUser
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from games import publish, selectors, services
+from games.errors import GameError, TableNotFound
+from vipgame.errors import PermissionDenied, ServiceError
+from vipgame.middleware import language_for
+from wallet.notify import user_group as wallet_group
+
+from .ws_auth import header, user_for_token
+
+MAX_MESSAGE_BYTES = 8 * 1024
+RATE_LIMIT = 30
+RATE_WINDOW_S = 10.0
+MAX_STRIKES = 10
+POLICY_VIOLATION = 1008
+HEARTBEAT_S = 15
+
+
+class ProtocolError(ServiceError):
+    code = "bad_message"
+
+
+def protocol_error(code: str, template: Any) -> ProtocolError:
+    err = ProtocolError(template)
+    err.code = code
+    return err
+
+
+class RoomSocket(AsyncWebsocketConsumer):
+    """What the lobby and table sockets share: language, auth, limits, JSON."""
+
+    user: Any
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user") or AnonymousUser()
+        self.language = language_for(
+            (self.scope.get("cookies") or {}).get("django_language"),
+            header(self.scope, b"accept-language"),
+        )
+        self.sent_at: deque[float] = deque()
+        self.strikes = 0
+        await self.open()
+
+    async def open(self) -> None:
+        await self.accept()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        with translation.override(self.language):
+            try:
+                message = self._parse(text_data, bytes_data)
+                await self.handle(message)
+            except ServiceError as err:
+                await self.refuse(err, None)
+
+    def _parse(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
+        now = time.monotonic()
+        self.sent_at.append(now)
+        while self.sent_at and self.sent_at[0] < now - RATE_WINDOW_S:
+            self.sent_at.popleft()
+        if len(self.sent_at) > RATE_LIMIT:
+            raise protocol_error("rate_limited", _("Too many messages: slow down."))
+        if text_data is None:
+            raise protocol_error("binary_not_supported", _("Send JSON text messages."))
+        if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+            raise protocol_error("message_too_large", _("Messages are limited to 8 KB."))
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            raise protocol_error("bad_json", _("That message is not valid JSON.")) from None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise protocol_error("bad_message", _("A message is a JSON object with a type."))
+        return message
+
+    async def refuse(self, err: ServiceError, client_id: Any) -> None:
+        """Answer with an error; close with 1008 when the client keeps misbehaving."""
+        body = {"type": "error", "id": client_id, **err.as_dict()}
+        await self.send_json(body)
+        if isinstance(err, ProtocolError):
+            self.strikes += 1
+            if self.strikes > MAX_STRIKES:
+                await self.close(code=POLICY_VIOLATION)
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":")))
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    async def pong(self, message: dict[str, Any]) -> None:
+        await self.send_json(
+            {"type": "pong", "t": message.get("t"), "server_time": int(time.time() * 1000)}
+        )
+
+    async def authenticate(self, message: dict[str, Any]) -> bool:
+        token = message.get("token")
+        if not isinstance(token, str) or not token:
+            raise protocol_error("bad_token", _("Send your API token."))
+        user = await user_for_token(token)
+        if not user.is_authenticated:
+            raise PermissionDenied()
+        self.user = user
+        if isinstance(message.get("lang"), str):
+            self.language = language_for(message["lang"], None)
+        await self.send_json({"type": "event", "event": "authenticated", "user_id": user.pk})
+        return True
+
+    async def wallet_balance(self, event: dict[str, Any]) -> None:
+        await self.send_json(
+            {
+                "type": "event",
+                "event": "balance",
+                "balance": event["balance"],
+                "available": event["available"],
+            }
+        )
+
+
+class LobbySocket(RoomSocket):
+    """``/ws/lobby/``: open tables by game and stake, with live seat counts."""
+
+    async def open(self) -> None:
+        await self.accept()
+        await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
+        if self.user.is_authenticated:
+            await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
+        tables = await database_sync_to_async(selectors.lobby_tables)()
+        await self.send_json({"type": "lobby", "tables": tables})
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(publish.LOBBY_GROUP, self.channel_name)
+        if self.user.is_authenticated:
+            await self.channel_layer.group_discard(wallet_group(self.user.pk), self.channel_name)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "ping":
+            await self.pong(message)
+        elif kind == "auth":
+            await self.authenticate(message)
+            await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
+        else:
+            raise protocol_error("unknown_type", _("Unknown message type."))
+
+    async def lobby_table(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "table", "table": event["table"]})
+
+
+class TableSocket(RoomSocket):
+    """``/ws/tables/<id>/``: the table protocol of DESIGN.md."""
+
+    async def open(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        query = parse_qs((self.scope.get("query_string") or b"").decode())
+        self.invite = (query.get("invite") or [""])[0]
+        self.last_version = 0
+        self.groups_joined: set[str] = set()
+        self.seated = False
+        try:
+            state = await self._state(None)
+        except TableNotFound:
+            await self.close(code=4404)
+            return
+        except GameError:
+            await self.close(code=4403)
+            return
+        await self.accept()
+        await self._join(publish.chat_group(self.table_id))
+        await self._identify()
+        await self._deliver(state)
+
+    async def _identify(self) -> None:
+        if self.user.is_authenticated:
+            await self._join(publish.user_group(self.table_id, self.user.pk))
+            await self._join(wallet_group(self.user.pk))
+            position = await database_sync_to_async(selectors.seated_position)(
+                table_id=self.table_id, user=self.user
+            )
+            if position is not None:
+                self.seated = True
+                await self._call(services.seat_presence, delta=1)
+        if not self.seated:
+            await self._join(publish.public_group(self.table_id))
+
+    async def _heartbeat(self) -> None:
+        """Seated sockets say they are alive at most every 15 s (clients ping)."""
+        now = time.monotonic()
+        if self.seated and now - getattr(self, "heard_at", 0.0) > HEARTBEAT_S:
+            self.heard_at = now
+            await self._call(services.seat_presence, delta=0)
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "seated", False):
+            with contextlib.suppress(ServiceError):
+                await self._call(services.seat_presence, delta=-1)
+        for group in list(getattr(self, "groups_joined", ())):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _join(self, group: str) -> None:
+        if group not in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.add(group)
+
+    async def _leave(self, group: str) -> None:
+        if group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+            self.groups_joined.discard(group)
+
+    async def _state(self, since: int | None) -> dict[str, Any]:
+        user = self.user if self.user.is_authenticated else None
+        result: dict[str, Any] = await database_sync_to_async(selectors.table_state)(
+            table_id=self.table_id, user=user, invite_code=self.invite, since=since
+        )
+        return result
+
+    async def _call(self, service: Any, **kwargs: Any) -> Any:
+        return await database_sync_to_async(service)(
+            table_id=self.table_id, user=self.user, **kwargs
+        )
+
+    async def _deliver(
+        self, payload: dict[str, Any], *, personal: bool = True, force: bool = False
+    ) -> None:
+        """Send a state unless it is older than one already sent. Personal states
+        (built for this user) say whether the user is seated; public ones are
+        only for sockets that are not."""
+        if not personal and self.seated:
+            return
+        if payload["v"] < self.last_version and not force:
+            return
+        self.last_version = max(self.last_version, payload["v"])
+        seated = payload["you"] is not None
+        if personal and seated != self.seated:
+            self.seated = seated
+            if seated:
+                await self._leave(publish.public_group(self.table_id))
+            else:
+                await self._join(publish.public_group(self.table_id))
+        await self.send_json(payload)
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        client_id = message.get("id")
+        if kind == "ping":
+            await self.pong(message)
+            await self._heartbeat()
+            return
+        if kind == "sync":
+            since = message.get("v")
+            if not isinstance(since, int) or isinstance(since, bool) or since < 0:
+                since = 0
+            await self._deliver(await self._state(since), force=True)
+            return
+        if kind == "auth":
+            if await self.authenticate(message):
+                await self._identify()
+                await self._deliver(await self._state(None), force=True)
+            return
+        handler = ACTIONS.get(kind)
+        if handler is None:
+            raise protocol_error("unknown_type", _("Unknown message type."))
+        if not self.user.is_authenticated:
+            await self.refuse(PermissionDenied(), client_id)
+            return
+        try:
+            result = await handler(self, message)
+        except ServiceError as err:
+            await self.refuse(err, client_id)
+            if kind == "act":
+                await self._deliver(await self._state(None), force=True)
+            return
+        await self.send_json({"type": "ack", "id": client_id, **(result or {})})
+
+    async def do_sit(self, message: dict[str, Any]) -> Any:
+        await self._call(
+            services.table_sit,
+            position=message.get("position"),
+            buy_in=message.get("buy_in"),
+            invite_code=self.invite or str(message.get("invite") or ""),
+        )
+        await self._call(services.seat_presence, delta=1)
+        return None
+
+    async def do_ready(self, message: dict[str, Any]) -> Any:
+        seed = message.get("client_seed", "")
+        await self._call(services.table_ready, client_seed=seed if isinstance(seed, str) else None)
+
+    async def do_leave(self, message: dict[str, Any]) -> Any:
+        await self._call(services.seat_presence, delta=-1)
+        await self._call(services.table_leave)
+
+    async def do_act(self, message: dict[str, Any]) -> Any:
+        client_id, version = message.get("id"), message.get("v")
+        if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+            raise protocol_error("bad_id", _("An action needs an id (1 to 64 characters)."))
+        if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+            version = -1
+        return await self._call(
+            services.table_act, action=message.get("action"), client_id=client_id, version=version
+        )
+
+    async def do_chat(self, message: dict[str, Any]) -> Any:
+        await self._call(services.chat_post, text=message.get("text"))
+
+    async def do_buy_in(self, message: dict[str, Any]) -> Any:
+        await self._call(services.table_buy_in, amount=message.get("amount"))
+
+    async def do_add_bot(self, message: dict[str, Any]) -> Any:
+        await self._call(services.table_add_bot, position=message.get("position"))
+
+    async def table_state(self, event: dict[str, Any]) -> None:
+        await self._deliver(event["payload"], personal=bool(event.get("personal")))
+
+    async def table_chat(self, event: dict[str, Any]) -> None:
+        await self.send_json(event["payload"])
+
+
+ACTIONS = {
+    "sit": TableSocket.do_sit,
+    "ready": TableSocket.do_ready,
+    "leave": TableSocket.do_leave,
+    "act": TableSocket.do_act,
+    "chat": TableSocket.do_chat,
+    "buy_in": TableSocket.do_buy_in,
+    "add_bot": TableSocket.do_add_bot,
+}

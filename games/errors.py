@@ -1,0 +1,80 @@
+"""Table refusals with stable codes and messages in the player's language.
+
+Engine refusals (``RulesError``) keep their code; their message is looked up
+here so that players read it in Vietnamese or English.
+"""
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from games.rules.errors import RulesError
+from vipgame.errors import ServiceError
+
+
+class GameError(ServiceError):
+    code = "game_error"
+
+
+def _error(name: str, code: str, template: Any, status: int = 400) -> type[GameError]:
+    return type(name, (GameError,), {"code": code, "template": template, "status": status})
+
+
+TableNotFound = _error("TableNotFound", "table_not_found", _("That table does not exist."), 404)
+TableClosed = _error("TableClosed", "table_closed", _("This table is closed."), 409)
+SeatTaken = _error("SeatTaken", "seat_taken", _("That seat is taken."), 409)
+NoSuchSeat = _error("NoSuchSeat", "no_such_seat", _("That seat does not exist."))
+TableFull = _error("TableFull", "table_full", _("The table is full."), 409)
+AlreadySeated = _error("AlreadySeated", "already_seated", _("You are already at this table."), 409)
+NotSeated = _error("NotSeated", "not_seated", _("You are not seated at this table."), 409)
+NotEnoughChips = _error(
+    "NotEnoughChips",
+    "not_enough_chips",
+    _("You need at least %(needed)s chips to sit at this table."),
+    409,
+)
+BadBuyIn = _error("BadBuyIn", "bad_buy_in", _("Buy in between %(low)s and %(high)s chips."), 400)
+NoHand = _error("NoHand", "no_hand", _("No hand is being played."), 409)
+StaleVersion = _error(
+    "StaleVersion",
+    "stale_version",
+    _("The table changed before your move arrived. Look again and retry."),
+    409,
+)
+BadAction = _error("BadAction", "bad_action", _("That action is not understood."))
+BadTableSettings = _error("BadTableSettings", "bad_table_settings", _("%(problem)s"))
+PrivateTable = _error(
+    "PrivateTable", "private_table", _("This table is private: you need its invite link."), 403
+)
+ChatMuted = _error("ChatMuted", "chat_muted", _("You are muted in chat for now."), 403)
+BadChat = _error("BadChat", "bad_chat", _("A chat message has 1 to 200 characters."))
+HandInProgress = _error(
+    "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
+)
+NoBotSeat = _error("NoBotSeat", "no_bot_seat", _("There is no free seat for a bot."), 409)
+
+
+class IllegalMove(GameError):
+    """A move the rules engine refused; keeps the engine's code."""
+
+    status = 409
+    MESSAGES: dict[str, Any] = {
+        "not_your_turn": _("It is not your turn."),
+        "illegal_move": _("That move is not allowed now."),
+        "hand_finished": _("This hand is over."),
+        "bad_action": _("That action is not understood."),
+        "unknown_card": _("Unknown card."),
+        "duplicate_card": _("A card appears twice."),
+        "wrong_card_count": _("Wrong number of cards."),
+        "bad_cards": _("Choose cards from your hand."),
+        "bad_arrangement": _("Put 5 cards in chi 1, 5 in chi 2 and 3 in chi 3."),
+    }
+
+    def __init__(self, err: RulesError) -> None:
+        self.code = err.code
+        self.rules_message = err.message
+        self.details = {k: v for k, v in err.extra.items() if isinstance(v, int | str | bool)}
+        super().__init__(self.MESSAGES.get(err.code, _("That move is not allowed now.")))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": {"rule": self.rules_message, **self.details}}

@@ -1,0 +1,236 @@
+"""Tables, seats, hands and their append-only event log (DESIGN.md layout)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class Game(models.TextChoices):
+    MAUBINH = "maubinh", "Mậu Binh"
+    TIENLEN = "tienlen", "Tiến Lên Miền Nam"
+    HOLDEM = "holdem", "Poker"
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        SUMMARY = "summary", _("Showing the result")
+        CLOSED = "closed", _("Closed")
+
+    class Clock(models.TextChoices):
+        READY = "ready", _("Ready")
+        ARRANGE = "arrange", _("Arrange")
+        REVEAL = "reveal", _("Reveal")
+        TURN = "turn", _("Turn")
+        SUMMARY = "summary", _("Summary")
+
+    game = models.CharField(_("game"), max_length=10, choices=Game.choices)
+    name = models.CharField(_("name"), max_length=60, blank=True)
+    preset = models.CharField(_("rules preset"), max_length=30, default="vipgame")
+    options = models.JSONField(_("rule options"), default=dict, blank=True)
+    stake = models.PositiveBigIntegerField(_("stake (chips per unit)"))
+    seat_count = models.PositiveSmallIntegerField(_("seats"))
+    max_raise = models.PositiveBigIntegerField(_("raise cap (units)"), null=True, blank=True)
+    buy_in_min = models.PositiveIntegerField(_("minimum buy-in (big blinds)"), default=20)
+    buy_in_max = models.PositiveIntegerField(_("maximum buy-in (big blinds)"), default=100)
+    min_balance_units = models.PositiveIntegerField(
+        _("minimum balance to sit (stakes)"), default=30
+    )
+    ready_seconds = models.PositiveSmallIntegerField(_("ready clock (s)"), default=20)
+    arrange_seconds = models.PositiveSmallIntegerField(_("arrange clock (s)"), default=90)
+    reveal_seconds = models.PositiveSmallIntegerField(_("seconds per chi reveal"), default=5)
+    turn_seconds = models.PositiveSmallIntegerField(_("turn clock (s)"), default=20)
+    summary_seconds = models.PositiveSmallIntegerField(_("summary pause (s)"), default=5)
+    bot_delay_ms = models.PositiveIntegerField(_("bot think time from (ms)"), default=500)
+    bot_delay_max_ms = models.PositiveIntegerField(_("bot think time to (ms)"), default=1500)
+    fill_with_bots = models.BooleanField(_("fill empty seats with bots"), default=False)
+    is_private = models.BooleanField(_("private"), default=False)
+    invite_code = models.CharField(_("invite code"), max_length=16, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_tables",
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.WAITING
+    )
+    version = models.PositiveBigIntegerField(_("version"), default=1)
+    hand_version = models.PositiveBigIntegerField(default=1)
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
+    clock = models.CharField(max_length=10, choices=Clock.choices, blank=True)
+    clock_started_at = models.DateTimeField(null=True, blank=True)
+    clock_version = models.PositiveBigIntegerField(default=0)
+    current_hand = models.ForeignKey(
+        "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    hands_played = models.PositiveIntegerField(default=0)
+    next_server_seed = models.CharField(max_length=64)
+    next_commitment = models.CharField(max_length=64)
+    last_winner_position = models.SmallIntegerField(null=True, blank=True)
+    button_position = models.SmallIntegerField(null=True, blank=True)
+    closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        indexes = [models.Index(fields=["game", "status"], name="table_lobby")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.get_game_display()} {self.stake}"
+
+    def buy_in_range(self) -> tuple[int, int]:
+        """Hold'em buy-in limits in chips (the big blind is two stakes)."""
+        big_blind = 2 * self.stake
+        return self.buy_in_min * big_blind, self.buy_in_max * big_blind
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField(_("position"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
+    )
+    is_bot = models.BooleanField(default=False)
+    ready = models.BooleanField(default=False)
+    client_seed = models.CharField(max_length=64, blank=True)
+    connections = models.PositiveSmallIntegerField(default=0)
+    last_seen = models.DateTimeField(null=True, blank=True)
+    sitting_out = models.BooleanField(default=False)
+    leaving = models.BooleanField(default=False)
+    time_bank_ms = models.PositiveIntegerField(default=30_000)
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    recent_client_ids = models.JSONField(default=list, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="one_player_per_seat"),
+            models.UniqueConstraint(fields=["table", "user"], name="one_seat_per_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.position} {self.user}"
+
+    PRESENCE_TIMEOUT_S = 60
+
+    @property
+    def connected(self) -> bool:
+        """A socket is open and has been heard from recently (a server killed
+        without closing its sockets leaves a count that the heartbeat ages out)."""
+        if self.connections <= 0 or self.last_seen is None:
+            return False
+        from games import clock
+
+        return (clock.now() - self.last_seen).total_seconds() < self.PRESENCE_TIMEOUT_S
+
+
+class Hand(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField(_("number"))
+    game = models.CharField(_("game"), max_length=10, choices=Game.choices)
+    commitment = models.CharField(_("commitment"), max_length=64)
+    server_seed = models.CharField(_("server seed"), max_length=64)
+    client_seeds = models.JSONField(_("client seeds"), default=list)
+    players = models.JSONField(_("players"), default=list)
+    setup = models.JSONField(default=dict)
+    state = models.JSONField(default=dict)
+    event_count = models.PositiveIntegerField(default=0)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
+    settled = models.BooleanField(_("settled"), default=False)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    voided = models.BooleanField(_("voided"), default=False)
+
+    class Meta:
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_number_per_table")
+        ]
+        indexes = [
+            models.Index(fields=["ended_at"], condition=Q(settled=False), name="hand_unsettled")
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} ({self.table_id}/{self.number})"
+
+    @property
+    def fair_id(self) -> str:
+        """The hand id fed to the provably fair shuffle (docs/fairness.md)."""
+        return f"{self.table_id}-{self.number}"
+
+    @property
+    def finished(self) -> bool:
+        return self.ended_at is not None
+
+
+class HandPlayer(models.Model):
+    """Who was dealt into a hand, and what they won or lost once it is settled."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="participants")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hands_played"
+    )
+    index = models.PositiveSmallIntegerField()
+    position = models.PositiveSmallIntegerField()
+    net = models.BigIntegerField(_("chips won"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("hand player")
+        verbose_name_plural = _("hand players")
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "user"], name="one_entry_per_player")
+        ]
+        indexes = [models.Index(fields=["user", "-hand"], name="player_hands_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.hand_id}:{self.user_id}"
+
+
+class HandEvent(models.Model):
+    class Visibility(models.TextChoices):
+        EVERYONE = "all", _("everyone")
+        SEAT = "seat", _("one player")
+        STAFF = "staff", _("staff only")
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    table_version = models.PositiveBigIntegerField()
+    type = models.CharField(max_length=30)
+    payload = models.JSONField(default=dict)
+    visibility = models.CharField(max_length=5, choices=Visibility.choices)
+    player = models.SmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("hand event")
+        verbose_name_plural = _("hand events")
+        ordering = ["hand", "seq"]
+        constraints = [models.UniqueConstraint(fields=["hand", "seq"], name="event_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.hand_id}#{self.seq} {self.type}"
+
+
+class ChatMessage(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    text = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        indexes = [models.Index(fields=["table", "-id"], name="chat_recent")]
+
+    def __str__(self) -> str:
+        return self.text[:40]

@@ -1,0 +1,178 @@
+"""What each connected client is sent: its own seat's view, never more.
+
+Payloads are built once per seat inside the service's transaction (from the
+state it already holds) and sent to the channel layer after commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from redis.exceptions import RedisError
+
+from games import clock
+from games.adapters import adapter_for
+from games.models import Hand, HandEvent, Seat, Table
+from wallet.models import Account
+
+logger = logging.getLogger(__name__)
+LOBBY_GROUP = "lobby"
+
+
+def user_group(table_id: int, user_id: int) -> str:
+    return f"table.{table_id}.user.{user_id}"
+
+
+def public_group(table_id: int) -> str:
+    return f"table.{table_id}.public"
+
+
+def chat_group(table_id: int) -> str:
+    return f"table.{table_id}.all"
+
+
+def epoch_ms(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
+    """What each seat shows: the Hold'em stack on the seat, else the wallet balance."""
+    if adapter_for(table.game).uses_escrow:
+        keys = {f"seat:{table.pk}:{s.position}": s.position for s in seats}
+        stacks = Account.objects.filter(key__in=keys).values_list("key", "balance")
+        return {keys[k]: b for k, b in stacks}
+    users = {s.user_id: s.position for s in seats}
+    wallets = Account.objects.filter(kind=Account.Kind.USER, user__in=users).values_list(
+        "user_id", "balance"
+    )
+    return {users[u]: b for u, b in wallets if u is not None}
+
+
+def table_identity(table: Table) -> dict[str, Any]:
+    return {
+        "id": table.pk,
+        "game": table.game,
+        "name": table.name,
+        "preset": table.preset,
+        "stake": table.stake,
+        "seat_count": table.seat_count,
+        "private": table.is_private,
+        "status": table.status,
+    }
+
+
+def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> dict[str, Any]:
+    return {
+        **table_identity(table),
+        "max_raise": table.max_raise,
+        "buy_in": list(table.buy_in_range()),
+        "clock": table.clock or None,
+        "deadline": epoch_ms(table.deadline),
+        "hands_played": table.hands_played,
+        "next_commitment": table.next_commitment,
+        "seats": [
+            {
+                "position": s.position,
+                "user_id": s.user_id,
+                "name": s.user.shown_name,
+                "bot": s.is_bot,
+                "ready": s.ready,
+                "connected": s.connected or s.is_bot,
+                "sitting_out": s.sitting_out,
+                "leaving": s.leaving,
+                "chips": chips.get(s.position),
+            }
+            for s in seats
+        ],
+    }
+
+
+def hand_info(hand: Hand | None, view: dict[str, Any] | None) -> dict[str, Any] | None:
+    if hand is None:
+        return None
+    info: dict[str, Any] = {
+        "id": hand.pk,
+        "number": hand.number,
+        "players": [p["position"] for p in hand.players],
+        "commitment": hand.commitment,
+        "fair_id": hand.fair_id,
+        "view": view,
+        "finished": hand.finished,
+        "settled": hand.settled,
+    }
+    if hand.finished:
+        info["result"] = hand.result
+        info["server_seed"] = hand.server_seed
+        info["client_seeds"] = hand.client_seeds
+    return info
+
+
+def event_json(event: HandEvent) -> dict[str, Any]:
+    return {"seq": event.seq, "v": event.table_version, "type": event.type, **event.payload}
+
+
+def visible_events(events: Iterable[HandEvent], player: int | None) -> list[dict[str, Any]]:
+    return [
+        event_json(e)
+        for e in events
+        if e.visibility == HandEvent.Visibility.EVERYONE
+        or (e.visibility == HandEvent.Visibility.SEAT and player is not None and e.player == player)
+    ]
+
+
+def state_payload(
+    table: Table,
+    seats: Sequence[Seat],
+    chips: dict[int, int],
+    hand: Hand | None,
+    state: Any,
+    viewer: Seat | None,
+    events: Sequence[HandEvent] = (),
+) -> dict[str, Any]:
+    """The ``state`` message for one viewer (a seat, or None for spectators)."""
+    player = None
+    if hand is not None and viewer is not None:
+        positions = [p["position"] for p in hand.players]
+        if viewer.position in positions:
+            player = positions.index(viewer.position)
+    view = None
+    if hand is not None and state is not None:
+        view = adapter_for(table.game).engine.view(state, player)
+    return {
+        "type": "state",
+        "v": table.version,
+        "server_time": epoch_ms(clock.now()),
+        "you": None if viewer is None else viewer.position,
+        "table": table_info(table, seats, chips),
+        "hand": hand_info(hand, view),
+        "events": visible_events(events, player),
+    }
+
+
+def lobby_entry(table: Table, seats: Sequence[Seat]) -> dict[str, Any]:
+    return {
+        **table_identity(table),
+        "taken": len(seats),
+        "humans": sum(1 for s in seats if not s.is_bot),
+    }
+
+
+async def _send_all(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    for group, message in messages:
+        await layer.group_send(group, message)
+
+
+def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Best effort after commit: a client that misses a message resyncs by version."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+    try:
+        async_to_sync(_send_all)(layer, messages)
+    except (OSError, RedisError) as exc:
+        logger.warning("table update not published: %s", exc)

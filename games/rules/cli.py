@@ -1,0 +1,74 @@
+"""The rules command line: one JSON object on stdin, one on stdout.
+
+Exit 0 with the answer, or exit 2 with ``{"error": {"code", "message"}}``.
+Each game contributes its ops in ``games/rules/<game>/cli.py`` as ``OPS``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from . import fairness
+from .cards import cards_str
+from .errors import RulesError
+from .holdem import cli as holdem_cli
+from .maubinh import cli as maubinh_cli
+from .tienlen import cli as tienlen_cli
+
+Op = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def op_deck(request: dict[str, Any]) -> dict[str, Any]:
+    seed = fairness.parse_server_seed(request.get("server_seed"))
+    hand_id = request.get("hand_id")
+    if not isinstance(hand_id, str):
+        raise RulesError("bad_request", "hand_id must be a string")
+    seeds = request.get("client_seeds", [])
+    if not isinstance(seeds, list):
+        raise RulesError("bad_request", "client_seeds must be a list of strings")
+    client_seeds = [fairness.check_client_seed(s) for s in seeds]
+    return {
+        "commitment": fairness.commitment(seed),
+        "deck": cards_str(fairness.deal_deck(seed, hand_id, client_seeds)),
+    }
+
+
+def all_ops() -> dict[str, Op]:
+    ops: dict[str, Op] = {"deck": op_deck}
+    ops.update(maubinh_cli.OPS)
+    ops.update(tienlen_cli.OPS)
+    ops.update(holdem_cli.OPS)
+    return ops
+
+
+def run(request: object) -> dict[str, Any]:
+    if not isinstance(request, dict):
+        raise RulesError("bad_request", "The input must be one JSON object")
+    op = request.get("op")
+    ops = all_ops()
+    if not isinstance(op, str) or op not in ops:
+        raise RulesError("unknown_op", f"Unknown op: {op!r}; known ops: {', '.join(sorted(ops))}")
+    return ops[op](request)
+
+
+def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    try:
+        try:
+            request = json.loads(stdin.read())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RulesError("bad_json", f"Malformed JSON: {exc}") from None
+        answer = run(request)
+    except RulesError as err:
+        json.dump({"error": err.as_dict()}, stdout, ensure_ascii=False)
+        stdout.write("\n")
+        return 2
+    except RecursionError:
+        json.dump({"error": {"code": "bad_request", "message": "Input nested too deeply"}}, stdout)
+        stdout.write("\n")
+        return 2
+    json.dump(answer, stdout, ensure_ascii=False)
+    stdout.write("\n")
+    return 0

@@ -1,0 +1,97 @@
+"""The interface every game engine offers to the table service.
+
+An engine is a module-level object ``ENGINE`` in ``games/rules/<game>/engine.py``
+satisfying :class:`GameEngine`. Players are indices ``0..n-1`` in the order of
+play; the service maps them to seat positions. States are engine-specific
+values that round-trip through ``dumps``/``loads`` as JSON-ready dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .cards import Card
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the live feed and the replay.
+
+    ``seat`` None: everyone may see it; an index: only that player (and staff).
+    """
+
+    type: str
+    data: JSON = field(default_factory=dict)
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the table clock is waiting for.
+
+    ``clock`` names the table timer that applies (for example ``arrange``,
+    ``reveal``, ``turn``); None when nothing is timed. ``actors`` are the
+    players the clock runs for (empty for a timed step such as a reveal).
+    """
+
+    phase: str
+    actors: tuple[int, ...]
+    clock: str | None
+    finished: bool
+
+
+@dataclass(frozen=True)
+class Payment:
+    payer: int
+    payee: int
+    amount: int
+    reason: str
+    detail: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished hand's result: ``net`` per player (zero-sum) and the itemised
+    ``payments`` that make it up. Units of the table stake for Mậu Binh and
+    Tiến Lên (before the balance cap), chips for Hold'em (stacks already moved).
+    """
+
+    net: tuple[int, ...]
+    payments: tuple[Payment, ...]
+    summary: JSON = field(default_factory=dict)
+
+
+class GameEngine(Protocol):
+    name: str
+    min_players: int
+    max_players: int
+
+    def ruleset(self, preset: str, options: Mapping[str, Any]) -> Any: ...
+
+    def start(
+        self, ruleset: Any, deck: Sequence[Card], players: int, setup: Mapping[str, Any]
+    ) -> tuple[Any, list[Event]]: ...
+
+    def apply(
+        self, state: Any, player: int, action: Mapping[str, Any], elapsed_ms: int = 0
+    ) -> tuple[Any, list[Event]]: ...
+
+    def timeout(self, state: Any) -> tuple[Any, list[Event]]: ...
+
+    def leave(self, state: Any, player: int) -> tuple[Any, list[Event]]: ...
+
+    def status(self, state: Any) -> Status: ...
+
+    def view(self, state: Any, player: int | None) -> JSON: ...
+
+    def outcome(self, state: Any) -> Outcome: ...
+
+    def bot_action(self, view: JSON, seed: int) -> JSON: ...
+
+    def dumps(self, state: Any) -> JSON: ...
+
+    def loads(self, data: JSON) -> Any: ...

@@ -1,0 +1,73 @@
+"""What a player (or a spectator) may see of a hand: the only thing sent to clients.
+
+A player sees their own hole cards; other hole cards only once shown at the
+showdown; folded hands never. The board is what has been dealt so far.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import cards_str
+from .betting import legal_actions
+from .pots import build_pots
+from .state import HandState, json_copy
+
+
+def current_pots(state: HandState) -> list[dict[str, Any]]:
+    """The pots collected from finished betting rounds (the current round's bets are
+    still in front of the players); after the hand, the pots as paid, with winners."""
+    if state.finished:
+        return [
+            {
+                "amount": r["amount"],
+                "eligible": r["eligible"],
+                "winners": r["winners"],
+                "shares": r["shares"],
+            }
+            for r in state.log
+            if r["kind"] == "pot"
+        ]
+    collected = [c - b for c, b in zip(state.committed, state.bets, strict=True)]
+    live = [not f for f in state.folded]
+    return [
+        {"amount": pot.amount, "eligible": list(pot.eligible), "winners": [], "shares": []}
+        for pot in build_pots(collected, live)
+    ]
+
+
+def view(state: HandState, player: int | None) -> dict[str, Any]:
+    actor = state.to_act
+    legal = None if actor is None else legal_actions(state, actor)
+    shown = [cards_str(state.hole[p]) if state.shown[p] else None for p in range(state.players)]
+    return {
+        "game": "holdem",
+        "player": player,
+        "players": state.players,
+        "phase": state.phase,
+        "finished": state.finished,
+        "stake": state.stake,
+        "small_blind_amount": state.small_blind_chips,
+        "big_blind_amount": state.big_blind_chips,
+        "max_raise": state.max_raise,
+        "button": state.button,
+        "small_blind": state.small_blind,
+        "big_blind": state.big_blind,
+        "hole": None if player is None else cards_str(state.hole[player]),
+        "board": cards_str(state.board_dealt),
+        "stacks": list(state.stacks),
+        "bets": list(state.bets),
+        "committed": list(state.committed),
+        "folded": list(state.folded),
+        "all_in": [state.stacks[p] == 0 and not state.folded[p] for p in range(state.players)],
+        "pot": sum(state.committed) if not state.finished else 0,
+        "pots": current_pots(state),
+        "to_act": actor,
+        "to_call": None if legal is None else legal.call or 0,
+        "legal": None if legal is None else legal.as_dict(),
+        "shown": shown,
+        "action_clock_ms": state.rules.action_clock_ms,
+        "time_banks_ms": list(state.time_banks),
+        "timeouts": list(state.timeouts),
+        "log": json_copy(state.log),
+    }

@@ -1,0 +1,423 @@
+"""A Mậu Binh hand as a state machine for the table service (RULES.md 2.6, 2.7).
+
+Phases: ``arrange`` (clock ``arrange``; actors are the present players who
+have not submitted), then ``reveal`` steps 1, 2, 3 (clock ``reveal``, no
+actors; each time-out reveals the next chi), then ``finished``. Actions:
+``{"type": "submit", "chi1": [5], "chi2": [5], "chi3": [3]}`` with exactly the
+player's 13 cards; a lủng arrangement is accepted and flagged; a player may
+re-submit until everyone has submitted or the time is up. Setup: ``{}``.
+
+Events: ``deal`` (public), ``dealt`` (private: cards, instant win),
+``submitted`` (public), ``arranged`` (private: the chi and the lủng flag),
+``auto_arranged`` (public: who was arranged on time-out), ``left`` (public),
+``reveal`` (public, per step: each player's chi and hand name, lủng flags,
+instant wins, units won on that chi) and ``hand_finished`` (net, sweeps).
+
+``view`` gives every seat's submitted/left/auto flags, and from reveal step 1
+the lủng flag, the instant win and the chi revealed so far; ``own`` holds the
+viewer's cards, current submission and its lủng flag, instant win, the
+arranger's suggestion, three hints and (for three straights/flushes) a split
+showing the instant win; ``outcome`` appears when the hand is finished.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cards import Card, cards_str, parse_card
+from ..errors import RulesError
+from ..game import JSON, Event, GameEngine, Outcome, Payment, Status
+from .arranger import ArrangeResult, Suggestion, arrange
+from .chi import Arrangement, hand_name
+from .instant import top_pair
+from .rules import Ruleset, make_ruleset
+from .settle import Contender, Settlement, chi_units, settle
+
+REVEAL_STEPS = 3
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    cards: tuple[Card, ...]
+    analysis: ArrangeResult
+    submission: Arrangement | None = None
+    auto: bool = False
+    left_at: int | None = None
+
+    @property
+    def present(self) -> bool:
+        return self.left_at is None
+
+    @property
+    def at_reveal(self) -> bool:
+        """Still in the hand when the reveal began (a leaver before it forfeits)."""
+        return self.left_at != 0
+
+
+@dataclass(frozen=True)
+class HandState:
+    rules: Ruleset
+    players: tuple[PlayerState, ...]
+    phase: str = "arrange"
+    reveal_step: int = 0
+
+    def replace_player(self, index: int, **changes: Any) -> tuple[PlayerState, ...]:
+        players = list(self.players)
+        players[index] = dataclasses.replace(players[index], **changes)
+        return tuple(players)
+
+
+def _arrangement_json(arrangement: Arrangement) -> JSON:
+    return {
+        "chi1": cards_str(arrangement.chi1),
+        "chi2": cards_str(arrangement.chi2),
+        "chi3": cards_str(arrangement.chi3),
+    }
+
+
+def _suggestion_json(suggestion: Suggestion) -> JSON:
+    return {
+        **_arrangement_json(suggestion.arrangement),
+        "expected_units": round(suggestion.expected_units, 4),
+    }
+
+
+def _contenders(state: HandState) -> list[Contender]:
+    return [
+        Contender(p.submission, p.analysis.instant, top_pair(p.cards), p.left_at)
+        for p in state.players
+    ]
+
+
+def _settlement(state: HandState) -> Settlement:
+    return settle(state.rules, _contenders(state))
+
+
+class MauBinhEngine:
+    name = "maubinh"
+    min_players = 2
+    max_players = 4
+
+    def ruleset(self, preset: str, options: Mapping[str, Any]) -> Ruleset:
+        return make_ruleset(preset, options)
+
+    def start(
+        self, ruleset: Any, deck: Sequence[Card], players: int, setup: Mapping[str, Any]
+    ) -> tuple[HandState, list[Event]]:
+        if not isinstance(ruleset, Ruleset):
+            raise RulesError("bad_ruleset", "Expected a Mậu Binh ruleset")
+        if isinstance(players, bool) or players not in range(2, 5):
+            raise RulesError("bad_player_count", "Mậu Binh needs 2 to 4 players")
+        if sorted(deck) != list(range(52)):
+            raise RulesError("bad_deck", "The deck must hold each of the 52 cards once")
+        hands = [tuple(deck[13 * i : 13 * i + 13]) for i in range(players)]
+        state = HandState(
+            rules=ruleset,
+            players=tuple(PlayerState(cards, arrange(ruleset, cards)) for cards in hands),
+        )
+        events = [Event("deal", {"players": players, "preset": ruleset.preset})]
+        events += [
+            Event("dealt", {"cards": cards_str(p.cards), "instant": p.analysis.instant}, seat=i)
+            for i, p in enumerate(state.players)
+        ]
+        return state, events
+
+    def apply(
+        self, state: HandState, player: int, action: Mapping[str, Any], elapsed_ms: int = 0
+    ) -> tuple[HandState, list[Event]]:
+        self._check_player(state, player)
+        if state.phase == "finished":
+            raise RulesError("hand_finished", "The hand is over")
+        if not isinstance(action, Mapping) or action.get("type") != "submit":
+            raise RulesError("bad_action", "The only action is {'type': 'submit', ...}")
+        if state.phase != "arrange" or not state.players[player].present:
+            raise RulesError("not_your_turn", "Arranging is closed for this player")
+        arrangement = Arrangement.parse(dict(action))
+        if sorted(arrangement.cards()) != sorted(state.players[player].cards):
+            raise RulesError("illegal_move", "Submit exactly your own 13 cards")
+        lung = arrangement.is_lung(state.rules) and state.players[player].analysis.instant is None
+        state = dataclasses.replace(
+            state, players=state.replace_player(player, submission=arrangement, auto=False)
+        )
+        events = [
+            Event("submitted", {"player": player}),
+            Event("arranged", {**_arrangement_json(arrangement), "lung": lung}, seat=player),
+        ]
+        return self._close_if_all_submitted(state, events)
+
+    def timeout(self, state: HandState) -> tuple[HandState, list[Event]]:
+        if state.phase == "finished":
+            raise RulesError("hand_finished", "The hand is over")
+        if state.phase == "arrange":
+            events: list[Event] = []
+            late = list(self.status(state).actors)
+            for i in late:
+                analysis = state.players[i].analysis
+                chosen = analysis.instant_arrangement or analysis.best.arrangement
+                state = dataclasses.replace(
+                    state, players=state.replace_player(i, submission=chosen, auto=True)
+                )
+                events.append(Event("arranged", {**_arrangement_json(chosen), "lung": False}, i))
+            events.append(Event("auto_arranged", {"players": late}))
+            return self._reveal(state, 1, events)
+        if state.reveal_step < REVEAL_STEPS:
+            return self._reveal(state, state.reveal_step + 1, [])
+        return self._finish(state)
+
+    def leave(self, state: HandState, player: int) -> tuple[HandState, list[Event]]:
+        self._check_player(state, player)
+        if state.phase == "finished" or not state.players[player].present:
+            return state, []
+        left_at = state.reveal_step if state.phase == "reveal" else 0
+        state = dataclasses.replace(state, players=state.replace_player(player, left_at=left_at))
+        events = [Event("left", {"player": player, "reveal_step": left_at})]
+        if state.phase == "arrange":
+            return self._close_if_all_submitted(state, events)
+        return state, events
+
+    def status(self, state: HandState) -> Status:
+        if state.phase == "arrange":
+            actors = tuple(
+                i for i, p in enumerate(state.players) if p.present and p.submission is None
+            )
+            return Status("arrange", actors, "arrange", False)
+        if state.phase == "reveal":
+            return Status("reveal", (), "reveal", False)
+        return Status("finished", (), None, True)
+
+    def view(self, state: HandState, player: int | None) -> JSON:
+        if player is not None:
+            self._check_player(state, player)
+        step = state.reveal_step
+        settlement = _settlement(state) if step else None
+        view: JSON = {
+            "game": self.name,
+            "preset": state.rules.preset,
+            "phase": state.phase,
+            "reveal_step": step,
+            "me": player,
+            "seats": [self._seat_view(state, i, settlement) for i in range(len(state.players))],
+            "chi_units": [
+                chi_units(settlement, len(state.players), chi) for chi in range(1, step + 1)
+            ]
+            if settlement
+            else [],
+        }
+        if player is not None:
+            view["own"] = self._own_view(state, player)
+        if state.phase == "finished":
+            view["outcome"] = _outcome_json(self.outcome(state))
+        return view
+
+    def outcome(self, state: HandState) -> Outcome:
+        if state.phase != "finished":
+            raise RulesError("hand_not_finished", "The hand is still in play")
+        settlement = _settlement(state)
+        summary = {
+            "preset": state.rules.preset,
+            "players": [_player_summary(state, i, settlement) for i in range(len(state.players))],
+            "sweeps": [list(pair) for pair in settlement.sweeps],
+        }
+        return Outcome(settlement.net, settlement.payments, summary)
+
+    def bot_action(self, view: JSON, seed: int) -> JSON:
+        own = view.get("own")
+        seat = view["seats"][view["me"]] if isinstance(view.get("me"), int) else None
+        if view.get("phase") != "arrange" or not own or not seat or seat["left"]:
+            raise RulesError("not_your_turn", "There is nothing to play")
+        chosen = own.get("instant_arrangement") or own["suggestion"]
+        return {
+            "type": "submit",
+            "chi1": chosen["chi1"],
+            "chi2": chosen["chi2"],
+            "chi3": chosen["chi3"],
+        }
+
+    def dumps(self, state: HandState) -> JSON:
+        return {
+            "game": self.name,
+            "rules": state.rules.to_dict(),
+            "phase": state.phase,
+            "reveal_step": state.reveal_step,
+            "players": [_player_json(p) for p in state.players],
+        }
+
+    def loads(self, data: JSON) -> HandState:
+        try:
+            return HandState(
+                rules=Ruleset.from_dict(data["rules"]),
+                players=tuple(_player_from_json(p) for p in data["players"]),
+                phase=str(data["phase"]),
+                reveal_step=int(data["reveal_step"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RulesError("bad_state", f"Not a Mậu Binh state: {exc}") from None
+
+    @staticmethod
+    def _check_player(state: HandState, player: int) -> None:
+        if isinstance(player, bool) or not isinstance(player, int):
+            raise RulesError("bad_player", "player must be an index")
+        if not 0 <= player < len(state.players):
+            raise RulesError("bad_player", f"No player {player} in this hand")
+
+    def _close_if_all_submitted(
+        self, state: HandState, events: list[Event]
+    ) -> tuple[HandState, list[Event]]:
+        if self.status(state).actors:
+            return state, events
+        return self._reveal(state, 1, events)
+
+    def _reveal(
+        self, state: HandState, step: int, events: list[Event]
+    ) -> tuple[HandState, list[Event]]:
+        state = dataclasses.replace(state, phase="reveal", reveal_step=step)
+        settlement = _settlement(state)
+        shown = [
+            {
+                "player": i,
+                "cards": cards_str(p.submission.chis[step - 1]),
+                "hand": hand_name(p.submission.strengths(state.rules)[step - 1]),
+            }
+            for i, p in enumerate(state.players)
+            if p.at_reveal and p.submission is not None
+        ]
+        data = {
+            "step": step,
+            "hands": shown,
+            "lung": list(settlement.lung),
+            "instant": [_public_instant(p) for p in state.players],
+            "units": chi_units(settlement, len(state.players), step),
+        }
+        return state, [*events, Event("reveal", data)]
+
+    def _finish(self, state: HandState) -> tuple[HandState, list[Event]]:
+        state = dataclasses.replace(state, phase="finished")
+        outcome = self.outcome(state)
+        data = {"net": list(outcome.net), "sweeps": outcome.summary["sweeps"]}
+        return state, [Event("hand_finished", data)]
+
+    def _seat_view(self, state: HandState, i: int, settlement: Settlement | None) -> JSON:
+        p = state.players[i]
+        seat: JSON = {
+            "player": i,
+            "submitted": p.submission is not None,
+            "left": not p.present,
+            "left_at": p.left_at,
+            "auto": p.auto,
+        }
+        if settlement is None:
+            return seat
+        shown = p.submission if p.at_reveal else None
+        revealed = state.reveal_step if shown else 0
+        for chi in range(1, REVEAL_STEPS + 1):
+            cards = shown.chis[chi - 1] if shown and chi <= revealed else None
+            seat[f"chi{chi}"] = cards_str(cards) if cards else None
+        strengths = shown.strengths(state.rules) if shown else ()
+        seat["hands"] = [hand_name(s) for s in strengths[:revealed]]
+        seat["lung"] = settlement.lung[i]
+        seat["instant"] = _public_instant(p)
+        return seat
+
+    def _own_view(self, state: HandState, i: int) -> JSON:
+        p = state.players[i]
+        analysis = p.analysis
+        lung = None
+        if p.submission is not None:
+            lung = p.submission.is_lung(state.rules) and analysis.instant is None
+        return {
+            "cards": cards_str(p.cards),
+            "submission": _arrangement_json(p.submission) if p.submission else None,
+            "lung": lung,
+            "instant": analysis.instant,
+            "suggestion": _suggestion_json(analysis.best),
+            "hints": [_suggestion_json(h) for h in analysis.hints],
+            "instant_arrangement": _arrangement_json(analysis.instant_arrangement)
+            if analysis.instant_arrangement
+            else None,
+        }
+
+
+def _public_instant(p: PlayerState) -> str | None:
+    return p.analysis.instant if p.at_reveal else None
+
+
+def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:
+    p = state.players[i]
+    shown = p.submission if p.at_reveal else None
+    return {
+        "arrangement": _arrangement_json(shown) if shown else None,
+        "hands": [hand_name(s) for s in shown.strengths(state.rules)] if shown else None,
+        "lung": settlement.lung[i],
+        "instant": _public_instant(p),
+        "left_at": p.left_at,
+        "auto": p.auto,
+    }
+
+
+def _payment_json(p: Payment) -> JSON:
+    return {
+        "payer": p.payer,
+        "payee": p.payee,
+        "amount": p.amount,
+        "reason": p.reason,
+        "detail": p.detail,
+    }
+
+
+def _outcome_json(outcome: Outcome) -> JSON:
+    return {
+        "net": list(outcome.net),
+        "payments": [_payment_json(p) for p in outcome.payments],
+        "summary": outcome.summary,
+    }
+
+
+def _arrangement_from_json(data: Any) -> Arrangement | None:
+    return None if data is None else Arrangement.parse(data)
+
+
+def _suggestion_from_json(data: JSON) -> Suggestion:
+    arrangement = Arrangement.parse(data)
+    return Suggestion(arrangement, float(data["expected_units"]))
+
+
+def _player_json(p: PlayerState) -> JSON:
+    a = p.analysis
+    return {
+        "cards": cards_str(p.cards),
+        "analysis": {
+            "best": _suggestion_json(a.best) | {"expected_units": a.best.expected_units},
+            "hints": [_suggestion_json(h) | {"expected_units": h.expected_units} for h in a.hints],
+            "instant": a.instant,
+            "instant_arrangement": _arrangement_json(a.instant_arrangement)
+            if a.instant_arrangement
+            else None,
+        },
+        "submission": _arrangement_json(p.submission) if p.submission else None,
+        "auto": p.auto,
+        "left_at": p.left_at,
+    }
+
+
+def _player_from_json(data: JSON) -> PlayerState:
+    a = data["analysis"]
+    analysis = ArrangeResult(
+        best=_suggestion_from_json(a["best"]),
+        hints=tuple(_suggestion_from_json(h) for h in a["hints"]),
+        instant=a["instant"],
+        instant_arrangement=_arrangement_from_json(a["instant_arrangement"]),
+    )
+    left_at = data["left_at"]
+    return PlayerState(
+        cards=tuple(parse_card(c) for c in data["cards"]),
+        analysis=analysis,
+        submission=_arrangement_from_json(data["submission"]),
+        auto=bool(data["auto"]),
+        left_at=None if left_at is None else int(left_at),
+    )
+
+
+ENGINE: GameEngine = MauBinhEngine()

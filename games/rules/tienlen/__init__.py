@@ -1,0 +1,1 @@
+"""Tiến Lên Miền Nam (RULES.md 3): combinations, legal moves, the hand, bots."""

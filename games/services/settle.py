@@ -1,0 +1,90 @@
+"""Settling a finished hand: one ledger transaction, exactly once."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from games import clock
+from games.models import Hand, HandPlayer, Table
+from wallet import services as wallet
+from wallet.models import Account, LedgerTransaction
+
+from .core import TableTx
+from .play import maybe_deal
+from .tables import _remove_seat, seat_key
+
+
+def settlement_key(hand: Hand) -> str:
+    return f"hand:{hand.pk}:settle"
+
+
+@transaction.atomic
+def hand_settle(*, hand_id: int) -> bool:
+    """Post the hand's result to the wallet (key ``hand:<id>:settle``), free the
+    seats of players who left, and deal the next hand if it is due.
+
+    Safe to run any number of times: a settled hand is left alone.
+    """
+    table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+    if table_id is None:
+        return False
+    tx = TableTx(table_id)
+    hand = Hand.objects.select_for_update().get(pk=hand_id)
+    if hand.settled or hand.ended_at is None:
+        return False
+    table, adapter = tx.table, tx.adapter
+    players = hand.players
+    if adapter.uses_escrow:
+        keys = [f"seat:{seat_key(table, p['position'])}" for p in players]
+    else:
+        keys = [f"user:{p['user_id']}" for p in players]
+    locked = {
+        a.key: a for a in Account.objects.filter(key__in=keys).order_by("pk").select_for_update()
+    }
+    accounts = [locked[k] for k in keys]
+    balances = [a.available for a in accounts]
+    outcome = adapter.engine.outcome(adapter.engine.loads(hand.state))
+    moves, net = adapter.transfers(table, outcome, balances)
+    amounts: dict[int, int] = {}
+    for move in moves:
+        amounts[accounts[move.payer].pk] = amounts.get(accounts[move.payer].pk, 0) - move.chips
+        amounts[accounts[move.payee].pk] = amounts.get(accounts[move.payee].pk, 0) + move.chips
+    if any(amounts.values()):
+        wallet.ledger_post(
+            key=settlement_key(hand),
+            kind=LedgerTransaction.Kind.SETTLEMENT,
+            postings=list(amounts.items()),
+            reason=f"{table.get_game_display()} #{table.pk}/{hand.number}",
+            hand_id=hand.pk,
+        )
+    hand.settled = True
+    hand.settled_at = clock.now()
+    hand.result = {**(hand.result or {}), "chips": net}
+    hand.save(update_fields=["settled", "settled_at", "result"])
+    for entry in HandPlayer.objects.filter(hand=hand):
+        entry.net = net[entry.index]
+        entry.save(update_fields=["net"])
+    tx.set_hand(hand, tx.adapter.engine.loads(hand.state))
+    stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
+    for seat in list(tx.seats):
+        if seat.leaving:
+            _remove_seat(tx, seat)
+        elif adapter.uses_escrow and stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
+            # No chips left: sit out until the player buys in again (RULES.md 4).
+            seat.sitting_out, seat.ready = True, False
+            seat.save(update_fields=["sitting_out", "ready"])
+    tx.bump()
+    if table.status == Table.Status.WAITING:
+        maybe_deal(tx)
+    tx.finish()
+    return True
+
+
+def unsettled_hands(*, older_than_ms: int = 2000) -> list[int]:
+    """Finished hands still waiting for their settlement task."""
+    from datetime import timedelta
+
+    limit = clock.now() - timedelta(milliseconds=older_than_ms)
+    return list(
+        Hand.objects.filter(settled=False, ended_at__lte=limit).values_list("pk", flat=True)
+    )

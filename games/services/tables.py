@@ -1,0 +1,528 @@
+"""Tables and seats: create, sit, ready, leave, bots, chat, presence, clocks."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from games import clock, publish
+from games.adapters import SEAT_LIMITS, adapter_for
+from games.errors import (
+    AlreadySeated,
+    BadBuyIn,
+    BadChat,
+    BadTableSettings,
+    HandInProgress,
+    NoBotSeat,
+    NoSuchSeat,
+    NotEnoughChips,
+    PrivateTable,
+    SeatTaken,
+    TableClosed,
+    TableFull,
+)
+from games.models import ChatMessage, Game, Seat, Table
+from games.rules import fairness
+from games.rules.errors import RulesError
+from vipgame.accounts.models import User
+from vipgame.accounts.services import bot_create
+from wallet import services as wallet
+from wallet.models import Account
+
+from .core import TableTx
+from .play import hand_timeout, maybe_deal, new_seed
+
+BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
+
+
+def seat_key(table: Table, position: int) -> str:
+    return f"{table.pk}:{position}"
+
+
+def min_balance(table: Table) -> int:
+    return table.min_balance_units * table.stake
+
+
+@transaction.atomic
+def table_create(
+    *,
+    owner: User | None,
+    game: str,
+    stake: int,
+    seat_count: int | None = None,
+    preset: str = "vipgame",
+    options: dict[str, Any] | None = None,
+    name: str = "",
+    is_private: bool = False,
+    max_raise: int | None = None,
+    buy_in_min: int = 20,
+    buy_in_max: int = 100,
+    fill_with_bots: bool = False,
+    **timers: int,
+) -> Table:
+    if game not in Game.values:
+        raise BadTableSettings(problem=_("Unknown game."))
+    low, high = SEAT_LIMITS[game]
+    seats = high if seat_count is None else seat_count
+    if not low <= seats <= high:
+        raise BadTableSettings(
+            problem=_("This game is played by %(low)s to %(high)s players.")
+            % {"low": low, "high": high}
+        )
+    if not isinstance(stake, int) or isinstance(stake, bool) or stake < 1:
+        raise BadTableSettings(problem=_("The stake must be a whole number of chips."))
+    if game == Game.HOLDEM and not 1 <= buy_in_min <= buy_in_max:
+        raise BadTableSettings(problem=_("The buy-in range is not valid."))
+    try:
+        ruleset = adapter_for(game).engine.ruleset(preset, options or {})
+    except RulesError as err:
+        raise BadTableSettings(problem=err.message) from None
+    if game == Game.HOLDEM and max_raise is not None:
+        _check_raise_cap(max_raise, ruleset.big_blind_units)
+    seed, commitment = new_seed()
+    table = Table.objects.create(
+        game=game,
+        name=name[:60],
+        preset=preset,
+        options=options or {},
+        stake=stake,
+        seat_count=seats,
+        max_raise=max_raise if game == Game.HOLDEM else None,
+        buy_in_min=buy_in_min,
+        buy_in_max=buy_in_max,
+        fill_with_bots=fill_with_bots,
+        is_private=is_private,
+        invite_code=secrets.token_urlsafe(8) if is_private else "",
+        owner=owner,
+        next_server_seed=seed,
+        next_commitment=commitment,
+        **timers,
+    )
+    tx = TableTx(table.pk)
+    tx.lobby_changed = True
+    tx.bump()
+    tx.finish()
+    return table
+
+
+def _check_raise_cap(max_raise: object, big_blind_units: int) -> None:
+    if not isinstance(max_raise, int) or isinstance(max_raise, bool) or max_raise < big_blind_units:
+        raise BadTableSettings(
+            problem=_("The raise cap is at least the big blind (%(units)s stakes).")
+            % {"units": big_blind_units}
+        )
+
+
+def _check_open(tx: TableTx, user: User, invite_code: str) -> None:
+    table = tx.table
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    if table.is_private and invite_code != table.invite_code and table.owner_id != user.pk:
+        raise PrivateTable()
+
+
+def _free_position(tx: TableTx, position: int | None) -> int:
+    taken = {s.position for s in tx.seats}
+    if position is None:
+        free = [p for p in range(tx.table.seat_count) if p not in taken]
+        if not free:
+            raise TableFull()
+        return free[0]
+    if not isinstance(position, int) or not 0 <= position < tx.table.seat_count:
+        raise NoSuchSeat()
+    if position in taken:
+        raise SeatTaken()
+    return position
+
+
+def _take_seat(tx: TableTx, user: User, position: int, buy_in: int | None) -> Seat:
+    table = tx.table
+    if tx.adapter.uses_escrow:
+        low, high = table.buy_in_range()
+        amount = low if buy_in is None else buy_in
+        if not isinstance(amount, int) or isinstance(amount, bool) or not low <= amount <= high:
+            raise BadBuyIn(low=low, high=high)
+        wallet.seat_buy_in(
+            user=user, seat_key=seat_key(table, position), amount=amount,
+            key=f"buyin:{table.pk}:{position}:{secrets.token_hex(8)}",
+        )  # fmt: skip
+    else:
+        account = wallet.account_for_user(user=user)
+        if account.available < min_balance(table):
+            raise NotEnoughChips(needed=min_balance(table))
+    seat = Seat.objects.create(table=table, position=position, user=user, is_bot=user.is_bot)
+    tx.forget_seats()
+    tx.bump()
+    tx.lobby_changed = True
+    return seat
+
+
+@transaction.atomic
+def table_sit(
+    *,
+    table_id: int,
+    user: User,
+    position: int | None = None,
+    buy_in: int | None = None,
+    invite_code: str = "",
+) -> Seat:
+    tx = TableTx(table_id)
+    _check_open(tx, user, invite_code)
+    if tx.seat_of(user) is not None:
+        raise AlreadySeated()
+    seat = _take_seat(tx, user, _free_position(tx, position), buy_in)
+    if tx.table.fill_with_bots and not user.is_bot:
+        _fill_with_bots(tx)
+    tx.finish()
+    return seat
+
+
+def _bot_user(tx: TableTx, needed: int) -> User:
+    """An idle bot account with enough chips (topped up from issuance if not)."""
+    busy = Seat.objects.filter(is_bot=True).values("user")
+    bot = User.objects.filter(is_bot=True).exclude(pk__in=busy).order_by("pk").first()
+    if bot is None:
+        count = User.objects.filter(is_bot=True).count()
+        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
+        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
+    account = wallet.account_for_user(user=bot)
+    if account.available < needed:
+        wallet.chips_grant(
+            user=bot, amount=needed * 4, key=f"bot-topup:{bot.pk}:{secrets.token_hex(8)}",
+            reason="bot chips",
+        )  # fmt: skip
+    return bot
+
+
+def _add_bot(tx: TableTx, position: int | None = None) -> Seat:
+    table = tx.table
+    needed = table.buy_in_range()[0] * 2 if tx.adapter.uses_escrow else min_balance(table) * 2
+    bot = _bot_user(tx, needed)
+    buy_in = table.buy_in_range()[0] * 2 if tx.adapter.uses_escrow else None
+    if buy_in is not None:
+        buy_in = min(buy_in, table.buy_in_range()[1])
+    seat = _take_seat(tx, bot, _free_position(tx, position), buy_in)
+    tx.bots_to_ready.add(seat.position)
+    return seat
+
+
+def _fill_with_bots(tx: TableTx) -> None:
+    wanted = min(tx.table.seat_count, 4)
+    while len(tx.seats) < wanted:
+        _add_bot(tx)
+
+
+@transaction.atomic
+def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> Seat:
+    """Seat a bot (the table's owner, a seated player, or staff may ask)."""
+    tx = TableTx(table_id)
+    _check_open(tx, user, "")
+    if len(tx.seats) >= tx.table.seat_count:
+        raise NoBotSeat()
+    seat = _add_bot(tx, position)
+    tx.finish()
+    return seat
+
+
+def _remove_seat(tx: TableTx, seat: Seat) -> None:
+    if tx.adapter.uses_escrow:
+        wallet.seat_cash_out(
+            seat_key=seat_key(tx.table, seat.position),
+            key=f"cashout:{tx.table.pk}:{seat.position}:{seat.pk}",
+        )
+    tx.gone_users.add(seat.user_id)
+    seat.delete()
+    tx.forget_seats()
+    tx.bump()
+    tx.lobby_changed = True
+
+
+def in_current_hand(tx: TableTx, seat: Seat) -> bool:
+    hand = tx.hand
+    return hand is not None and not hand.settled and tx.player_index(seat) is not None
+
+
+@transaction.atomic
+def table_leave(*, table_id: int, user: User) -> None:
+    """Leave now, or (mid-hand) play on through the engine's leave rule and
+    free the seat once the hand is settled."""
+    tx = TableTx(table_id)
+    seat = tx.require_seat(user)
+    if not in_current_hand(tx, seat):
+        _remove_seat(tx, seat)
+    elif not seat.leaving:
+        seat.leaving = True
+        seat.ready = False
+        seat.save(update_fields=["leaving", "ready"])
+        hand = tx.hand
+        assert hand is not None
+        if not hand.finished:
+            from .play import advance
+
+            engine = tx.adapter.engine
+            before = engine.status(tx.state)
+            player = tx.player_index(seat)
+            assert player is not None
+            tx.state, events = engine.leave(tx.state, player)
+            tx.record(list(events))
+            advance(tx, before, restart_clock=False)
+        tx.bump()
+    tx.finish()
+
+
+@transaction.atomic
+def table_ready(*, table_id: int, user: User, client_seed: str = "") -> None:
+    tx = TableTx(table_id)
+    seat = tx.require_seat(user)
+    _ready(tx, seat, client_seed)
+    tx.finish()
+
+
+def _ready(tx: TableTx, seat: Seat, client_seed: str) -> None:
+    table = tx.table
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    try:
+        seed = fairness.check_client_seed(client_seed)
+    except RulesError:
+        from games.errors import BadAction
+
+        raise BadAction() from None
+    if tx.adapter.uses_escrow:
+        stack = (
+            Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
+            .values_list("balance", flat=True)
+            .first()
+        )
+        if not stack:
+            raise NotEnoughChips(needed=table.buy_in_range()[0])
+    elif wallet.account_for_user(user=seat.user).available < min_balance(table):
+        raise NotEnoughChips(needed=min_balance(table))
+    if seat.leaving:
+        raise HandInProgress()
+    seat.ready, seat.client_seed, seat.sitting_out, seat.timeouts = True, seed, False, 0
+    seat.save(update_fields=["ready", "client_seed", "sitting_out", "timeouts"])
+    tx.bump()
+    waiting = [s for s in tx.seats if not s.sitting_out and not s.leaving]
+    if (
+        table.status == Table.Status.WAITING
+        and not tx.adapter.keeps_ready
+        and not table.clock
+        and not all(s.ready for s in waiting)
+    ):
+        tx.set_clock(Table.Clock.READY, table.ready_seconds * 1000)
+    if all(s.ready for s in waiting) and table.clock == Table.Clock.READY:
+        tx.clear_clock()
+    maybe_deal(tx)
+
+
+@transaction.atomic
+def table_bot_ready(*, table_id: int, position: int) -> None:
+    tx = TableTx(table_id)
+    seat = next((s for s in tx.seats if s.position == position and s.is_bot), None)
+    if seat is None or seat.ready or seat.leaving or tx.table.status == Table.Status.CLOSED:
+        return
+    try:
+        _ready(tx, seat, secrets.token_hex(8))
+    except NotEnoughChips:
+        _remove_seat(tx, seat)
+    tx.finish()
+
+
+@transaction.atomic
+def table_timeout(*, table_id: int, clock_version: int) -> bool:
+    """The table's clock ran out. Safe to call twice or late: it acts only if
+    this clock is still the table's clock and its deadline has passed."""
+    tx = TableTx(table_id)
+    table = tx.table
+    if (
+        table.clock_version != clock_version
+        or table.deadline is None
+        or table.deadline > clock.now()
+        or table.status == Table.Status.CLOSED
+    ):
+        return False
+    if table.clock == Table.Clock.READY:
+        _ready_timeout(tx)
+    elif table.clock == Table.Clock.SUMMARY:
+        _summary_over(tx)
+    else:
+        hand_timeout(tx)
+    tx.finish()
+    return True
+
+
+def _ready_timeout(tx: TableTx) -> None:
+    """RULES.md 2.7: players not ready when the ready clock runs out leave the table."""
+    tx.clear_clock()
+    for seat in list(tx.seats):
+        if not seat.ready and not seat.is_bot and not seat.sitting_out:
+            _remove_seat(tx, seat)
+    maybe_deal(tx)
+
+
+def _summary_over(tx: TableTx) -> None:
+    table, hand = tx.table, tx.hand
+    if hand is not None and not hand.settled:
+        tx.set_clock(Table.Clock.SUMMARY, 1000)
+        tx.to_settle = hand.pk
+        return
+    tx.clear_clock()
+    table.status = Table.Status.WAITING
+    tx.lobby_changed = True
+    for seat in tx.seats:
+        if seat.is_bot:
+            if not seat.ready or not tx.adapter.keeps_ready:
+                seat.ready = False
+                tx.bots_to_ready.add(seat.position)
+        elif not tx.adapter.keeps_ready:
+            seat.ready = False
+        seat.save(update_fields=["ready"])
+    maybe_deal(tx)
+
+
+@transaction.atomic
+def seat_presence(*, table_id: int, user: User, delta: int) -> None:
+    """A socket of a seated player connected (+1), closed (-1), or is alive (0:
+    a heartbeat that changes nothing others see unless the seat looked gone)."""
+    tx = TableTx(table_id)
+    seat = tx.seat_of(user)
+    if seat is None:
+        return
+    was_connected = seat.connected
+    seat.connections = max(0, seat.connections + delta) if delta else max(1, seat.connections)
+    seat.last_seen = clock.now()
+    seat.save(update_fields=["connections", "last_seen"])
+    if delta or not was_connected:
+        tx.bump()
+    tx.finish()
+
+
+def chat_post(*, table_id: int, user: User, text: object) -> ChatMessage:
+    if not isinstance(text, str) or not 1 <= len(text.strip()) <= 200:
+        raise BadChat()
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        from games.errors import TableNotFound
+
+        raise TableNotFound()
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    message = ChatMessage.objects.create(table=table, user=user, text=text.strip())
+    payload = {
+        "type": "chat",
+        "id": message.pk,
+        "user_id": user.pk,
+        "name": user.shown_name,
+        "text": message.text,
+        "at": publish.epoch_ms(message.created_at),
+    }
+    transaction.on_commit(
+        lambda: publish.send(
+            [(publish.chat_group(table_id), {"type": "table.chat", "payload": payload})]
+        ),
+        robust=True,
+    )
+    return message
+
+
+def sweep(*, grace_ms: int = 1000) -> list[tuple[int, int]]:
+    """Clocks that are overdue (a lost or late timer task): (table, clock version)."""
+    limit = clock.now() - timedelta(milliseconds=grace_ms)
+    return list(
+        Table.objects.filter(deadline__lte=limit)
+        .exclude(status=Table.Status.CLOSED)
+        .values_list("pk", "clock_version")
+    )
+
+
+def bot_tables_stalled(*, after_ms: int = 4000) -> list[int]:
+    """Playing tables with a bot seat whose clock has run a while without a move."""
+    limit = clock.now() - timedelta(milliseconds=after_ms)
+    return list(
+        Table.objects.filter(
+            Q(status=Table.Status.PLAYING) & Q(clock_started_at__lte=limit) & Q(seats__is_bot=True)
+        )
+        .distinct()
+        .values_list("pk", flat=True)
+    )
+
+
+@transaction.atomic
+def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
+    """Hold'em: add chips to the stack between hands, up to the maximum buy-in."""
+    tx = TableTx(table_id)
+    seat = tx.require_seat(user)
+    table = tx.table
+    if not tx.adapter.uses_escrow:
+        from games.errors import BadAction
+
+        raise BadAction()
+    if in_current_hand(tx, seat) and tx.hand is not None and not tx.hand.finished:
+        raise HandInProgress()
+    low, high = table.buy_in_range()
+    stack = (
+        Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
+        .values_list("balance", flat=True)
+        .first()
+        or 0
+    )
+    if (
+        not isinstance(amount, int)
+        or isinstance(amount, bool)
+        or amount < 1
+        or stack + amount > high
+    ):
+        raise BadBuyIn(low=max(1, low - stack), high=high - stack)
+    wallet.seat_buy_in(
+        user=user, seat_key=seat_key(table, seat.position), amount=amount,
+        key=f"buyin:{table.pk}:{seat.position}:{secrets.token_hex(8)}",
+    )  # fmt: skip
+    tx.bump()
+    tx.finish()
+
+
+@transaction.atomic
+def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
+    """Close a table: a hand in play is voided (no chips have moved during it:
+    settlement happens only at its end), a finished hand is settled first,
+    every seat is freed and Hold'em stacks go back to the wallets."""
+    from vipgame.errors import PermissionDenied
+
+    from .settle import hand_settle
+
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        from games.errors import TableNotFound
+
+        raise TableNotFound()
+    if by is not None and not by.is_staff and table.owner_id != by.pk:
+        raise PermissionDenied()
+    if table.status == Table.Status.CLOSED:
+        return
+    hand = table.current_hand
+    if hand is not None and hand.ended_at is not None and not hand.settled:
+        hand_settle(hand_id=hand.pk)
+    tx = TableTx(table_id)
+    hand = tx.hand
+    if hand is not None and hand.ended_at is None:
+        hand.ended_at = clock.now()
+        hand.voided = True
+        hand.settled = True
+        hand.settled_at = hand.ended_at
+        hand.result = {"voided": True, "reason": reason}
+        hand.save(update_fields=["ended_at", "voided", "settled", "settled_at", "result"])
+        tx.set_hand(hand, tx.state)
+    for seat in list(tx.seats):
+        _remove_seat(tx, seat)
+    tx.table.status = Table.Status.CLOSED
+    tx.table.closed_reason = reason[:200]
+    tx.clear_clock()
+    tx.bump()
+    tx.lobby_changed = True
+    tx.finish()

@@ -1,0 +1,38 @@
+"""Celery: table timers, bot moves, settlement and the sweeper. All idempotent."""
+
+from celery import shared_task
+
+from games.services import hand_settle, table_bot_move, table_bot_ready, table_timeout
+from games.services.play import table_bots_due
+from games.services.settle import unsettled_hands
+from games.services.tables import sweep
+
+
+@shared_task(acks_late=True)
+def table_timer(table_id: int, clock_version: int) -> bool:
+    return table_timeout(table_id=table_id, clock_version=clock_version)
+
+
+@shared_task(acks_late=True)
+def bot_move(table_id: int, hand_id: int, position: int) -> bool:
+    return table_bot_move(table_id=table_id, hand_id=hand_id, position=position)
+
+
+@shared_task(acks_late=True)
+def bot_ready(table_id: int, position: int) -> None:
+    table_bot_ready(table_id=table_id, position=position)
+
+
+@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=1, max_retries=None)
+def settle_hand(hand_id: int) -> bool:
+    return hand_settle(hand_id=hand_id)
+
+
+@shared_task
+def sweeper() -> dict[str, int]:
+    """Every 2 s (beat): fire overdue clocks, settle forgotten hands, nudge
+    stalled bots, so a lost task or a dead worker delays things by seconds."""
+    fired = sum(table_timeout(table_id=t, clock_version=v) for t, v in sweep())
+    settled = sum(hand_settle(hand_id=h) for h in unsettled_hands())
+    moved = sum(table_bot_move(table_id=t, hand_id=h, position=p) for t, h, p in table_bots_due())
+    return {"fired": fired, "settled": settled, "bots": moved}

@@ -1,0 +1,131 @@
+"""Each game from connect to a settled result over WebSockets, humans deciding
+from the state messages their own socket received."""
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+
+from games import services
+from games.adapters import engine_for
+from games.models import Hand, Table
+
+from ..tables import assert_money_consistent
+from .helpers import Client, token_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def current(table_id):
+    table = Table.objects.get(pk=table_id)
+    hand = None if table.current_hand_id is None else Hand.objects.get(pk=table.current_hand_id)
+    return table, hand
+
+
+def actors(table_id):
+    table, hand = current(table_id)
+    if hand is None or hand.ended_at is not None:
+        return table, hand, []
+    engine = engine_for(table.game)
+    status = engine.status(engine.loads(hand.state))
+    return table, hand, [hand.players[i]["position"] for i in status.actors]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "bots"), [("maubinh", 3, 1), ("tienlen", 2, 0), ("holdem", 4, 0)]
+)
+def test_a_hand_over_websockets(tables, make_user, game, players, bots):
+    users = [make_user() for _ in range(players)]
+    table = services.table_create(owner=users[0], game=game, stake=2, seat_count=4)
+    for _ in range(bots):
+        services.table_add_bot(table_id=table.pk, user=users[0])
+    tokens = [token_for(u) for u in users]
+    engine = engine_for(game)
+
+    async def scenario():
+        clients = [Client(f"/ws/tables/{table.pk}/", t) for t in tokens]
+        for c in clients:
+            assert await c.connect()
+        for i, c in enumerate(clients):
+            await c.send(type="sit", id=f"sit{i}", buy_in=400 if game == "holdem" else None)
+            await c.until(lambda m, i=i: m["type"] == "ack" and m["id"] == f"sit{i}")
+        await sync_to_async(tables.drain)()
+        for i, c in enumerate(clients):
+            await c.send(type="ready", id=f"r{i}", client_seed=f"seed-{i}")
+        for step in range(3000):
+            await sync_to_async(tables.drain)()
+            for c in clients:
+                await c.settle()
+            now, hand, to_move = await sync_to_async(actors)(table.pk)
+            if hand is not None and hand.ended_at is not None:
+                break
+            movers = [c for c in clients if c.state and c.state["you"] in to_move]
+            if not movers:
+                await sync_to_async(tables.fire)(table.pk)
+                continue
+            mover = movers[0]
+            if mover.state["v"] < now.hand_version:  # its update is still on the way
+                await mover.until(
+                    lambda m, v=now.hand_version: m["type"] == "state" and m["v"] >= v
+                )
+            view = mover.state["hand"]["view"]
+            action = engine.bot_action(view, seed=step)
+            await mover.send(type="act", id=f"a{step}", v=mover.state["v"], action=action)
+            reply = await mover.until(lambda m: m["type"] in ("ack", "error"))
+            assert reply["type"] == "ack", reply
+        else:
+            raise AssertionError("the hand did not end")
+        await sync_to_async(tables.drain)()
+        for c in clients:
+            await c.settle()
+        final = clients[0].state
+        assert final["hand"]["finished"]
+        assert final["hand"]["settled"]
+        assert sum(final["hand"]["result"]["chips"]) == 0
+        assert final["hand"]["server_seed"]
+        # Versions only grow on every socket.
+        for c in clients:
+            versions = [m["v"] for m in c.received if m["type"] == "state"]
+            assert versions == sorted(versions)
+        for c in clients:
+            await c.close()
+
+    async_to_sync(scenario)()
+    assert_money_consistent()
+
+
+def test_resync_after_a_gap_and_disconnects_are_shown(tables, make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+    tokens = token_for(lan), token_for(minh)
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", tokens[0])
+        b = Client(f"/ws/tables/{table.pk}/", tokens[1])
+        assert await a.connect()
+        assert await b.connect()
+        await a.settle()
+        await b.settle()
+        seats = {s["position"]: s for s in a.state["table"]["seats"]}
+        assert seats[1]["connected"]
+        await b.close()
+        await a.settle()
+        seats = {s["position"]: s for s in a.state["table"]["seats"]}
+        assert not seats[1]["connected"]
+        # Minh readies from another device while Lan's socket misses nothing; then
+        # Lan asks for everything since an old version and gets the full state.
+        old = a.state["v"]
+        await sync_to_async(services.table_ready)(table_id=table.pk, user=lan)
+        await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
+        await a.settle()
+        assert a.state["hand"] is not None
+        await a.send(type="sync", v=old)
+        resync = await a.until(lambda m: m["type"] == "state" and m.get("resync"))
+        assert resync["v"] == a.state["v"]
+        assert resync["hand"]["view"]["hand"] == a.state["hand"]["view"]["hand"]
+        kinds = [e["type"] for e in resync["events"]]
+        assert "dealt" in kinds
+        assert all(e["v"] > old for e in resync["events"])
+        await a.close()
+
+    async_to_sync(scenario)()

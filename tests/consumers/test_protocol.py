@@ -1,0 +1,122 @@
+"""The table WebSocket protocol (DESIGN.md), against the real channel layer."""
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+
+from games import services
+from games.models import Seat
+
+from .helpers import Client, token_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run(coroutine_function):
+    return async_to_sync(coroutine_function)()
+
+
+def test_sit_ready_and_see_the_deal(make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="maubinh", stake=10, seat_count=2)
+    tokens = token_for(lan), token_for(minh)
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", tokens[0])
+        b = Client(f"/ws/tables/{table.pk}/", tokens[1])
+        assert await a.connect()
+        assert await b.connect()
+        first = await a.recv()
+        assert first["type"] == "state"
+        assert first["you"] is None
+        await b.recv()
+        await a.send(type="sit", id="s1")
+        await a.until(lambda m: m["type"] == "ack" and m["id"] == "s1")
+        await b.send(type="sit", id="s2", position=1)
+        await b.until(lambda m: m["type"] == "ack")
+        await a.send(type="ready", id="r1", client_seed="abc")
+        await b.send(type="ready", id="r2", client_seed="xyz")
+        dealt = await a.until(lambda m: m["type"] == "state" and m["hand"] is not None)
+        assert dealt["you"] == 0
+        own = dealt["hand"]["view"]["own"]["cards"]
+        assert len(own) == 13
+        other = await b.until(lambda m: m["type"] == "state" and m["hand"] is not None)
+        assert not set(own) & set(other["hand"]["view"]["own"]["cards"])
+        await a.send(type="ping", t=5)
+        pong = await a.until(lambda m: m["type"] == "pong")
+        assert pong["t"] == 5
+        await a.close()
+        await b.close()
+
+    run(scenario)
+    assert Seat.objects.filter(table=table).count() == 2
+
+
+def test_bad_messages_get_errors_then_a_1008_close(make_user):
+    lan = make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    token = token_for(lan)
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", token)
+        assert await a.connect()
+        await a.recv()
+        await a.ws.send_to(text_data="{nope")
+        assert (await a.recv())["code"] == "bad_json"
+        await a.send(type="dance")
+        assert (await a.recv())["code"] == "unknown_type"
+        await a.ws.send_to(text_data="x" * 9000)
+        assert (await a.recv())["code"] == "message_too_large"
+        await a.ws.send_to(bytes_data=b"\x00\x01")
+        assert (await a.recv())["code"] == "binary_not_supported"
+        await a.send(type="act", id="a1", action={"type": "pass"})
+        assert (await a.recv())["code"] == "not_seated"
+        for _ in range(40):
+            await a.send(type="ping")
+        codes = []
+        while True:
+            output = await a.ws.receive_output(timeout=5)
+            if output["type"] == "websocket.close":
+                assert output["code"] == 1008
+                break
+            message = json.loads(output["text"])
+            codes.append(message.get("code"))
+        assert "rate_limited" in codes
+
+    run(scenario)
+
+
+def test_origin_must_match_when_sent(make_user):
+    table = services.table_create(owner=None, game="tienlen", stake=1)
+
+    async def scenario():
+        evil = Client(f"/ws/tables/{table.pk}/", origin="https://evil.example")
+        assert not await evil.connect()
+        good = Client(f"/ws/tables/{table.pk}/", origin="http://127.0.0.1:8000")
+        assert await good.connect()
+        await good.close()
+        app = Client(f"/ws/tables/{table.pk}/")
+        assert await app.connect()
+        await app.close()
+
+    run(scenario)
+
+
+def test_lobby_lists_open_tables_and_follows_seat_counts(make_user):
+    lan = make_user()
+    open_table = services.table_create(owner=lan, game="maubinh", stake=20)
+    services.table_create(owner=lan, game="tienlen", stake=1, is_private=True)
+
+    async def scenario():
+        lobby = Client("/ws/lobby/")
+        assert await lobby.connect()
+        first = await lobby.recv()
+        assert first["type"] == "lobby"
+        assert [t["id"] for t in first["tables"]] == [open_table.pk]
+        await sync_to_async(services.table_sit)(table_id=open_table.pk, user=lan)
+        update = await lobby.until(lambda m: m["type"] == "table")
+        assert (update["table"]["id"], update["table"]["taken"]) == (open_table.pk, 1)
+        await lobby.close()
+
+    run(scenario)

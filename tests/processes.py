@@ -1,0 +1,97 @@
+"""Real server processes (Daphne, Celery) against the test database and Redis."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import requests
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_database_url() -> str:
+    """The URL of the database the tests are using right now."""
+    info = connection.settings_dict
+    user, name = info["USER"] or "postgres", info["NAME"]
+    password = f":{info['PASSWORD']}" if info.get("PASSWORD") else ""
+    if info.get("HOST"):
+        return f"postgres://{user}{password}@{info['HOST']}:{info.get('PORT') or 5432}/{name}"
+    return f"postgres://{user}{password}@/{name}?host={info['OPTIONS']['host']}"
+
+
+def process_env(var_dir: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, "DATABASE_URL": test_database_url(), "VAR_DIR": str(var_dir)}
+    env["PATH"] = f"{BIN}:{env['PATH']}"
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def running(command: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+
+def daphne(port: int) -> list[str]:
+    return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "vipgame.asgi:application"]
+
+
+def celery_worker(var_dir: Path, beat: bool) -> list[str]:
+    command = [str(BIN / "celery"), "-A", "vipgame", "worker", "-l", "INFO", "--concurrency", "1"]
+    if beat:
+        command += ["--beat", "--schedule", str(var_dir / "beat-schedule")]
+    return command
+
+
+def wait_http(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no server on port {port}")
+
+
+def wait_for(predicate: Any, timeout: float, step: float = 0.2) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError("condition not reached in time")
+
+
+def decode(raw: str | bytes) -> dict[str, Any]:
+    return dict(json.loads(raw))

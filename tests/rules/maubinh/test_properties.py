@@ -1,0 +1,92 @@
+"""Hypothesis properties: zero-sum settlement, a sound auto-arranger, JSON round trips."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.rules.maubinh.arranger import arranger_for
+from games.rules.maubinh.chi import Arrangement
+from games.rules.maubinh.engine import ENGINE
+from games.rules.maubinh.rules import PRESETS
+from games.rules.maubinh.settle import Settlement, capped_net, contender, settle
+
+presets = st.sampled_from(sorted(PRESETS))
+decks = st.permutations(list(range(52)))
+hands = st.lists(st.integers(0, 51), min_size=13, max_size=13, unique=True)
+
+
+def _random_arrangement(cards: list[int]) -> Arrangement:
+    return Arrangement(tuple(cards[:5]), tuple(cards[5:10]), tuple(cards[10:]))
+
+
+@st.composite
+def settlements(draw: st.DrawFn) -> Settlement:
+    rules = PRESETS[draw(presets)]
+    deck = draw(decks)
+    players = draw(st.integers(2, 4))
+    contenders = []
+    for i in range(players):
+        cards = deck[13 * i : 13 * i + 13]
+        left_at = draw(st.sampled_from([None, None, None, 0, 1, 2]))
+        contenders.append(contender(rules, _random_arrangement(cards), left_at))
+    return settle(rules, contenders)
+
+
+@settings(max_examples=150, deadline=None)
+@given(settlements())
+def test_settlement_is_zero_sum_with_positive_itemised_payments(result: Settlement) -> None:
+    assert sum(result.net) == 0
+    assert all(p.amount > 0 and p.payer != p.payee for p in result.payments)
+    for player, net in enumerate(result.net):
+        paid = sum(p.amount for p in result.payments if p.payer == player)
+        received = sum(p.amount for p in result.payments if p.payee == player)
+        assert net == received - paid
+
+
+@settings(max_examples=100, deadline=None)
+@given(settlements(), st.lists(st.integers(0, 40), min_size=4, max_size=4))
+def test_capped_settlement_is_zero_sum_and_within_balances(
+    result: Settlement, balances: list[int]
+) -> None:
+    capped = capped_net(result, balances[: len(result.net)])
+    assert sum(capped) == 0
+    assert all(-c <= b for c, b in zip(capped, balances, strict=False))
+
+
+@settings(max_examples=120, deadline=None)
+@given(presets, hands)
+def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: list[int]) -> None:
+    rules = PRESETS[preset]
+    arranger = arranger_for(rules)
+    result = arranger.arrange(cards)
+    best = result.best.arrangement
+    assert sorted(best.cards()) == sorted(cards)
+    assert not best.is_lung(rules)
+    assert all(not h.arrangement.is_lung(rules) for h in result.hints)
+    greedy = arranger.greedy_split(cards)
+    assert result.best.expected_units >= arranger.split_units(cards, greedy) - 1e-12
+    if result.instant_arrangement is not None:
+        assert not result.instant_arrangement.is_lung(rules)
+
+
+@settings(max_examples=25, deadline=None)
+@given(decks, st.integers(2, 4), st.integers(0, 2**32))
+def test_states_round_trip_through_json(deck: list[int], players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    state, _ = ENGINE.start(PRESETS[rng.choice(sorted(PRESETS))], deck, players, {})
+    while True:
+        assert ENGINE.loads(json.loads(json.dumps(ENGINE.dumps(state)))) == state
+        if ENGINE.status(state).finished:
+            break
+        actors = ENGINE.status(state).actors
+        if actors and rng.random() < 0.6:
+            player = rng.choice(actors)
+            state, _ = ENGINE.apply(state, player, ENGINE.bot_action(ENGINE.view(state, player), 0))
+        elif rng.random() < 0.1:
+            state, _ = ENGINE.leave(state, rng.randrange(players))
+        else:
+            state, _ = ENGINE.timeout(state)

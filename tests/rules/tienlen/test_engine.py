@@ -1,0 +1,220 @@
+"""The hand as the table service drives it: turns, refusals, time-outs, leaving, views."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from games.rules.cards import parse_cards
+from games.rules.errors import RulesError
+from games.rules.game import Status
+from games.rules.tienlen.engine import ENGINE
+from games.rules.tienlen.settle import capped_units
+from games.rules.tienlen.state import HandState
+
+from .support import HANDS, STRAIGHT
+
+
+def start(setup: dict[str, Any] | None = None, **options: Any) -> HandState:
+    deck = [c for hand in HANDS for c in parse_cards(hand)]
+    state, _ = ENGINE.start(
+        ENGINE.ruleset("vipgame", options), deck, 4, setup or {"previous_winner": 0}
+    )
+    return state
+
+
+def play(cards: list[str]) -> dict[str, Any]:
+    return {"type": "play", "cards": cards}
+
+
+PASS = {"type": "pass"}
+
+
+def test_start_deals_blocks_in_deck_order_with_private_events() -> None:
+    # given a deck / when the hand starts with no previous winner
+    deck = [c for hand in HANDS for c in parse_cards(hand)]
+    rules = ENGINE.ruleset("vipgame", {})
+    state, events = ENGINE.start(rules, deck, 4, {"previous_winner": None, "random_first": 2})
+    # then each player gets their block, privately, and the drawn player leads
+    dealt = [e for e in events if e.type == "dealt"]
+    assert [(e.seat, e.data["cards"]) for e in dealt] == [(i, HANDS[i]) for i in range(4)]
+    assert ENGINE.status(state) == Status("play", (2,), "turn", False)
+    started = next(e for e in events if e.type == "hand_started")
+    assert started.seat is None
+    assert started.data == {"players": 4, "first": 2, "must_include": None}
+
+
+def test_previous_winner_leads_and_setup_is_checked() -> None:
+    assert ENGINE.status(start({"previous_winner": 3})).actors == (3,)
+    with pytest.raises(RulesError) as err:
+        start({"previous_winner": None})
+    assert err.value.code == "bad_setup"
+
+
+def test_three_spades_option_names_the_holder_and_the_card() -> None:
+    # given first_lead three_spades and no previous winner
+    state = start({"previous_winner": None}, first_lead="three_spades")
+    # then the holder of 3♠ leads and must include it (in a straight, up to 3♠-K)
+    assert state.turn == 0
+    assert ENGINE.view(state, 0)["must_include"] == "3s"
+    assert ENGINE.view(state, 0)["hints"] == {"cards": HANDS[0], "can_pass": False}
+
+
+@pytest.mark.parametrize(
+    ("player", "action", "code"),
+    [
+        (1, play(["3c"]), "not_your_turn"),
+        (0, {"type": "fold"}, "bad_action"),
+        (0, play(["3c"]), "illegal_move"),
+        (0, play(["3s", "5s"]), "illegal_move"),
+        (0, PASS, "illegal_move"),
+        (0, play(["Zz"]), "unknown_card"),
+    ],
+)
+def test_a_refused_action_changes_nothing(player: int, action: dict[str, Any], code: str) -> None:
+    # given a hand where player 0 leads
+    state = start()
+    before = json.dumps(ENGINE.dumps(state))
+    # when a wrong action is submitted / then it is refused with its code
+    with pytest.raises(RulesError) as err:
+        ENGINE.apply(state, player, action)
+    assert err.value.code == code
+    # and the state is unchanged
+    assert json.dumps(ENGINE.dumps(state)) == before
+
+
+def test_timeout_plays_the_lowest_single_when_leading_and_passes_otherwise() -> None:
+    # given player 0 leads / when the clock runs out
+    state, events = ENGINE.timeout(start())
+    # then 3♠ is played for them; the next time-out passes
+    assert [e.type for e in events] == ["timed_out", "played"]
+    assert events[1].data == {"player": 0, "cards": ["3s"], "combination": "single", "chop": False}
+    state, events = ENGINE.timeout(state)
+    assert [e.type for e in events] == ["timed_out", "passed"]
+    assert state.turn == 2
+
+
+def test_a_player_who_left_is_played_for_at_once() -> None:
+    # given player 1 leaves while player 0 is to act
+    state, events = ENGINE.leave(start(), 1)
+    assert [e.type for e in events] == ["left"]
+    # when player 0 plays
+    state, events = ENGINE.apply(state, 0, play(STRAIGHT))
+    # then player 1's turn is passed by the engine and player 2 is to act
+    assert [e.type for e in events] == ["played", "timed_out", "passed"]
+    assert ENGINE.status(state).actors == (2,)
+    assert ENGINE.view(state, None)["left"] == [False, True, False, False]
+
+
+def test_when_everyone_leaves_the_engine_finishes_the_hand() -> None:
+    state = start()
+    for player in (1, 2, 3, 0):
+        state, _ = ENGINE.leave(state, player)
+    assert ENGINE.status(state) == Status("finished", (), None, True)
+    assert sum(ENGINE.outcome(state).net) == 0
+
+
+def test_view_of_a_player_mid_hand() -> None:
+    # given player 0 played the straight and player 1 is to act
+    state, _ = ENGINE.apply(start(), 0, play(STRAIGHT))
+    # when player 1 looks
+    view = ENGINE.view(state, 1)
+    # then they see their cards, counts, the table, the history and their hints
+    assert view["hand"] == HANDS[1]
+    assert view["card_counts"] == [3, 13, 13, 13]
+    assert view["table"] == {"player": 0, "cards": STRAIGHT, "combination": "straight"}
+    assert view["history"] == [
+        {"player": 0, "action": "play", "cards": STRAIGHT, "round": 0, "chop": False}
+    ]
+    assert view["turn"] == 1
+    assert view["passed"] == [False, False, False, False]
+    assert view["hints"] == {"cards": HANDS[1][:11], "can_pass": True}
+    assert view["finished"] is False
+    assert "hands" not in view
+    assert "outcome" not in view
+
+
+def test_spectator_and_other_seats_get_no_hand_and_no_hints() -> None:
+    state = start()
+    spectator = ENGINE.view(state, None)
+    assert spectator["hand"] is None
+    assert spectator["hints"] is None
+    assert ENGINE.view(state, 2)["hints"] is None
+    with pytest.raises(RulesError):
+        ENGINE.view(state, 4)
+
+
+def test_view_after_the_hand_shows_everything_and_the_outcome() -> None:
+    # given the "cóng" game played to its end
+    state = start()
+    for player, action in [(0, play(STRAIGHT)), (1, PASS), (2, PASS), (3, PASS)]:
+        state, _ = ENGINE.apply(state, player, action)
+    state, events = ENGINE.apply(state, 0, play(["Kc", "Kd", "Kh"]))
+    # when a spectator looks
+    view = ENGINE.view(state, None)
+    # then leftover hands and the itemised outcome are shown
+    assert events[-1].type == "hand_finished"
+    assert view["finished"] is True
+    assert view["winner"] == 0
+    assert view["hands"] == [[], HANDS[1], HANDS[2], HANDS[3]]
+    assert view["outcome"]["units"] == [110, -38, -35, -37]
+    assert view["outcome"]["payments"][:3] == [
+        {"from": 1, "to": 0, "units": 26, "reason": "cong", "detail": {"count": 13}},
+        {
+            "from": 1,
+            "to": 0,
+            "units": 6,
+            "reason": "thoi",
+            "detail": {"combination": "red_two", "cards": ["2d"]},
+        },
+        {
+            "from": 1,
+            "to": 0,
+            "units": 6,
+            "reason": "thoi",
+            "detail": {"combination": "red_two", "cards": ["2h"]},
+        },
+    ]
+    with pytest.raises(RulesError) as err:
+        ENGINE.apply(state, 1, PASS)
+    assert err.value.code == "hand_finished"
+
+
+def test_balance_cap_helper_limits_a_loser_to_their_balance() -> None:
+    # given the cóng result (P1 owes 38, P2 35, P3 37) and P1 holding only 10 units
+    state = start()
+    for player, action in [(0, play(STRAIGHT)), (1, PASS), (2, PASS), (3, PASS)]:
+        state, _ = ENGINE.apply(state, player, action)
+    state, _ = ENGINE.apply(state, 0, play(["Kc", "Kd", "Kh"]))
+    # when the cap is applied / then P1 pays 10 and the winner gets 82
+    assert capped_units(ENGINE.outcome(state), [0, 10, 100, 100]) == [82, -10, -35, -37]
+
+
+def test_outcome_before_the_end_is_refused() -> None:
+    with pytest.raises(RulesError) as err:
+        ENGINE.outcome(start())
+    assert err.value.code == "hand_not_finished"
+
+
+def test_ruleset_options_are_checked() -> None:
+    assert ENGINE.ruleset("vipgame", {"cong_penalty": 0}).cong_penalty == 0
+    for preset, options, code in [
+        ("classic", {}, "unknown_preset"),
+        ("vipgame", {"stake": 2}, "unknown_option"),
+        ("vipgame", {"first_lead": "lowest"}, "bad_option"),
+        ("vipgame", {"cong_penalty": -1}, "bad_option"),
+    ]:
+        with pytest.raises(RulesError) as err:
+            ENGINE.ruleset(preset, options)  # type: ignore[arg-type]
+        assert err.value.code == code
+
+
+def test_state_round_trips_through_json_with_options() -> None:
+    state, _ = ENGINE.apply(start(toi_trang_payout="tiered"), 0, play(STRAIGHT))
+    data = json.loads(json.dumps(ENGINE.dumps(state)))
+    assert ENGINE.loads(data) == state
+    with pytest.raises(RulesError) as err:
+        ENGINE.loads({"game": "maubinh"})
+    assert err.value.code == "bad_state"

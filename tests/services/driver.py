@@ -1,0 +1,69 @@
+"""Playing whole hands through the services, humans moving with the bot policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games import services
+from games.adapters import engine_for
+from games.errors import NotEnoughChips
+from games.models import Hand, Seat, Table
+
+from ..tables import Harness
+
+
+def play_until_finished(harness: Harness, table: Table, max_steps: int = 2000) -> Hand:
+    """Drive the current hand to its end: bots move through the recorded tasks,
+    humans through ``table_act`` with the bot policy on their own view."""
+    engine = engine_for(table.game)
+    for step in range(max_steps):
+        harness.drain()
+        table.refresh_from_db()
+        assert table.current_hand_id is not None
+        hand = Hand.objects.get(pk=table.current_hand_id)
+        if hand.ended_at is not None:
+            return hand
+        state = engine.loads(hand.state)
+        status = engine.status(state)
+        humans = {s.position: s.user for s in Seat.objects.filter(table=table, is_bot=False)}
+        movers = [i for i in status.actors if hand.players[i]["position"] in humans]
+        if not movers:
+            harness.fire(table)
+            continue
+        player = movers[0]
+        action = engine.bot_action(engine.view(state, player), seed=step)
+        services.table_act(
+            table_id=table.pk,
+            user=humans[hand.players[player]["position"]],
+            action=action,
+            client_id=f"h{hand.pk}-{step}",
+            version=table.version,
+        )
+    raise AssertionError("the hand did not finish")
+
+
+def ready_all(table: Table) -> None:
+    """Ready every human; a Hold'em player who went broke buys in again first."""
+    for seat in Seat.objects.filter(table=table, is_bot=False, ready=False):
+        try:
+            services.table_ready(table_id=table.pk, user=seat.user, client_seed=f"s{seat.pk}")
+        except NotEnoughChips:
+            services.table_buy_in(table_id=table.pk, user=seat.user, amount=400)
+            services.table_ready(table_id=table.pk, user=seat.user, client_seed=f"s{seat.pk}")
+
+
+def next_hand(harness: Harness, table: Table) -> None:
+    """End the summary pause and ready everyone for the next hand."""
+    harness.drain()
+    table.refresh_from_db()
+    if table.status == Table.Status.SUMMARY:
+        harness.fire(table)
+    harness.drain()
+    ready_all(table)
+    harness.drain()
+
+
+def cards_in(payload: Any) -> set[str]:
+    from ..tables import payload_cards
+
+    return payload_cards(payload)

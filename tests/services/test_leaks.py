@@ -1,0 +1,104 @@
+"""Secrets never leave the server: over many hands of each game, no message sent
+to a seat shows another seat's hidden cards, the undealt deck, or the seed
+before the hand is over."""
+
+import pytest
+
+from games import publish, services
+from games.models import Hand
+from games.rules import fairness
+from games.rules.cards import cards_str
+
+from ..tables import assert_money_consistent, payload_cards
+from .driver import next_hand, play_until_finished, ready_all
+
+pytestmark = pytest.mark.django_db
+
+HANDS = 6
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    messages = []
+    original = publish.send
+
+    def record(batch):
+        messages.extend(batch)
+        original(batch)
+
+    monkeypatch.setattr(publish, "send", record)
+    return messages
+
+
+def dealt(hand: Hand) -> tuple[list[str], list[set[str]], set[str]]:
+    """The deck, each player's own cards, and the cards nobody was dealt."""
+    deck = cards_str(
+        fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
+    )
+    n = len(hand.players)
+    size = {"maubinh": 13, "tienlen": 13, "holdem": 2}[hand.game]
+    own = [set(deck[i * size : (i + 1) * size]) for i in range(n)]
+    used = n * size + (5 if hand.game == "holdem" else 0)
+    return deck, own, set(deck[used:])
+
+
+@pytest.mark.parametrize(
+    ("game", "humans", "bots"),
+    [("maubinh", 2, 2), ("tienlen", 2, 2), ("holdem", 3, 1)],
+)
+def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans, bots):
+    owner = make_user()
+    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
+    users = [owner] + [make_user() for _ in range(humans - 1)]
+    for user in users:
+        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
+    for _ in range(bots):
+        services.table_add_bot(table_id=table.pk, user=owner)
+    tables.drain()
+    ready_all(table)
+
+    checked = 0
+    for _ in range(HANDS):
+        hand = play_until_finished(tables, table)
+        checked += check_hand_messages(hand, users, sent)
+        sent.clear()
+        next_hand(tables, table)
+    assert checked > HANDS * humans
+    tables.drain()
+    assert_money_consistent()
+
+
+def check_hand_messages(hand: Hand, users, sent) -> int:
+    _, own, undealt = dealt(hand)
+    positions = [p["position"] for p in hand.players]
+    checked = 0
+    public_by_version = {}
+    for group, message in sent:
+        payload = message.get("payload") or {}
+        if (
+            group == publish.public_group(hand.table_id)
+            and payload.get("hand", {})
+            and payload["hand"]["id"] == hand.pk
+        ):
+            public_by_version[payload["v"]] = payload
+    for _group, message in sent:
+        payload = message.get("payload")
+        if not payload or payload.get("type") != "state" or not payload.get("hand"):
+            continue
+        if payload["hand"]["id"] != hand.pk:
+            continue
+        text = str(payload)
+        finished = payload["hand"]["finished"]
+        if not finished:
+            assert hand.server_seed not in text, "seed leaked before the hand ended"
+        seen = payload_cards(payload)
+        assert not seen & undealt, "an undealt card was shown"
+        you = payload["you"]
+        if you is None or you not in positions or finished:
+            continue
+        mine = own[positions.index(you)]
+        public = payload_cards(public_by_version.get(payload["v"], {}))
+        leaked = seen - mine - public
+        assert not leaked, f"seat {you} saw {sorted(leaked)}"
+        checked += 1
+    return checked

@@ -1,0 +1,268 @@
+"""Table services: seats, readiness, refusals, idempotency, leaving mid-hand."""
+
+import pytest
+
+from games import services
+from games.errors import (
+    AlreadySeated,
+    BadBuyIn,
+    IllegalMove,
+    NotEnoughChips,
+    NotSeated,
+    PrivateTable,
+    SeatTaken,
+    StaleVersion,
+    TableFull,
+)
+from games.models import Hand, HandEvent, Seat, Table
+from wallet import services as wallet
+from wallet.models import Account
+
+from ..tables import assert_money_consistent
+from ..wallet.helpers import snapshot
+from .driver import play_until_finished
+
+pytestmark = pytest.mark.django_db
+
+
+def table_snapshot(table):
+    table.refresh_from_db()
+    hand = Hand.objects.filter(pk=table.current_hand_id).values("state", "event_count").first()
+    seats = list(Seat.objects.filter(table=table).order_by("position").values())
+    return (table.version, table.status, table.deadline, hand, seats, snapshot())
+
+
+def two_player_table(make_user, game="tienlen", **kw):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game=game, stake=10, seat_count=2, **kw)
+    buy = 1_000 if game == "holdem" else None
+    services.table_sit(table_id=table.pk, user=lan, buy_in=buy)
+    services.table_sit(table_id=table.pk, user=minh, buy_in=buy)
+    return table, lan, minh
+
+
+def test_seat_refusals_change_nothing(tables, make_user):
+    table, lan, _ = two_player_table(make_user)
+    other = make_user()
+    before = table_snapshot(table)
+
+    with pytest.raises(AlreadySeated):
+        services.table_sit(table_id=table.pk, user=lan)
+    with pytest.raises(TableFull):
+        services.table_sit(table_id=table.pk, user=other)
+    with pytest.raises(NotSeated):
+        services.table_ready(table_id=table.pk, user=other)
+
+    assert table_snapshot(table) == before
+
+
+def test_sitting_needs_thirty_stakes_and_holdem_a_buy_in_in_range(tables, make_user):
+    poor, rich = make_user(), make_user()
+    wallet.transfer(  # leave 299 chips: below 30 x the stake of 10
+        source=Account.objects.get(user=poor),
+        destination=Account.objects.get(user=rich),
+        amount=9_701,
+        key="spend",
+    )
+    table = services.table_create(owner=rich, game="maubinh", stake=10)
+    with pytest.raises(NotEnoughChips) as err:
+        services.table_sit(table_id=table.pk, user=poor)
+    assert err.value.message == "Bạn cần ít nhất 300 chip để ngồi vào bàn này."
+
+    poker = services.table_create(owner=rich, game="holdem", stake=10)
+    with pytest.raises(BadBuyIn):
+        services.table_sit(table_id=poker.pk, user=rich, buy_in=399)  # 20 big blinds = 400
+    with pytest.raises(BadBuyIn):
+        services.table_sit(table_id=poker.pk, user=rich, buy_in=2_001)
+    services.table_sit(table_id=poker.pk, user=rich, buy_in=2_000, position=3)
+    with pytest.raises(SeatTaken):
+        services.table_sit(table_id=poker.pk, user=make_user(), buy_in=500, position=3)
+    assert Account.objects.get(key=f"seat:{poker.pk}:3").balance == 2_000
+
+
+def test_private_table_needs_its_invite_code(tables, make_user):
+    owner, guest = make_user(), make_user()
+    table = services.table_create(owner=owner, game="tienlen", stake=1, is_private=True)
+    with pytest.raises(PrivateTable):
+        services.table_sit(table_id=table.pk, user=guest)
+    services.table_sit(table_id=table.pk, user=guest, invite_code=table.invite_code)
+    assert Seat.objects.filter(table=table, user=guest).exists()
+
+
+def test_players_not_ready_in_twenty_seconds_leave_the_table(tables, make_user):
+    table, lan, _ = two_player_table(make_user)
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    assert table.clock == "ready"
+    assert (table.deadline - tables.clock.now()).total_seconds() == 20
+
+    tables.clock.advance(seconds=19)
+    assert not services.table_timeout(table_id=table.pk, clock_version=table.clock_version)
+    assert tables.fire(table)
+
+    assert list(Seat.objects.filter(table=table).values_list("user", flat=True)) == [lan.pk]
+    table.refresh_from_db()
+    assert (table.status, table.clock) == ("waiting", "")
+
+
+def test_a_repeated_client_id_is_applied_once(tables, make_user):
+    table, lan, minh = two_player_table(make_user, game="holdem")
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    # Heads-up the button posts the small blind and acts first (RULES.md 4).
+    button_user = hand.players[hand.setup["button"]]["user_id"]
+    mover = lan if button_user == lan.pk else minh
+    act = services.table_act
+
+    first = act(table_id=table.pk, user=mover, action={"type": "call"}, client_id="x1")
+    again = act(table_id=table.pk, user=mover, action={"type": "call"}, client_id="x1")
+
+    assert first["duplicate"] is False
+    assert again == {"duplicate": True, "v": first["v"]}
+    calls = list(HandEvent.objects.filter(hand=hand, type="action"))
+    assert [e.payload["action"] for e in calls if e.payload.get("player") is not None].count(
+        "call"
+    ) == 1
+
+
+def test_stale_and_illegal_actions_are_refused_and_change_nothing(tables, make_user):
+    table, lan, minh = two_player_table(make_user, game="holdem")
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    button_user = lan if hand.players[hand.setup["button"]]["user_id"] == lan.pk else minh
+    waiting_user = minh if button_user == lan else lan
+    old_version = table.version - 1
+    before = table_snapshot(table)
+
+    with pytest.raises(StaleVersion):
+        services.table_act(
+            table_id=table.pk, user=button_user, action={"type": "call"}, version=old_version
+        )
+    with pytest.raises(IllegalMove) as err:
+        services.table_act(table_id=table.pk, user=waiting_user, action={"type": "call"})
+    assert err.value.code == "not_your_turn"
+    assert err.value.message == "Chưa đến lượt bạn."
+    with pytest.raises(IllegalMove) as err:
+        services.table_act(table_id=table.pk, user=button_user, action={"type": "raise", "to": 1})
+    assert err.value.code == "illegal_move"
+    with pytest.raises(IllegalMove):
+        services.table_act(table_id=table.pk, user=button_user, action={"type": "dance"})
+
+    assert table_snapshot(table) == before
+
+
+@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(tables, make_user, game):
+    table, lan, minh = two_player_table(make_user, game=game)
+    services.table_add_bot(table_id=table.pk, user=lan) if table.seat_count > 2 else None
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    assert table.status == "playing"
+
+    services.table_leave(table_id=table.pk, user=minh)
+
+    seat = Seat.objects.get(table=table, user=minh)
+    assert seat.leaving
+    hand = play_until_finished(tables, table)
+    tables.drain()
+    hand.refresh_from_db()
+    assert hand.settled
+    assert not Seat.objects.filter(table=table, user=minh).exists()
+    if game == "maubinh":
+        assert hand.result is not None
+        assert hand.result["net_units"][1] < 0  # left before the reveal: loses all three chi
+    assert_money_consistent()
+
+
+def test_the_lobby_hears_about_seats(tables, make_user, monkeypatch):
+    from games import publish
+
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr(publish, "send", sent.extend)
+    lan = make_user()
+    table = services.table_create(owner=lan, game="maubinh", stake=5)
+    services.table_sit(table_id=table.pk, user=lan)
+
+    lobby = [m for g, m in sent if g == publish.LOBBY_GROUP]
+    assert [m["table"]["taken"] for m in lobby] == [0, 1]
+    assert lobby[-1]["table"] == {
+        "id": table.pk,
+        "game": "maubinh",
+        "name": "",
+        "preset": "vipgame",
+        "stake": 5,
+        "seat_count": 4,
+        "taken": 1,
+        "humans": 1,
+        "status": "waiting",
+        "private": False,
+    }
+
+
+def test_closing_a_table_mid_hand_voids_it_and_returns_the_stacks(tables, make_user):
+    table, lan, minh = two_player_table(make_user, game="holdem")
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    before = {u.pk: Account.objects.get(user=u, kind="user").balance for u in (lan, minh)}
+
+    services.table_close(table_id=table.pk, by=lan, reason="closing time")
+
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    assert (hand.voided, hand.settled) == (True, True)
+    assert not Seat.objects.filter(table=table).exists()
+    after = {u.pk: Account.objects.get(user=u, kind="user").balance for u in (lan, minh)}
+    assert after == {k: v + 1_000 for k, v in before.items()}
+    assert_money_consistent()
+
+
+def test_holdem_clock_adds_the_time_bank_and_two_timeouts_sit_out(tables, make_user):
+    table, lan, minh = two_player_table(make_user, game="holdem")
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    # 20 s action clock + the 30 s bank (topped up, never above its maximum).
+    assert (table.deadline - table.clock_started_at).total_seconds() == 50
+    for _ in range(6):  # nobody ever acts
+        if table.status != "playing":
+            break
+        hand = Hand.objects.get(pk=table.current_hand_id)
+        while not Hand.objects.get(pk=hand.pk).ended_at:
+            tables.fire(table)
+            table.refresh_from_db()
+        tables.drain()
+        tables.fire(table)  # end of the summary pause
+        table.refresh_from_db()
+    seats = {s.user_id: s for s in Seat.objects.filter(table=table)}
+    timed_out = [s for s in seats.values() if s.sitting_out]
+    assert timed_out
+    assert all(not s.ready and s.timeouts >= 2 for s in timed_out)
+    assert table.status == "waiting"
+
+
+@pytest.mark.parametrize(
+    ("settings", "problem"),
+    [
+        ({"game": "bridge", "stake": 1}, "Trò chơi không xác định."),
+        ({"game": "maubinh", "stake": 1, "seat_count": 5}, "Trò chơi này dành cho 2 đến 4 người."),
+        ({"game": "holdem", "stake": 0}, "Mức cược phải là số chip nguyên."),
+        ({"game": "holdem", "stake": 5, "max_raise": 1}, None),
+        ({"game": "tienlen", "stake": 5, "preset": "southern"}, None),
+        ({"game": "tienlen", "stake": 5, "options": {"cong_penalty": -1}}, None),
+    ],
+)
+def test_bad_table_settings_are_refused_and_create_nothing(tables, make_user, settings, problem):
+    from games.errors import BadTableSettings
+
+    with pytest.raises(BadTableSettings) as err:
+        services.table_create(owner=make_user(), **settings)
+    assert err.value.code == "bad_table_settings"
+    if problem:
+        assert err.value.message == problem
+    assert not Table.objects.exists()

@@ -1,0 +1,151 @@
+"""Real processes: two Daphne servers serving one table, and a Celery worker
+killed with a time-out pending (the beat sweeper fires it)."""
+
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+from websockets.sync.client import connect
+
+from games import services
+from games.adapters import engine_for
+from games.models import Hand, HandEvent, Table
+from tests.consumers.helpers import token_for
+
+from .processes import (
+    celery_worker,
+    daphne,
+    decode,
+    free_port,
+    process_env,
+    running,
+    wait_for,
+    wait_http,
+)
+from .tables import assert_money_consistent
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+class Player:
+    def __init__(self, port, table_id, token):
+        self.ws = connect(
+            f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
+            additional_headers={"Authorization": f"Token {token}"},
+            open_timeout=10,
+            legacy=True,
+        )
+        self.states = []
+        self.seq = 0
+
+    def send(self, **message):
+        self.seq += 1
+        self.ws.send(json.dumps({"id": f"m{self.seq}", **message}))
+        return f"m{self.seq}"
+
+    def read_until(self, predicate, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = decode(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if message["type"] == "state":
+                self.states.append(message)
+            if predicate(message):
+                return message
+        raise AssertionError("message not received")
+
+    def drain(self):
+        while True:
+            try:
+                message = decode(self.ws.recv(timeout=0.2))
+            except TimeoutError:
+                return
+            if message["type"] == "state":
+                self.states.append(message)
+
+
+def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    tokens = token_for(lan), token_for(minh)
+    ports = free_port(), free_port()
+    env = process_env(tmp_path)
+    engine = engine_for("tienlen")
+    with (
+        running(daphne(ports[0]), env, tmp_path / "daphne-a.log"),
+        running(daphne(ports[1]), env, tmp_path / "daphne-b.log"),
+    ):
+        wait_http(ports[0])
+        wait_http(ports[1])
+        players = [Player(ports[i], table.pk, tokens[i]) for i in range(2)]
+        for i, player in enumerate(players):
+            sent = player.send(type="sit", position=i)
+            player.read_until(lambda m, sent=sent: m.get("id") == sent)
+        for player in players:
+            player.send(type="ready", client_seed="x")
+        for player in players:
+            player.read_until(lambda m: m["type"] == "state" and m["hand"] is not None)
+        moves = 0
+        while moves < 40:
+            for player in players:
+                player.drain()
+            latest = [p.states[-1] for p in players]
+            assert latest[0]["v"] == latest[1]["v"], "both servers show the same version"
+            view = [s["hand"]["view"] for s in latest]
+            if latest[0]["hand"]["finished"]:
+                break
+            turn = view[0]["turn"]
+            mover = players[turn]
+            action = engine.bot_action(view[turn], seed=moves)
+            sent = mover.send(type="act", v=latest[turn]["v"], action=action)
+            reply = mover.read_until(lambda m, sent=sent: m.get("id") == sent)
+            assert reply["type"] == "ack", reply
+            moves += 1
+        for player in players:
+            player.drain()
+            versions = [s["v"] for s in player.states]
+            assert versions == sorted(versions)
+            player.ws.close()
+    played = [e.payload for e in HandEvent.objects.filter(type="played").order_by("seq")]
+    assert len(played) >= 2
+    assert {p["player"] for p in played} == {0, 1}
+    hand = Hand.objects.get(table=table)
+    if hand.ended_at:
+        services.hand_settle(hand_id=hand.pk)
+    assert_money_consistent()
+
+
+def test_killed_worker_timeout_is_fired_by_the_sweeper(tmp_path, make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2, turn_seconds=4)
+    env = process_env(tmp_path)
+    with running(celery_worker(tmp_path, beat=False), env, tmp_path / "worker-1.log") as first:
+        wait_for(lambda: "ready" in (tmp_path / "worker-1.log").read_text(), timeout=30)
+        for user in (lan, minh):
+            services.table_sit(table_id=table.pk, user=user)
+            services.table_ready(table_id=table.pk, user=user)
+        table.refresh_from_db()
+        deadline, clock_version = table.deadline, table.clock_version
+        assert deadline is not None
+        received = re.compile(r"Task games\.tasks\.table_timer\[(\S+)\] received")
+        match = wait_for(
+            lambda: received.search((tmp_path / "worker-1.log").read_text()), timeout=10
+        )
+        os.killpg(first.pid, signal.SIGKILL)  # the pending timer dies with the worker
+    log = tmp_path / "worker-2.log"
+    with running(celery_worker(tmp_path, beat=True), env, log):
+        fired_at = wait_for(
+            lambda: (
+                Table.objects.filter(pk=table.pk, clock_version__gt=clock_version).exists()
+                and time.time()
+            ),
+            timeout=20,
+        )
+        hand = Hand.objects.get(table=table)
+        assert HandEvent.objects.filter(hand=hand, type="timed_out").exists()
+        assert fired_at <= deadline.timestamp() + 5
+    text = log.read_text()
+    assert "games.tasks.sweeper" in text
+    assert match.group(1) not in text  # the killed task was not redelivered: the sweeper fired

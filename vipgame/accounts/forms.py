@@ -1,0 +1,23 @@
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
+
+from .models import User
+
+
+class SignupForm(UserCreationForm):
+    display_name = forms.CharField(
+        label=_("Display name"),
+        max_length=40,
+        help_text=_("The name other players see at the table."),
+    )
+
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
+        model = User
+        fields = ("username", "display_name")
+
+    def clean_display_name(self) -> str:
+        name = self.cleaned_data["display_name"].strip()
+        if not name:
+            raise forms.ValidationError(_("Enter a display name."))
+        return str(name)

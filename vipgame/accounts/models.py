@@ -1,0 +1,20 @@
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class User(AbstractUser):
+    display_name = models.CharField(_("display name"), max_length=40)
+    is_bot = models.BooleanField(
+        _("bot"), default=False, help_text=_("Bots play at tables and can never log in.")
+    )
+
+    class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
+        swappable = "AUTH_USER_MODEL"
+
+    def __str__(self) -> str:
+        return self.display_name or self.username
+
+    @property
+    def shown_name(self) -> str:
+        return self.display_name or self.username

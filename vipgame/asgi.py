@@ -1,0 +1,20 @@
+"""HTTP and WebSocket entry point (Daphne)."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from games.routing import websocket_urlpatterns  # noqa: E402
+from games.ws_auth import websocket_stack  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
+    }
+)

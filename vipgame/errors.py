@@ -1,0 +1,47 @@
+"""Refusals that the edges (views, API, WebSocket) show to the user.
+
+Each has a stable ``code`` and a message rendered in the active language when
+it is read, so the same error speaks Vietnamese or English to whoever gets it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+
+class ServiceError(Exception):
+    code = "error"
+    template: str | Promise = _("The request could not be completed.")
+    status = 400
+
+    def __init__(self, template: str | Promise | None = None, **params: Any) -> None:
+        if template is not None:
+            self.template = template
+        self.params = params
+        super().__init__(self.code)
+
+    @property
+    def message(self) -> str:
+        text = str(self.template)
+        return text % self.params if self.params else text
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message}
+
+
+class PermissionDenied(ServiceError):
+    code = "permission_denied"
+    template = _("You are not allowed to do that.")
+    status = 403
+
+
+class NotFound(ServiceError):
+    code = "not_found"
+    template = _("Not found.")
+    status = 404

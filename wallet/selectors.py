@@ -1,0 +1,18 @@
+from django.db.models import QuerySet
+
+from vipgame.accounts.models import User
+
+from .models import Account, LedgerEntry
+
+
+def user_account(user: User) -> Account | None:
+    return Account.objects.filter(kind=Account.Kind.USER, user=user).first()
+
+
+def ledger_for_user(user: User) -> QuerySet[LedgerEntry]:
+    """The player's wallet entries, newest first, with what each was for."""
+    return (
+        LedgerEntry.objects.filter(account__kind=Account.Kind.USER, account__user=user)
+        .select_related("transaction")
+        .order_by("-id")
+    )

@@ -1,0 +1,368 @@
+"""The only code that moves chips. Every write goes through ``ledger_post``.
+
+Each function runs in one transaction, locks the accounts it touches in
+primary-key order, updates balances with ``F()`` expressions and notifies
+clients only after commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from vipgame.accounts.models import User
+from vipgame.errors import PermissionDenied
+
+from .errors import (
+    AccountClosed,
+    BonusAlreadyClaimed,
+    HoldNotPending,
+    IdempotencyConflict,
+    InsufficientChips,
+    InvalidAmount,
+    ReasonRequired,
+    SeatOccupied,
+    UnbalancedTransaction,
+    UnknownAccount,
+)
+from .models import Account, Hold, LedgerEntry, LedgerTransaction
+from .notify import balances_changed
+
+Kind = LedgerTransaction.Kind
+ISSUANCE_KEY = "issuance"
+HOUSE_KEY = "house"
+
+
+@dataclass(frozen=True)
+class PostResult:
+    transaction: LedgerTransaction
+    created: bool
+
+
+def _check_amount(amount: object) -> int:
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise InvalidAmount()
+    return amount
+
+
+def system_account(kind: Account.Kind) -> Account:
+    key = {Account.Kind.ISSUANCE: ISSUANCE_KEY, Account.Kind.HOUSE: HOUSE_KEY}[kind]
+    account, _ = Account.objects.get_or_create(key=key, defaults={"kind": kind})
+    return account
+
+
+def account_for_user(*, user: User) -> Account:
+    account, _ = Account.objects.get_or_create(
+        key=f"user:{user.pk}", defaults={"kind": Account.Kind.USER, "user": user}
+    )
+    return account
+
+
+def _fingerprint(kind: str, amounts: Mapping[int, int], hand_id: int | None) -> str:
+    payload = {"kind": kind, "amounts": sorted(amounts.items()), "hand": hand_id}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _existing(key: str, fingerprint: str) -> LedgerTransaction | None:
+    found = LedgerTransaction.objects.filter(idempotency_key=key).first()
+    if found is not None and found.fingerprint != fingerprint:
+        raise IdempotencyConflict()
+    return found
+
+
+@transaction.atomic
+def ledger_post(
+    *,
+    key: str,
+    kind: str,
+    postings: Sequence[tuple[Account | int, int]],
+    reason: str = "",
+    created_by: User | None = None,
+    hand_id: int | None = None,
+    release_held: Mapping[int, int] | None = None,
+) -> PostResult:
+    """Record one balanced transaction, exactly once per ``key``.
+
+    ``postings`` are (account, signed amount) pairs summing to zero. The same
+    key with the same payload returns the first transaction; with a different
+    payload it raises :class:`IdempotencyConflict`. ``release_held`` lowers
+    accounts' held chips in the same step (paying from a hold).
+    """
+    amounts: dict[int, int] = {}
+    for account, amount in postings:
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidAmount()
+        account_id = account if isinstance(account, int) else account.pk
+        amounts[account_id] = amounts.get(account_id, 0) + amount
+    amounts = {a: v for a, v in amounts.items() if v != 0}
+    if not amounts:
+        raise InvalidAmount()
+    if sum(amounts.values()) != 0:
+        raise UnbalancedTransaction()
+    fingerprint = _fingerprint(kind, amounts, hand_id)
+    found = _existing(key, fingerprint)
+    if found is not None:
+        return PostResult(found, created=False)
+    try:
+        with transaction.atomic():
+            txn = LedgerTransaction.objects.create(
+                idempotency_key=key,
+                kind=kind,
+                reason=reason,
+                created_by=created_by,
+                hand_id=hand_id,
+                fingerprint=fingerprint,
+            )
+    except IntegrityError:
+        # A concurrent post with the same key committed first.
+        found = _existing(key, fingerprint)
+        if found is None:
+            raise
+        return PostResult(found, created=False)
+
+    release = dict(release_held or {})
+    locked = list(Account.objects.filter(pk__in=amounts).order_by("pk").select_for_update())
+    if len(locked) != len(amounts):
+        raise UnknownAccount()
+    entries = []
+    owners: dict[int, tuple[int, int]] = {}
+    for account in locked:
+        amount = amounts[account.pk]
+        freed = release.get(account.pk, 0)
+        if account.is_closed:
+            raise AccountClosed()
+        new_balance = account.balance + amount
+        new_held = account.held - freed
+        if account.kind != Account.Kind.ISSUANCE and new_balance < new_held:
+            raise InsufficientChips(
+                needed=-amount, available=account.balance - account.held + freed
+            )
+        Account.objects.filter(pk=account.pk).update(
+            balance=F("balance") + amount, held=F("held") - freed
+        )
+        entries.append(
+            LedgerEntry(transaction=txn, account=account, amount=amount, balance_after=new_balance)
+        )
+        if account.user_id is not None and account.kind == Account.Kind.USER:
+            owners[account.user_id] = (new_balance, new_balance - new_held)
+    LedgerEntry.objects.bulk_create(entries)
+    if owners:
+        transaction.on_commit(lambda: balances_changed(owners), robust=True)
+    return PostResult(txn, created=True)
+
+
+def transfer(
+    *,
+    source: Account,
+    destination: Account,
+    amount: int,
+    key: str,
+    kind: str = Kind.TRANSFER,
+    reason: str = "",
+    created_by: User | None = None,
+    hand_id: int | None = None,
+) -> PostResult:
+    amount = _check_amount(amount)
+    return ledger_post(
+        key=key,
+        kind=kind,
+        postings=[(source, -amount), (destination, amount)],
+        reason=reason,
+        created_by=created_by,
+        hand_id=hand_id,
+    )
+
+
+def chips_grant(
+    *, user: User, amount: int, key: str, kind: str = Kind.GRANT, reason: str = ""
+) -> PostResult:
+    """Chips from the issuance account (the only one that may go negative)."""
+    return transfer(
+        source=system_account(Account.Kind.ISSUANCE),
+        destination=account_for_user(user=user),
+        amount=amount,
+        key=key,
+        kind=kind,
+        reason=reason,
+    )
+
+
+def signup_grant(*, user: User) -> PostResult:
+    return chips_grant(
+        user=user, amount=settings.SIGNUP_GRANT, key=f"signup:{user.pk}", kind=Kind.SIGNUP_GRANT
+    )
+
+
+def bonus_day(now: datetime | None = None) -> str:
+    moment = now or timezone.now()
+    return moment.astimezone(ZoneInfo(settings.BONUS_TIME_ZONE)).date().isoformat()
+
+
+@transaction.atomic
+def daily_bonus_claim(*, user: User, now: datetime | None = None) -> PostResult:
+    """Once per calendar day in Asia/Ho_Chi_Minh; the key makes it once even under races."""
+    key = f"bonus:{user.pk}:{bonus_day(now)}"
+    if LedgerTransaction.objects.filter(idempotency_key=key).exists():
+        raise BonusAlreadyClaimed()
+    result = chips_grant(user=user, amount=settings.DAILY_BONUS, key=key, kind=Kind.DAILY_BONUS)
+    if not result.created:
+        raise BonusAlreadyClaimed()
+    return result
+
+
+def _locked_hold(hold: Hold) -> Hold:
+    locked = Hold.objects.select_for_update().get(pk=hold.pk)
+    if locked.status != Hold.Status.PENDING:
+        raise HoldNotPending()
+    return locked
+
+
+@transaction.atomic
+def hold_create(
+    *, account: Account, amount: int, key: str, expires_at: datetime, reason: str = ""
+) -> Hold:
+    """Set chips aside: they stay in the account but cannot be spent elsewhere."""
+    amount = _check_amount(amount)
+    found = Hold.objects.filter(key=key).first()
+    if found is not None:
+        if found.account_id != account.pk or found.amount != amount:
+            raise IdempotencyConflict()
+        return found
+    locked = Account.objects.select_for_update().filter(pk=account.pk).first()
+    if locked is None:
+        raise UnknownAccount()
+    if locked.is_closed:
+        raise AccountClosed()
+    if locked.kind != Account.Kind.ISSUANCE and locked.available < amount:
+        raise InsufficientChips(needed=amount, available=locked.available)
+    Account.objects.filter(pk=locked.pk).update(held=F("held") + amount)
+    return Hold.objects.create(
+        key=key, account=locked, amount=amount, expires_at=expires_at, reason=reason
+    )
+
+
+@transaction.atomic
+def hold_post(
+    *, hold: Hold, destination: Account, amount: int | None = None, reason: str = ""
+) -> PostResult:
+    """Pay ``amount`` (at most the held amount; all of it by default) from a hold;
+    the rest is released."""
+    locked = _locked_hold(hold)
+    paid = locked.amount if amount is None else _check_amount(amount)
+    if paid > locked.amount:
+        raise InsufficientChips(needed=paid, available=locked.amount)
+    result = ledger_post(
+        key=f"hold:{locked.key}:post",
+        kind=Kind.HOLD_POST,
+        postings=[(locked.account_id, -paid), (destination, paid)],
+        reason=reason or locked.reason,
+        release_held={locked.account_id: locked.amount},
+    )
+    Hold.objects.filter(pk=locked.pk).update(
+        status=Hold.Status.POSTED, transaction=result.transaction
+    )
+    return result
+
+
+def _release(hold: Hold, status: str) -> None:
+    Account.objects.filter(pk=hold.account_id).update(held=F("held") - hold.amount)
+    Hold.objects.filter(pk=hold.pk).update(status=status)
+
+
+@transaction.atomic
+def hold_void(*, hold: Hold) -> None:
+    _release(_locked_hold(hold), Hold.Status.VOIDED)
+
+
+def holds_expire(*, now: datetime | None = None) -> int:
+    """Release every pending hold past its expiry; each in its own transaction."""
+    moment = now or timezone.now()
+    expired = 0
+    for pk in Hold.objects.filter(status=Hold.Status.PENDING, expires_at__lte=moment).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            hold = Hold.objects.select_for_update().get(pk=pk)
+            if hold.status == Hold.Status.PENDING and hold.expires_at <= moment:
+                _release(hold, Hold.Status.EXPIRED)
+                expired += 1
+    return expired
+
+
+def seat_account_key(seat_key: str) -> str:
+    return f"seat:{seat_key}"
+
+
+@transaction.atomic
+def seat_buy_in(*, user: User, seat_key: str, amount: int, key: str) -> Account:
+    """Move a Hold'em buy-in from the player's wallet to the seat's escrow account."""
+    amount = _check_amount(amount)
+    seat, _ = Account.objects.get_or_create(
+        key=seat_account_key(seat_key), defaults={"kind": Account.Kind.SEAT, "user": user}
+    )
+    seat = Account.objects.select_for_update().get(pk=seat.pk)
+    if seat.user_id != user.pk:
+        if seat.balance != 0:
+            raise SeatOccupied()
+        Account.objects.filter(pk=seat.pk).update(user=user, is_closed=False)
+    elif seat.is_closed:
+        Account.objects.filter(pk=seat.pk).update(is_closed=False)
+    transfer(
+        source=account_for_user(user=user),
+        destination=seat,
+        amount=amount,
+        key=key,
+        kind=Kind.BUY_IN,
+    )
+    seat.refresh_from_db()
+    return seat
+
+
+@transaction.atomic
+def seat_cash_out(*, seat_key: str, key: str) -> int:
+    """Return everything on the seat's escrow to its owner; returns the amount."""
+    seat = (
+        Account.objects.select_for_update()
+        .filter(key=seat_account_key(seat_key), kind=Account.Kind.SEAT)
+        .first()
+    )
+    if seat is None or seat.user is None:
+        raise UnknownAccount()
+    if seat.balance > 0:
+        transfer(
+            source=seat,
+            destination=account_for_user(user=seat.user),
+            amount=seat.balance,
+            key=key,
+            kind=Kind.CASH_OUT,
+        )
+    return seat.balance
+
+
+@transaction.atomic
+def admin_adjust(*, user: User, amount: int, reason: str, staff_user: User, key: str) -> PostResult:
+    """A staff correction: a new transaction against issuance, never an edit."""
+    if not staff_user.is_staff:
+        raise PermissionDenied()
+    if not reason or not reason.strip():
+        raise ReasonRequired()
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
+        raise InvalidAmount()
+    issuance = system_account(Account.Kind.ISSUANCE)
+    player = account_for_user(user=user)
+    return ledger_post(
+        key=key,
+        kind=Kind.ADJUSTMENT,
+        postings=[(issuance, -amount), (player, amount)],
+        reason=reason.strip(),
+        created_by=staff_user,
+    )

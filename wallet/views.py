@@ -1,0 +1,44 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from vipgame.accounts.models import User
+
+from .errors import WalletError
+from .selectors import ledger_for_user, user_account
+from .services import bonus_day, daily_bonus_claim
+
+
+@login_required
+def wallet_page(request: HttpRequest) -> HttpResponse:
+    user: User = request.user  # type: ignore[assignment]
+    page = Paginator(ledger_for_user(user), 20).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "wallet/wallet.html",
+        {
+            "account": user_account(user),
+            "page": page,
+            "bonus_claimed": ledger_for_user(user)
+            .filter(transaction__idempotency_key=f"bonus:{user.pk}:{bonus_day()}")
+            .exists(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def claim_bonus(request: HttpRequest) -> HttpResponse:
+    user: User = request.user  # type: ignore[assignment]
+    try:
+        result = daily_bonus_claim(user=user)
+    except WalletError as err:
+        messages.error(request, err.message)
+    else:
+        amount = result.transaction.entries.filter(account__user=user).get().amount
+        messages.success(request, _("Daily bonus claimed: +%(amount)s chips.") % {"amount": amount})
+    return redirect("wallet")
