@@ -17,6 +17,7 @@ from .helpers import assert_ledger_consistent
 
 THREADS = 8
 SECONDS = 4.0
+MIN_OPS = 40  # per thread, however slow the machine: the run always does real work
 
 
 @pytest.mark.django_db(transaction=True)
@@ -36,8 +37,10 @@ def test_random_concurrent_operations_keep_the_ledger_exact():
 
     def work(seed: int) -> None:
         rng = random.Random(seed)
+        done = 0
         try:
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline or done < MIN_OPS:
+                done += 1
                 op = rng.choice(["transfer", "transfer", "overdraw", "grant", "bonus", "repeat"])
                 try:
                     if op in ("transfer", "overdraw"):
@@ -84,7 +87,8 @@ def test_random_concurrent_operations_keep_the_ledger_exact():
         t.join()
 
     assert errors == []
-    assert outcomes["ok"] > 200
+    assert sum(outcomes.values()) >= THREADS * MIN_OPS
+    assert outcomes["ok"] > THREADS * MIN_OPS // 3
     assert outcomes["refused"] > 0
     assert outcomes["duplicate"] > 0
     assert all(count == 1 for count in keys_posted.values())
