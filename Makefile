@@ -24,7 +24,7 @@ translations: $(VENV)/.runtime
 prepare: $(VENV)/.runtime translations
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py collectstatic --noinput -v 0
-	$(BIN)/python manage.py demo_data
+	$(BIN)/python -m vipgame.devredis run $(BIN)/python manage.py demo_data
 
 run: prepare
 	@echo "Starting Daphne, Celery (worker + beat) and Redis on http://127.0.0.1:8000 (Ctrl-C stops all)"

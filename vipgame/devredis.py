@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -51,17 +52,40 @@ def start(socket: Path, timeout: float = 10.0) -> subprocess.Popen[bytes]:
             time.sleep(0.05)
 
 
-def main() -> None:
+def answers(socket: Path) -> bool:
+    try:
+        return bool(redis.Redis(unix_socket_path=str(socket), socket_timeout=1).ping())
+    except redis.ConnectionError:
+        return False
+
+
+def run_with_server(socket: Path, command: list[str]) -> int:
+    """Run a command with the embedded Redis up (started for it if no server
+    answers yet, stopped afterwards), so that what it publishes or queues
+    goes somewhere instead of failing to connect."""
+    if os.environ.get("REDIS_URL") or answers(socket):
+        return subprocess.call(command)
+    process = start(socket)
+    try:
+        return subprocess.call(command)
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def main(argv: list[str]) -> int:
+    var_dir = Path(os.environ.get("VAR_DIR", Path(__file__).resolve().parent.parent / "var"))
+    socket = var_dir / "redis.sock"
+    if argv[:1] == ["run"]:  # python -m vipgame.devredis run <command ...>
+        return run_with_server(socket, argv[1:])
     url = os.environ.get("REDIS_URL")
     if url:
         print(f"Using REDIS_URL={url}; no embedded Redis started.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
-        return
-    var_dir = Path(os.environ.get("VAR_DIR", Path(__file__).resolve().parent.parent / "var"))
-    socket = var_dir / "redis.sock"
+        return 0
     print(f"Embedded Redis on unix://{socket}", flush=True)
     os.execv(str(server_binary()), server_args(socket))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -441,6 +441,16 @@ def sweep(*, grace_ms: int = 1000) -> list[tuple[int, int]]:
     )
 
 
+def bots_unready() -> list[tuple[int, int]]:
+    """(table, position) of bots not ready at a table between hands: their
+    ready-up task was lost (a broker outage, a worker killed)."""
+    return list(
+        Seat.objects.filter(
+            is_bot=True, ready=False, leaving=False, table__status=Table.Status.WAITING
+        ).values_list("table_id", "position")
+    )
+
+
 def bot_tables_stalled(*, after_ms: int = 4000) -> list[int]:
     """Playing tables with a bot seat whose clock has run a while without a move."""
     limit = clock.now() - timedelta(milliseconds=after_ms)

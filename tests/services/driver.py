@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from games import services
@@ -67,3 +68,16 @@ def cards_in(payload: Any) -> set[str]:
     from ..tables import payload_cards
 
     return payload_cards(payload)
+
+
+def in_play(open_table: Callable[[], Table]) -> Table:
+    """A table whose new hand is in play with a turn clock running. A Tiến Lên
+    deal can be an instant win (tới trắng) that ends the hand at once: that
+    table is closed and ``open_table`` called again."""
+    for _ in range(20):
+        table = open_table()
+        table.refresh_from_db()
+        if table.clock == Table.Clock.TURN:
+            return table
+        services.table_close(table_id=table.pk, by=None, reason="instant win at the deal")
+    raise AssertionError("twenty instant wins in a row")

@@ -1,0 +1,108 @@
+"""The beat sweeper repairs what lost tasks leave behind: overdue clocks,
+unsettled hands, bots that never readied up and bots that never moved."""
+
+import pytest
+
+from games import services, tasks
+from games.models import Hand, HandEvent, Seat
+
+from .driver import in_play
+
+pytestmark = pytest.mark.django_db
+
+
+def bot_table(tables, make_user, game="tienlen"):
+    """A human and a bot at a two-seat table, the bot's ready-up task lost."""
+    lan = make_user()
+    table = services.table_create(owner=lan, game=game, stake=10, seat_count=2, turn_seconds=20)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_add_bot(table_id=table.pk, user=lan)
+    tables.scheduler.readies.clear()
+    return table, lan
+
+
+def test_a_bot_whose_ready_task_was_lost_is_readied(tables, make_user):
+    table, lan = bot_table(tables, make_user)
+    assert not Seat.objects.get(table=table, is_bot=True).ready
+
+    assert tasks.sweeper() == {"fired": 0, "settled": 0, "bots": 0}
+
+    assert Seat.objects.get(table=table, is_bot=True).ready
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    assert table.current_hand_id is not None
+
+
+def test_an_overdue_clock_fires_once_the_grace_has_passed(tables, make_user):
+    lan, minh = make_user(), make_user()
+
+    def open_table():
+        table = services.table_create(owner=lan, game="tienlen", stake=10, seat_count=2)
+        for user in (lan, minh):
+            services.table_sit(table_id=table.pk, user=user)
+            services.table_ready(table_id=table.pk, user=user)
+        return table
+
+    table = in_play(open_table)
+    tables.scheduler.timers.clear()  # the timer task is lost
+    deadline, clock_version = table.deadline, table.clock_version
+
+    tables.clock.moment = deadline
+    assert tasks.sweeper()["fired"] == 0  # due, but within the sweeper's grace
+    tables.clock.advance(seconds=1)
+    swept = tasks.sweeper()
+
+    table.refresh_from_db()
+    assert swept["fired"] == 1
+    assert table.clock_version > clock_version
+    assert HandEvent.objects.filter(hand=table.current_hand, type="timed_out").count() == 1
+    assert tasks.sweeper()["fired"] == 0
+
+
+def test_a_stalled_bot_is_moved(tables, make_user):
+    def open_table():
+        table, lan = bot_table(tables, make_user)
+        tasks.sweeper()
+        services.table_ready(table_id=table.pk, user=lan)
+        return table
+
+    table = in_play(open_table)
+    tables.scheduler.bots.clear()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    bot_position = Seat.objects.get(table=table, is_bot=True).position
+    bot_player = [p["position"] for p in hand.players].index(bot_position)
+    if hand.state["turn"] != bot_player:  # let the human's clock run out first
+        tables.clock.moment = table.deadline
+        services.table_timeout(table_id=table.pk, clock_version=table.clock_version)
+        tables.scheduler.bots.clear()
+        table.refresh_from_db()
+    moves = HandEvent.objects.filter(hand=hand, type__in=["played", "passed"]).count()
+
+    tables.clock.advance(seconds=3)
+    assert tasks.sweeper()["bots"] == 0  # 3 s: still thinking
+    tables.clock.advance(seconds=2)
+    assert tasks.sweeper()["bots"] == 1
+
+    assert HandEvent.objects.filter(hand=hand, type__in=["played", "passed"]).count() == moves + 1
+
+
+def test_a_finished_hand_left_unsettled_is_settled(tables, make_user):
+    table, lan = bot_table(tables, make_user, game="maubinh")
+    tasks.sweeper()
+    services.table_ready(table_id=table.pk, user=lan)
+    while Hand.objects.get(table=table).ended_at is None:
+        tables.drain()  # bots arrange; the human's clock runs out, then the reveal
+        tables.fire(table)
+    tables.scheduler.settlements.clear()  # the settlement task is lost
+    hand = Hand.objects.get(table=table)
+    assert hand.ended_at is not None
+    assert not hand.settled
+
+    tables.clock.advance(seconds=1)
+    assert tasks.sweeper()["settled"] == 0  # the settlement task may still come
+    tables.clock.advance(seconds=2)
+    assert tasks.sweeper()["settled"] == 1
+
+    hand.refresh_from_db()
+    assert hand.settled
+    assert tasks.sweeper()["settled"] == 0
