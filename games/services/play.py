@@ -96,19 +96,22 @@ def maybe_deal(tx: TableTx) -> None:
 def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
     """After the hand's state changed: finish it, or (re)start the right clock."""
     engine, table = tx.adapter.engine, tx.table
-    table.hand_version = table.version
     status = engine.status(tx.state)
-    if status.finished:
-        finish_hand(tx)
-        return
-    seats = tx.hand_seats()
-    tx.bots_to_move = {seats[i].position for i in status.actors if seats[i].is_bot}
     same_clock = (
         before is not None
         and before.clock == status.clock
         and before.phase == status.phase
         and (status.clock != Table.Clock.TURN or before.actors == status.actors)
     )
+    if not same_clock:
+        # A move decided before this version is stale: a new phase or a new turn.
+        # (Mậu Binh players arrange at once: one's submission leaves the others' valid.)
+        table.hand_version = table.version
+    if status.finished:
+        finish_hand(tx)
+        return
+    seats = tx.hand_seats()
+    tx.bots_to_move = {seats[i].position for i in status.actors if seats[i].is_bot}
     if status.clock is None:
         tx.clear_clock()
     elif restart_clock or not same_clock:

@@ -3,6 +3,7 @@
 import pytest
 
 from games import services
+from games.adapters import engine_for
 from games.errors import (
     AlreadySeated,
     BadBuyIn,
@@ -152,6 +153,33 @@ def test_stale_and_illegal_actions_are_refused_and_change_nothing(tables, make_u
     with pytest.raises(IllegalMove):
         services.table_act(table_id=table.pk, user=button_user, action={"type": "dance"})
 
+    assert table_snapshot(table) == before
+
+
+def test_a_stale_version_is_refused_only_once_the_turn_or_phase_moved_on(tables, make_user):
+    """Mậu Binh players arrange at the same time: one's submission does not
+    make another's stale. A new phase (the reveal) does."""
+    table, lan, minh = two_player_table(make_user, game="maubinh")
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    dealt_at = table.version
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    engine = engine_for("maubinh")
+    state = engine.loads(hand.state)
+
+    def suggestion(user):
+        player = next(i for i, p in enumerate(hand.players) if p["user_id"] == user.pk)
+        return engine.bot_action(engine.view(state, player), seed=0)
+
+    services.table_act(table_id=table.pk, user=lan, action=suggestion(lan), version=dealt_at)
+    services.table_act(table_id=table.pk, user=minh, action=suggestion(minh), version=dealt_at)
+    table.refresh_from_db()
+    assert table.clock == "reveal"
+    before = table_snapshot(table)
+
+    with pytest.raises(StaleVersion):
+        services.table_act(table_id=table.pk, user=lan, action=suggestion(lan), version=dealt_at)
     assert table_snapshot(table) == before
 
 
