@@ -6,8 +6,9 @@ and answers ``{"finished", "winner", "instant", "units", "turn", "payments"}``.
 with ``first_lead = "three_spades"``). ``units`` is null until the hand is
 finished; ``payments`` lists what is settled so far (chop chains of closed
 rounds) and, once finished, every payment. With an optional ``balances``
-(units per player) the answer adds ``capped_units``, the net after the
-balance cap.
+(units per player, checked in any case) a finished hand's answer adds
+``capped_units``, the net after the balance cap. A key the op does not know
+is refused, so a misspelt ``options`` or ``balances`` is not quietly ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from .settle import capped_units, outcome
 from .state import HandState
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
+
+PLAY_KEYS = frozenset({"op", "preset", "options", "hands", "first", "actions", "balances"})
 
 
 def _deal(request: dict[str, Any], rules: TienLenRules) -> list[Card]:
@@ -41,6 +44,16 @@ def _deal(request: dict[str, Any], rules: TienLenRules) -> list[Card]:
     return dealt + [c for c in range(52) if c not in used]
 
 
+def _first(value: object, players: int, rules: TienLenRules) -> int | None:
+    if value is None and rules.first_lead == "three_spades":
+        return None
+    if value is None:
+        raise RulesError("bad_request", "first must name the player who leads")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
+        raise RulesError("bad_setup", f"first must be a player index from 0 to {players - 1}")
+    return value
+
+
 def _action(item: object, index: int) -> dict[str, Any]:
     if item == "pass":
         return {"type": "pass"}
@@ -51,12 +64,17 @@ def _action(item: object, index: int) -> dict[str, Any]:
 
 def play_hand(request: dict[str, Any]) -> HandState:
     """The state after dealing ``hands`` and applying ``actions`` (errors name the action)."""
+    unknown = sorted(str(key) for key in set(request) - PLAY_KEYS)
+    if unknown:
+        known = ", ".join(sorted(PLAY_KEYS))
+        raise RulesError(
+            "bad_request", f"Unknown keys: {', '.join(unknown)} (known: {known})", keys=unknown
+        )
     rules = ruleset(request.get("preset", "vipgame"), request.get("options", {}))
     deck = _deal(request, rules)
-    first = request.get("first")
-    if first is None and rules.first_lead != "three_spades":
-        raise RulesError("bad_request", "first must name the player who leads")
-    state, _ = hand.start(rules, deck, len(request["hands"]), {"previous_winner": first})
+    players = len(request["hands"])
+    first = _first(request.get("first"), players, rules)
+    state, _ = hand.start(rules, deck, players, {"previous_winner": first})
     actions = request.get("actions", [])
     if not isinstance(actions, list):
         raise RulesError("bad_request", "actions must be a list")
@@ -73,6 +91,8 @@ def play_hand(request: dict[str, Any]) -> HandState:
 
 def op_play(request: dict[str, Any]) -> dict[str, Any]:
     state = play_hand(request)
+    raw_balances = request.get("balances")
+    balances = None if raw_balances is None else _balances(raw_balances, state.players)
     answer: dict[str, Any] = {
         "finished": state.finished,
         "winner": state.winner,
@@ -86,9 +106,8 @@ def op_play(request: dict[str, Any]) -> dict[str, Any]:
         result = outcome(state)
         answer["units"] = list(result.net)
         paid = result.payments
-        balances = request.get("balances")
         if balances is not None:
-            answer["capped_units"] = capped_units(result, _balances(balances, state.players))
+            answer["capped_units"] = capped_units(result, balances)
     answer["payments"] = [
         {"from": p.payer, "to": p.payee, "units": p.amount, "reason": p.reason} for p in paid
     ]

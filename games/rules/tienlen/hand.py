@@ -115,6 +115,7 @@ def apply(state: HandState, player: int, action: Mapping[str, Any]) -> Step:
         raise RulesError("hand_finished", "The hand is over")
     if not isinstance(action, Mapping) or action.get("type") not in ("play", "pass"):
         raise RulesError("bad_action", 'An action is {"type": "play", "cards": [...]} or pass')
+    _check_player(state, player)
     if player != state.turn:
         raise RulesError("not_your_turn", "It is not your turn", turn=state.turn)
     if action["type"] == "pass":
@@ -232,13 +233,17 @@ def _timeout_step(state: HandState) -> Step:
 
 def leave(state: HandState, player: int) -> Step:
     """From now on the engine plays ``player``'s turns with the time-out action."""
-    if not isinstance(player, int) or not 0 <= player < state.players:
-        raise RulesError("bad_player", f"No player {player!r} in this hand")
+    _check_player(state, player)
     if state.finished or state.left[player]:
         return state, []
     left = tuple(x or i == player for i, x in enumerate(state.left))
     state = replace(state, left=left)
     return _play_for_leavers(state, [Event("left", {"player": player})])
+
+
+def _check_player(state: HandState, player: object) -> None:
+    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players:
+        raise RulesError("bad_player", f"No player {player!r} in this hand")
 
 
 def _play_for_leavers(state: HandState, events: list[Event]) -> Step:

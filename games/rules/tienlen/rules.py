@@ -103,8 +103,10 @@ OPTIONS = (*CHOICES, *UNITS)
 
 def ruleset(preset: str, options: Mapping[str, Any]) -> TienLenRules:
     """The preset with ``options`` overriding its named fields."""
-    if preset not in PRESETS:
-        raise RulesError("unknown_preset", f"Unknown Tiến Lên preset: {preset!r}", preset=preset)
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise RulesError(
+            "unknown_preset", f"Unknown Tiến Lên preset: {preset!r}", preset=str(preset)
+        )
     if not isinstance(options, Mapping):
         raise RulesError("bad_option", "options must be an object")
     for key, value in options.items():

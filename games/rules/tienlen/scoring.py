@@ -30,16 +30,18 @@ class Leftover(NamedTuple):
 def leftover(hand: Sequence[TlCard], penalties: Penalties, per_card: int) -> Leftover:
     """Group the cards left in hand into 2s, bombs and ordinary cards, paying the most.
 
-    Each 2 is priced on its own (a tứ quý of 2s pays as four 2s). The bombs
-    are chosen among the other cards to maximise the total with ordinary
-    cards worth ``per_card`` (0 for a cóng hand).
+    Each 2 is priced on its own, so a tứ quý of 2s pays as four 2s unless the
+    penalties price a tứ quý higher. The bombs are chosen among the other cards
+    to maximise the total with ordinary cards worth ``per_card`` (0 for a cóng
+    hand).
     """
     hand = sorted(hand)
+    twos = [c for c in hand if c >> 2 == TWO_RANK]
     items = [
-        Item("red_two" if is_red(c) else "black_two", (c,), two_value(c, penalties))
-        for c in hand
-        if c >> 2 == TWO_RANK
+        Item("red_two" if is_red(c) else "black_two", (c,), two_value(c, penalties)) for c in twos
     ]
+    if len(twos) == 4 and penalties.quad > sum(item.units for item in items):
+        items = [Item(QUAD, tuple(twos), penalties.quad)]
     counts = tuple(sum(1 for c in hand if c >> 2 == r) for r in range(TWO_RANK))
     _, bombs = _best_bombs(counts, 0, penalties, per_card)
     remaining = [c for c in hand if c >> 2 != TWO_RANK]

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.rules.cards import parse_cards
 from games.rules.errors import RulesError
@@ -218,3 +220,89 @@ def test_state_round_trips_through_json_with_options() -> None:
     with pytest.raises(RulesError) as err:
         ENGINE.loads({"game": "maubinh"})
     assert err.value.code == "bad_state"
+
+
+def test_a_player_who_passed_cannot_chop_later_in_the_round() -> None:
+    # given P0 leads 2s, P1 passes, P2 passes, P3 plays 2c and P0 plays 2h (RULES.md 3.7)
+    hands = [
+        ["3d", "4s", "4h", "6c", "6d", "9h", "Th", "Jd", "As", "Ac", "2s", "2d", "2h"],
+        ["3s", "3c", "5s", "5h", "6s", "6h", "7s", "7h", "8s", "9d", "Td", "Ad", "Ah"],
+        ["3h", "4d", "5c", "5d", "7c", "8d", "Qs", "Qc", "Qd", "Qh", "Ks", "Kd", "Kh"],
+        ["4c", "7d", "8c", "8h", "9s", "9c", "Ts", "Tc", "Js", "Jc", "Jh", "Kc", "2c"],
+    ]
+    deck = [c for hand in hands for c in parse_cards(hand)]
+    state, _ = ENGINE.start(ENGINE.ruleset("vipgame", {}), deck, 4, {"previous_winner": 0})
+    for player, action in [(0, play(["2s"])), (1, PASS), (2, PASS), (3, play(["2c"]))]:
+        state, _ = ENGINE.apply(state, player, action)
+    state, _ = ENGINE.apply(state, 0, play(["2h"]))
+    before = ENGINE.dumps(state)
+    # when P1 tries to chop 2h with its 3 đôi thông
+    with pytest.raises(RulesError) as err:
+        ENGINE.apply(state, 1, play(["5s", "5h", "6s", "6h", "7s", "7h"]))
+    # then it is refused (P3 is to act) and nothing changed
+    assert err.value.code == "not_your_turn"
+    assert err.value.extra == {"turn": 3}
+    assert ENGINE.dumps(state) == before
+
+
+@pytest.mark.parametrize("player", [True, -1, 4, "0", None])
+def test_acting_or_leaving_needs_a_player_index(player: Any) -> None:
+    state = start()
+    for call in (lambda: ENGINE.apply(state, player, PASS), lambda: ENGINE.leave(state, player)):
+        with pytest.raises(RulesError) as err:
+            call()
+        assert err.value.code == "bad_player"
+
+
+def test_timeout_of_the_first_leader_plays_the_lowest_card_dealt() -> None:
+    # given three players, first_lead three_spades, 3s and 3c not dealt: 3d is the lowest card
+    deck = [c for hand in (HANDS[2], [*HANDS[0][1:], "Ks"], HANDS[3]) for c in parse_cards(hand)]
+    deck += [c for c in range(52) if c not in deck]
+    rules = ENGINE.ruleset("vipgame", {"first_lead": "three_spades"})
+    state, _ = ENGINE.start(rules, deck, 3, {"previous_winner": None})
+    assert (state.turn, ENGINE.view(state, 0)["must_include"]) == (0, "3d")
+    # when the clock runs out / then 3d is played for the leader
+    state, events = ENGINE.timeout(state)
+    assert events[1].data == {"player": 0, "cards": ["3d"], "combination": "single", "chop": False}
+    assert state.must_include is None
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 60) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    kind=st.sampled_from(["play", "pass"]) | JSON_VALUES,
+    cards=JSON_VALUES | st.lists(st.sampled_from([*HANDS[0], "10s", "2S", "x"]), max_size=4),
+)
+def test_any_action_is_applied_or_refused_with_a_rules_error(kind: Any, cards: Any) -> None:
+    state = start()
+    before = ENGINE.dumps(state)
+    try:
+        after, _ = ENGINE.apply(state, 0, {"type": kind, "cards": cards})
+    except RulesError:
+        assert ENGINE.dumps(state) == before
+    else:
+        assert kind == "play"
+        assert sum(len(h) for h in after.hands) == 52 - len(cards)
+
+
+@settings(max_examples=200, deadline=None)
+@given(field=st.sampled_from(sorted(ENGINE.dumps(start()))), value=JSON_VALUES)
+def test_a_damaged_stored_state_is_refused_with_a_rules_error(field: str, value: Any) -> None:
+    # given a stored state with one field replaced by arbitrary JSON
+    data = ENGINE.dumps(start()) | {field: value}
+    # then it loads, or is refused with a rules error (never another exception)
+    assert _load_error(data) in (None, "bad_state")
+
+
+def _load_error(data: dict[str, Any]) -> str | None:
+    try:
+        ENGINE.loads(data)
+    except RulesError as err:
+        return err.code
+    return None
