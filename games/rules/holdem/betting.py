@@ -233,12 +233,13 @@ def time_out(state: HandState) -> HandState:
 
 
 def leave(state: HandState, player: int) -> HandState:
-    """The player left the table: their hand is folded at once, in turn or not."""
+    """The player left the table: their hand is folded at once, in turn or not.
+    An all-in hand has nothing left to decide: it stays in and can still win."""
     if state.finished:
         raise RulesError("hand_finished", "The hand is over")
     if not 0 <= player < state.players:
         raise RulesError("bad_player", f"No player {player} in this hand")
-    if state.folded[player]:
+    if state.folded[player] or state.stacks[player] == 0:
         return state
     new = state.clone()
     flags = {"left": True} if new.to_act == player else {"left": True, "out_of_turn": True}

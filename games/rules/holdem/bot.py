@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cards import Card, parse_cards
 from ..errors import RulesError
-from .evaluator import rank7
+from .evaluator import DISTINCT_HANDS, weakness7
 
 EVALUATION_BUDGET = 600
 MIN_SAMPLES = 100
@@ -64,22 +64,28 @@ def equity(
     """The share of the pot the hand wins on average against random opponent hands."""
     dead = {*hole, *board}
     deck = [c for c in range(52) if c not in dead]
+    size = len(deck)
     missing = 5 - len(board)
+    drawn = missing + 2 * opponents
+    uniform = rng.random
+    first, second = hole
     won = 0.0
     for _ in range(samples):
-        draw = rng.sample(deck, missing + 2 * opponents)
-        full_board = [*board, *draw[:missing]]
-        mine = rank7([*hole, *full_board])
-        best = 0
+        # A partial Fisher-Yates shuffle: the first ``drawn`` cards become a uniform sample.
+        for i in range(drawn):
+            j = i + int(uniform() * (size - i))
+            deck[i], deck[j] = deck[j], deck[i]
+        full_board = (*board, *deck[:missing])
+        mine = weakness7(first, second, *full_board)
+        best = DISTINCT_HANDS + 1
         ties = 0
-        for k in range(opponents):
-            start = missing + 2 * k
-            theirs = rank7([draw[start], draw[start + 1], *full_board])
-            if theirs > best:
+        for k in range(missing, drawn, 2):
+            theirs = weakness7(deck[k], deck[k + 1], *full_board)
+            if theirs < best:
                 best, ties = theirs, 1
             elif theirs == best:
                 ties += 1
-        if mine > best:
+        if mine < best:
             won += 1.0
         elif mine == best:
             won += 1.0 / (ties + 1)

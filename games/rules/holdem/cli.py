@@ -10,6 +10,10 @@ players), or once finished the pots as paid with their winners; ``legal`` is
 player's total bet in the round.
 
 ``holdem.best`` answers ``{"category", "best", "rank"}`` for 5 to 7 cards.
+
+A key an op does not know is refused (a misspelt ``max_raise`` must not
+quietly mean "no cap"); ``max_raise`` and ``actions`` may be left out (no
+cap, no actions yet).
 """
 
 from __future__ import annotations
@@ -28,6 +32,19 @@ from .view import current_pots
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 
 _SIMPLE_ACTIONS = {"fold", "check", "call", "all_in"}
+_PLAY_KEYS = frozenset({"op", "stake", "max_raise", "button", "stacks", "hole", "board", "actions"})
+_BEST_KEYS = frozenset({"op", "cards"})
+
+
+def _check_keys(request: dict[str, Any], known: frozenset[str]) -> None:
+    unknown = sorted(str(key) for key in set(request) - known)
+    if unknown:
+        raise RulesError(
+            "bad_request",
+            f"Unknown keys for {request.get('op')}: {', '.join(unknown)}"
+            f" (known: {', '.join(sorted(known))})",
+            keys=unknown,
+        )
 
 
 def deck_for(hole: list[list[int]], board: list[int]) -> list[int]:
@@ -50,10 +67,18 @@ def _action(item: object, index: int) -> dict[str, Any]:
 
 
 def play_hand(request: dict[str, Any]) -> HandState:
+    _check_keys(request, _PLAY_KEYS)
+    rules = PRESETS["vipgame"]
     stacks = request.get("stacks")
     if not isinstance(stacks, list):
-        raise RulesError("bad_request", "stacks must be a list of chip counts")
+        raise RulesError("bad_request", "stacks must be a list of chip counts, one per player")
     players = len(stacks)
+    if not rules.min_players <= players <= rules.max_players:
+        raise RulesError(
+            "bad_player_count",
+            f"Hold'em needs {rules.min_players} to {rules.max_players} players,"
+            f" got {players} stacks",
+        )
     hole_items = request.get("hole")
     if not isinstance(hole_items, list) or len(hole_items) != players:
         raise RulesError("bad_request", f"hole must list {players} pairs of cards")
@@ -61,7 +86,7 @@ def play_hand(request: dict[str, Any]) -> HandState:
     board = parse_cards(request.get("board"), count=5, field="board")
     ensure_distinct([*hole, board])
     setup = {key: request.get(key) for key in ("stake", "max_raise", "button", "stacks")}
-    state = betting.start_hand(PRESETS["vipgame"], deck_for(hole, board), players, setup)
+    state = betting.start_hand(rules, deck_for(hole, board), players, setup)
     actions = request.get("actions", [])
     if not isinstance(actions, list):
         raise RulesError("bad_request", "actions must be a list")
@@ -94,6 +119,7 @@ def op_play(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def op_best(request: dict[str, Any]) -> dict[str, Any]:
+    _check_keys(request, _BEST_KEYS)
     value = evaluate_text(request.get("cards"))
     return {"category": value.category_name, "best": cards_str(value.best), "rank": value.rank}
 

@@ -31,6 +31,10 @@ _EVALUATORS: dict[int, Evaluator] = {
 _EVALUATE5: Evaluator = _pheval.evaluate_5cards
 _EVALUATE7: Evaluator = _pheval.evaluate_7cards
 
+weakness7: Evaluator = _EVALUATE7
+"""``weakness7(c1, ..., c7)``: seven distinct cards as arguments, **lower** wins
+(1 is a royal flush; ``DISTINCT_HANDS + 1 - rank``). The inner loop of simulations."""
+
 # The weakest hand of each category, as a rank (higher is better).
 _CATEGORY_FLOORS: tuple[tuple[int, Category], ...] = (
     (DISTINCT_HANDS + 1 - 10, Category.STRAIGHT_FLUSH),

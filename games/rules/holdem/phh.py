@@ -171,6 +171,8 @@ def parse_line(line: str) -> PhhAction | None:
         if words[1] == "db" and len(words) == 3:
             return PhhAction("d", "db", words[2], commentary)
         raise RulesError("bad_phh", f"Cannot read the PHH action {line!r}")
+    if len(words) == 4:
+        raise RulesError("bad_phh", f"Cannot read the PHH action {line!r}")
     return PhhAction(words[0], words[1], words[2] if len(words) > 2 else None, commentary)
 
 
@@ -217,10 +219,14 @@ def _read_table(data: dict[str, Any], rules: HoldemRules) -> _Table:
         raise RulesError("bad_phh", "blinds_or_straddles must give the blinds")
     stake = blinds[0] // rules.small_blind_units
     expected = [stake * rules.small_blind_units, stake * rules.big_blind_units] + [0] * (n - 2)
-    if blinds != expected or any(data.get("antes", [0] * n)):
+    if blinds != expected or data.get("antes") != [0] * n:
         raise RulesError("bad_phh", "Only the table's small and big blind, without antes")
-    seats = data.get("seats")
-    ours = tuple(s - 1 for s in seats) if _ints(seats) else tuple(range(n))
+    if data.get("min_bet") != expected[1]:
+        raise RulesError("bad_phh", f"min_bet must be the big blind ({expected[1]})")
+    seats = data.get("seats", list(range(1, n + 1)))
+    if not _ints(seats):
+        raise RulesError("bad_phh", "seats must list whole numbers")
+    ours = tuple(s - 1 for s in seats)
     if sorted(ours) != list(range(n)):
         raise RulesError("bad_phh", "seats must number the players 1 to n")
     if any(ours[k] != (ours[-1] + 1 + k) % n for k in range(n)):
@@ -239,7 +245,10 @@ def _deck(table: _Table, actions: Sequence[PhhAction]) -> list[Card]:
     for action in actions:
         if action.verb in ("dh", "sm") and action.argument not in (None, "-"):
             player = table.ours[_player_number(action.actor, table.players)]
-            for i, card in enumerate(_cards(action.argument or "")[:2]):
+            cards = _cards(action.argument or "")
+            if len(cards) != 2:
+                raise RulesError("bad_phh", f"A hold'em hand has 2 cards, not {action.argument!r}")
+            for i, card in enumerate(cards):
                 if card is not None:
                     hole[player][i] = card
         elif action.verb == "db":

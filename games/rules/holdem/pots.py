@@ -27,9 +27,15 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
     """The main pot first, then the side pots.
 
     Chips above the largest live contribution (a player who left the table
-    after out-betting everyone) go to the last pot.
+    after out-betting everyone) go to the last pot. When no live player has
+    put anything in (both blinds left before anyone else acted), every chip
+    forms one pot for the live players.
     """
     levels = sorted({c for c, alive in zip(contributions, live, strict=True) if alive and c > 0})
+    if not levels:
+        if not any(contributions):
+            return []
+        return [Pot(tuple(p for p, alive in enumerate(live) if alive), tuple(contributions))]
     pots: list[Pot] = []
     previous = 0
     for index, level in enumerate(levels):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards import cards_str
+from ..errors import RulesError
 from .betting import legal_actions
 from .pots import build_pots
 from .state import HandState, json_copy
@@ -37,6 +38,11 @@ def current_pots(state: HandState) -> list[dict[str, Any]]:
 
 
 def view(state: HandState, player: int | None) -> dict[str, Any]:
+    """The view of ``player`` (an index below ``state.players``), None for spectators."""
+    if player is not None and (
+        not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players
+    ):
+        raise RulesError("bad_player", f"No player {player!r} in this hand")
     actor = state.to_act
     legal = None if actor is None else legal_actions(state, actor)
     shown = [cards_str(state.hole[p]) if state.shown[p] else None for p in range(state.players)]

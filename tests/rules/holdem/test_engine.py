@@ -119,6 +119,39 @@ def test_leave_out_of_turn_folds_at_once_and_the_hand_goes_on() -> None:
     assert state.stacks == [100, 102, 98]
 
 
+def test_when_both_blinds_leave_the_last_player_takes_the_blinds() -> None:
+    # given three players where the button, first to act, has put nothing in
+    state = three_handed()
+    # when the small and then the big blind leave before the button acts
+    state, _ = ENGINE.leave(state, 1)
+    state, events = ENGINE.leave(state, 2)
+    # then the button wins the 3 chips of blinds: none vanish
+    assert state.finished
+    assert state.stacks == [103, 99, 98]
+    assert [e.data for e in events if e.type == "pot"] == [
+        {"index": 0, "amount": 3, "eligible": [0], "winners": [0], "shares": [3]}
+    ]
+    result = ENGINE.outcome(state)
+    assert result.net == (3, -1, -2)
+    assert result.payments == (
+        Payment(1, 0, 1, "main_pot", {"pot": 0}),
+        Payment(2, 0, 2, "main_pot", {"pot": 0}),
+    )
+
+
+def test_an_all_in_player_who_leaves_stays_in_the_hand() -> None:
+    # given the button all in and called by the small blind
+    state = three_handed()
+    state, _ = ENGINE.apply(state, 0, {"type": "all_in"})
+    state, _ = ENGINE.apply(state, 1, {"type": "call"})
+    # when the all-in player leaves before the showdown
+    left, events = ENGINE.leave(state, 0)
+    # then nothing is left for them to decide: the hand plays on with them in it
+    assert events == []
+    assert ENGINE.dumps(left) == ENGINE.dumps(state)
+    assert not left.folded[0]
+
+
 def test_leaving_twice_changes_nothing_the_second_time() -> None:
     state, _ = ENGINE.leave(three_handed(), 2)
     again, events = ENGINE.leave(state, 2)

@@ -129,10 +129,29 @@ def test_import_replays_a_pokerkit_history() -> None:
     assert [r["player"] for r in state.log if r["kind"] == "show"] == [0, 2]
 
 
-def test_import_refuses_other_games() -> None:
+@pytest.mark.parametrize(
+    ("before", "after", "message"),
+    [
+        ('"NT"', '"PO"', "Only no-limit Texas hold'em (variant NT) is supported"),
+        ("antes = [0, 0, 0, 0]", "antes = [1, 1, 1, 1]", "Only the table's small and big blind"),
+        ("antes = [0, 0, 0, 0]", "antes = 0", "Only the table's small and big blind"),
+        ("blinds_or_straddles = [1, 2, 0, 0]", "blinds_or_straddles = [1, 2, 4, 0]", "Only the"),
+        ("min_bet = 2", "min_bet = 4", "min_bet must be the big blind (2)"),
+        ("seats = [2, 3, 4, 1]", 'seats = "2341"', "seats must list whole numbers"),
+        ("seats = [2, 3, 4, 1]", "seats = [2, 3, 4, 4]", "seats must number the players 1 to n"),
+        ("seats = [2, 3, 4, 1]", "seats = [3, 2, 4, 1]", "seats must follow the order of play"),
+        ('"p4 cbr 50"', '"p4 cbr 50 60"', "Cannot read the PHH action 'p4 cbr 50 60'"),
+        ('"p4 cbr 50"', '"p4 cbr 50.5"', "Unsupported PHH action 'cbr'"),
+        ('"d dh p1 KhKs"', '"d dh p1 KhKsKd"', "A hold'em hand has 2 cards, not 'KhKsKd'"),
+        ('"p2 cc"', '"p5 cc"', "Unknown PHH player 'p5'"),
+        ('"d db Jc"', '"d db Kh"', "The deck must hold each of the 52 cards once"),
+    ],
+)
+def test_import_refuses_what_our_table_cannot_have_played(
+    before: str, after: str, message: str
+) -> None:
+    assert before in EXPECTED
     with pytest.raises(RulesError) as refused:
-        import_phh(EXPECTED.replace('"NT"', '"PO"'))
-    assert refused.value.code == "bad_phh"
-    with pytest.raises(RulesError) as refused:
-        import_phh(EXPECTED.replace("antes = [0, 0, 0, 0]", "antes = [1, 1, 1, 1]"))
-    assert refused.value.code == "bad_phh"
+        import_phh(EXPECTED.replace(before, after))
+    assert refused.value.code in {"bad_phh", "bad_deck"}
+    assert refused.value.message.startswith(message)

@@ -19,12 +19,20 @@ are checked against the rule instead of against pokerkit:
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from games.rules.holdem import betting
 from games.rules.holdem.engine import ENGINE
 from games.rules.holdem.state import HandState
 
-from .support import RULES, PokerkitMirror, expected_stacks, random_action, random_spec
+from .support import (
+    RULES,
+    PokerkitMirror,
+    expected_stacks,
+    memoized_pokerkit_hands,
+    random_action,
+    random_spec,
+)
 
 HANDS = 2000
 
@@ -51,8 +59,8 @@ def reopened_by_rule(state: HandState, player: int) -> bool:
     return player not in acted_at or top - acted_at[player] >= full
 
 
-def play_both(seed: int) -> tuple[int, int]:
-    """One random hand in both engines; returns (decisions, reopen differences)."""
+def play_both(seed: int) -> tuple[int, int, HandState]:
+    """One random hand in both engines; returns (decisions, reopen differences, our end state)."""
     rng = random.Random(seed)
     spec = random_spec(rng)
     ours, _ = ENGINE.start(RULES, spec.deck, spec.players, spec.setup())
@@ -85,7 +93,7 @@ def play_both(seed: int) -> tuple[int, int]:
         ours, _ = ENGINE.apply(ours, player, action)
         decisions += 1
     check_final_stacks(ours, theirs)
-    return decisions, differences
+    return decisions, differences, ours
 
 
 def check_final_stacks(ours: HandState, theirs: PokerkitMirror) -> None:
@@ -110,9 +118,47 @@ def check_final_stacks(ours: HandState, theirs: PokerkitMirror) -> None:
     assert pk_final == expected_stacks(*args, pokerkit_rules=True)
 
 
+def features(state: HandState) -> set[str]:
+    """What a finished hand exercised, to show the random hands cover the rules."""
+    pots = [r for r in state.log if r["kind"] == "pot"]
+    found = {f"players_{state.players}"}
+    if any(r["kind"] == "showdown" for r in state.log):
+        found.add("showdown")
+    else:
+        found.add("won_without_showdown")
+    if len(pots) > 1:
+        found.add("side_pots")
+    if any(len(p["winners"]) > 1 for p in pots):
+        found.add("split_pot")
+    if any(len(p["winners"]) > 1 and p["amount"] % len(p["winners"]) for p in pots):
+        found.add("odd_chips")
+    if any(r["kind"] == "uncalled" for r in state.log):
+        found.add("uncalled_bet")
+    if any(r.get("all_in") and r["kind"] == "action" and r["action"] == "raise" for r in state.log):
+        found.add("all_in_raise")
+    if any(r.get("all_in") and r["kind"] == "blind" for r in state.log):
+        found.add("all_in_blind")
+    return found
+
+
 def test_pokerkit_agrees_on_2000_random_hands() -> None:
     # given 2,000 random hands of 2 to 9 players with short and deep stacks
-    totals = [play_both(seed) for seed in range(HANDS)]
-    # then every decision and every final stack agreed (or followed the rule)
-    decisions = sum(d for d, _ in totals)
+    with memoized_pokerkit_hands():
+        played = [play_both(seed) for seed in range(HANDS)]
+    # then every decision and every final stack agreed (or followed the rule) ...
+    decisions = sum(d for d, _, _ in played)
     assert decisions > 10 * HANDS
+    # ... over hands that exercise every rule the test compares
+    seen = Counter(f for _, _, state in played for f in features(state))
+    floors = {f"players_{n}": 150 for n in range(2, 10)} | {
+        "showdown": 1000,
+        "won_without_showdown": 100,
+        "side_pots": 1000,
+        "split_pot": 100,
+        "odd_chips": 50,
+        "uncalled_bet": 500,
+        "all_in_raise": 500,
+        "all_in_blind": 10,
+    }
+    assert {f: seen[f] for f in floors if seen[f] < floors[f]} == {}
+    assert sum(diff for _, diff, _ in played) > 0  # reopening differences were met and checked

@@ -50,7 +50,7 @@ def check_invariants(state: HandState) -> None:
 
 
 @HANDS
-@given(seed=seeds, leave_rate=st.sampled_from([0.0, 0.04]), capped=st.booleans())
+@given(seed=seeds, leave_rate=st.sampled_from([0.0, 0.04, 0.3]), capped=st.booleans())
 def test_chips_conserved_no_leak_and_folded_never_paid(
     seed: int, leave_rate: float, capped: bool
 ) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from games.rules.cards import parse_cards
+from games.rules.errors import RulesError
 from games.rules.holdem.cli import deck_for
 from games.rules.holdem.engine import ENGINE
 from games.rules.holdem.state import HandState
@@ -66,3 +69,11 @@ def test_a_hand_won_without_showdown_shows_nothing() -> None:
     assert view["shown"] == [None, None, None]
     assert view["board"] == []
     assert not any(card in str(view) for card in ["Ah", "As", "Kh", "Ks", *BOARD])
+
+
+@pytest.mark.parametrize("player", [-1, 3, True, "0", 1.0])
+def test_a_view_for_no_such_player_is_refused(player: object) -> None:
+    # a negative index must not become "the last player" and show their cards
+    with pytest.raises(RulesError) as refused:
+        ENGINE.view(start(), player)  # type: ignore[arg-type]
+    assert refused.value.code == "bad_player"
