@@ -7,7 +7,7 @@ arranges greedily; each later round arranges with the tables of the round
 before, so the tables describe opponents who use the arranger itself.
 
     .venv/bin/python -m bench.build_maubinh_tables              # full (about 20 min)
-    .venv/bin/python -m bench.build_maubinh_tables --deals 500  # quick check
+    .venv/bin/python -m bench.build_maubinh_tables --deals 500 --output /tmp/t.py  # quick check
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from games.rules.maubinh.arranger import Arranger, ChiCounts, encode_counts
 from games.rules.maubinh.classes import class_table, evaluate_hand
 from games.rules.maubinh.rules import PRESETS, Ruleset
 from games.rules.maubinh.splits import SPLIT_CHI1, SPLIT_CHI2, SPLIT_CHI3
+from games.rules.maubinh.win_tables import TABLES
 
 OUTPUT = Path(__file__).resolve().parent.parent / "games/rules/maubinh/win_tables.py"
 
@@ -116,10 +117,15 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args()
     tables = {p: build(p, args.deals, args.rounds, args.seed) for p in args.presets}
+    if set(args.presets) != set(PRESETS):
+        # Regenerating some presets keeps the others' tables as they are.
+        tables = {p: tables[p] if p in tables else dict(TABLES[p]) for p in PRESETS}
     command = (
         f"python -m bench.build_maubinh_tables --deals {args.deals} --rounds {args.rounds} "
         f"--seed {args.seed}"
     )
+    if set(args.presets) != set(PRESETS):
+        command += f" --presets {' '.join(args.presets)} (other presets kept)"
     args.output.write_text(render(tables, command), encoding="utf-8")
     print(f"wrote {args.output}")
 

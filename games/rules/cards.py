@@ -53,7 +53,8 @@ def is_red(card: Card) -> bool:
 
 def parse_card(text: object) -> Card:
     if not isinstance(text, str) or text.strip() not in _PARSE:
-        raise RulesError("unknown_card", f"Unknown card: {text!r}", card=str(text))
+        shown = repr(text) if len(repr(text)) <= 20 else repr(text)[:17] + "..."
+        raise RulesError("unknown_card", f"Unknown card: {shown}", card=str(text)[:20])
     return _PARSE[text.strip()]
 
 

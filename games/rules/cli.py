@@ -2,6 +2,9 @@
 
 Exit 0 with the answer, or exit 2 with ``{"error": {"code", "message"}}``.
 Each game contributes its ops in ``games/rules/<game>/cli.py`` as ``OPS``.
+Bad input is a :class:`RulesError` with a stable code; anything else that
+goes wrong is still answered in that shape (code ``internal_error``), never
+with a traceback.
 """
 
 from __future__ import annotations
@@ -23,9 +26,7 @@ Op = Callable[[dict[str, Any]], dict[str, Any]]
 
 def op_deck(request: dict[str, Any]) -> dict[str, Any]:
     seed = fairness.parse_server_seed(request.get("server_seed"))
-    hand_id = request.get("hand_id")
-    if not isinstance(hand_id, str):
-        raise RulesError("bad_request", "hand_id must be a string")
+    hand_id = fairness.check_hand_id(request.get("hand_id"))
     seeds = request.get("client_seeds", [])
     if not isinstance(seeds, list):
         raise RulesError("bad_request", "client_seeds must be a list of strings")
@@ -67,6 +68,11 @@ def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
         return 2
     except RecursionError:
         json.dump({"error": {"code": "bad_request", "message": "Input nested too deeply"}}, stdout)
+        stdout.write("\n")
+        return 2
+    except Exception as exc:  # the contract: JSON out, never a traceback
+        message = f"Internal error ({type(exc).__name__}); please report the input"
+        json.dump({"error": {"code": "internal_error", "message": message}}, stdout)
         stdout.write("\n")
         return 2
     json.dump(answer, stdout, ensure_ascii=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Sequence
 
 from .cards import DECK, Card
@@ -22,25 +23,36 @@ from .errors import RulesError
 SEED_BYTES = 32
 MAX_CLIENT_SEED_LENGTH = 64
 _TWO32 = 1 << 32
+_SEED_HEX = re.compile("[0-9a-fA-F]{" + str(2 * SEED_BYTES) + "}")
 
 
 def parse_server_seed(seed_hex: object) -> bytes:
-    if not isinstance(seed_hex, str):
-        raise RulesError("bad_seed", "server_seed must be a hex string")
+    """The 32 seed bytes from exactly 64 hex digits (no spaces, no prefix)."""
+    if not isinstance(seed_hex, str) or not _SEED_HEX.fullmatch(seed_hex):
+        raise RulesError("bad_seed", f"server_seed must be {2 * SEED_BYTES} hex digits")
+    return bytes.fromhex(seed_hex)
+
+
+def _is_utf8(text: str) -> bool:
     try:
-        seed = bytes.fromhex(seed_hex)
-    except ValueError:
-        raise RulesError("bad_seed", "server_seed must be a hex string") from None
-    if len(seed) != SEED_BYTES:
-        raise RulesError("bad_seed", f"server_seed must be {SEED_BYTES} bytes (64 hex digits)")
-    return seed
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, e.g. from JSON "\ud800"
+        return False
+    return True
+
+
+def check_hand_id(hand_id: object) -> str:
+    if not isinstance(hand_id, str) or not _is_utf8(hand_id):
+        raise RulesError("bad_request", "hand_id must be a string of valid Unicode")
+    return hand_id
 
 
 def check_client_seed(seed: object) -> str:
-    if not isinstance(seed, str) or len(seed) > MAX_CLIENT_SEED_LENGTH:
+    if not isinstance(seed, str) or len(seed) > MAX_CLIENT_SEED_LENGTH or not _is_utf8(seed):
         raise RulesError(
             "bad_client_seed",
-            f"A client seed must be a string of at most {MAX_CLIENT_SEED_LENGTH} characters",
+            f"A client seed must be a string of at most {MAX_CLIENT_SEED_LENGTH} Unicode "
+            "characters (code points)",
         )
     return seed
 
@@ -122,6 +134,7 @@ def verify(
     deck: Sequence[Card] | None = None,
 ) -> bool:
     """True when the seed matches the commitment (and, if given, the deck)."""
-    if not hmac.compare_digest(commitment(server_seed), expected_commitment.lower()):
+    expected = expected_commitment.lower().encode("utf-8", "replace")
+    if not hmac.compare_digest(commitment(server_seed).encode("ascii"), expected):
         return False
     return deck is None or list(deck) == deal_deck(server_seed, hand_id, client_seeds)

@@ -46,19 +46,25 @@ def share_largest_remainder(total: int, weights: Sequence[int]) -> list[int]:
 
 
 def cap_debts(owed: Sequence[Sequence[int]], balances: Sequence[int]) -> list[list[int]]:
-    """Net the pairs, then cut debts so nobody's net loss exceeds their balance."""
+    """Net the pairs, then cut debts so nobody's net loss exceeds their balance.
+
+    A player pays at most their balance plus what they receive. A cut payment
+    is always shared in proportion to the full (netted) debts, not to an
+    earlier cut, so repeated cuts do not compound their rounding. Each pass
+    only lowers what a player pays, so the loop ends.
+    """
     if len(balances) != len(owed):
         raise ValueError("one balance per player")
-    debts = net_pairs(owed)
-    n = len(debts)
+    full = net_pairs(owed)
+    n = len(full)
+    debts = [row[:] for row in full]
     changed = True
     while changed:
         changed = False
         for i in range(n):
-            net = nets(debts)[i]
-            shortfall = -net - max(balances[i], 0)
-            if shortfall <= 0:
-                continue
-            debts[i] = share_largest_remainder(sum(debts[i]) - shortfall, debts[i])
-            changed = True
+            received = sum(debts[j][i] for j in range(n))
+            can_pay = received + max(balances[i], 0)
+            if sum(debts[i]) > can_pay:
+                debts[i] = share_largest_remainder(can_pay, full[i])
+                changed = True
     return debts

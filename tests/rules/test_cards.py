@@ -85,3 +85,11 @@ def test_ensure_distinct_across_groups() -> None:
     with pytest.raises(RulesError) as err:
         ensure_distinct([[0, 1], [1]])
     assert err.value.code == "duplicate_card"
+
+
+def test_an_unknown_card_error_does_not_repeat_a_long_input() -> None:
+    with pytest.raises(RulesError) as err:
+        parse_card("x" * 300)
+    assert err.value.code == "unknown_card"
+    assert err.value.message == "Unknown card: 'xxxxxxxxxxxxxxxx..."
+    assert err.value.extra["card"] == "x" * 20

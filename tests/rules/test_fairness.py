@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,6 +49,50 @@ def test_the_document_shows_the_deck_the_code_deals() -> None:
     assert block is not None
     assert block.group(1).split() == EXAMPLE_DECK
     assert fairness.commitment(SEED) in text
+
+
+def _doc_value(text: str, name: str) -> str:
+    found = re.search(rf"^{name}\s+=\s+(.+)$", text, re.M)
+    assert found is not None, name
+    return found.group(1).strip()
+
+
+def test_the_document_intermediate_values_are_the_code_values() -> None:
+    # given the worked example's inputs and intermediate values as printed in the document
+    text = DOC.read_text(encoding="utf-8").split("## Worked example", 1)[1]
+    assert _doc_value(text, "server_seed") == SEED.hex()
+    assert _doc_value(text, "hand_id") == HAND_ID
+    assert json.loads(_doc_value(text, "client_seeds")) == CLIENT_SEEDS
+    # then each one is what the implementation computes
+    assert _doc_value(text, "commitment") == fairness.commitment(SEED)
+    context = b"".join(
+        len(s.encode()).to_bytes(4, "big") + s.encode() for s in [HAND_ID, *CLIENT_SEEDS]
+    )
+    assert _doc_value(text, "context") == context.hex()
+    block = hmac.new(SEED, context + bytes(8), hashlib.sha256).hexdigest()
+    assert _doc_value(text, "block_0") == block
+    stream = fairness.FairStream(SEED, HAND_ID, CLIENT_SEEDS)
+    words = [stream.word() for _ in range(8)]
+    assert _doc_value(text, "words") == ", ".join(map(str, words)) + ", ..."
+    stream = fairness.FairStream(SEED, HAND_ID, CLIENT_SEEDS)
+    draws = ", ".join(f"({n}, {stream.uniform(n)})" for n in range(52, 46, -1))
+    assert _doc_value(text, r"first draws \(n, uniform\(n\)\)") == draws + ", ..."
+
+
+def test_the_document_reference_implementation_deals_the_same_decks() -> None:
+    # given the Python reference implementation printed in the document
+    text = DOC.read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code is not None
+    namespace: dict[str, Any] = {}
+    exec(code.group(1), namespace)  # our own document, under test
+    reference = namespace["deck"]
+    # then it deals exactly what the code deals, for the example and other inputs
+    assert reference(SEED, HAND_ID, CLIENT_SEEDS) == EXAMPLE_DECK
+    for seed, hand_id, seeds in [(bytes(32), "", []), (bytes([255] * 32), "h", ["", "é" * 64])]:
+        assert reference(seed, hand_id, seeds) == cards_str(
+            fairness.deal_deck(seed, hand_id, seeds)
+        )
 
 
 def test_every_input_changes_the_deck() -> None:
@@ -110,6 +157,19 @@ def test_deck_op_of_the_command_line() -> None:
             {"op": "deck", "server_seed": "00" * 32, "hand_id": "h", "client_seeds": ["x" * 65]},
             "bad_client_seed",
         ),
+        ({"op": "deck", "server_seed": " " + "00" * 32, "hand_id": "h"}, "bad_seed"),
+        ({"op": "deck", "server_seed": "00 " * 32, "hand_id": "h"}, "bad_seed"),
+        ({"op": "deck", "server_seed": "0x" + "00" * 31, "hand_id": "h"}, "bad_seed"),
+        ({"op": "deck", "server_seed": "00" * 33, "hand_id": "h"}, "bad_seed"),
+        ({"op": "deck", "server_seed": "00" * 32, "hand_id": "\ud800"}, "bad_request"),
+        (
+            {"op": "deck", "server_seed": "00" * 32, "hand_id": "h", "client_seeds": ["a\udfff"]},
+            "bad_client_seed",
+        ),
+        (
+            {"op": "deck", "server_seed": "00" * 32, "hand_id": "h", "client_seeds": [7]},
+            "bad_client_seed",
+        ),
     ],
 )
 def test_deck_op_refuses_bad_input_with_exit_2(request_: dict[str, object], code: str) -> None:
@@ -120,5 +180,21 @@ def test_deck_op_refuses_bad_input_with_exit_2(request_: dict[str, object], code
 
 def test_server_seed_parsing() -> None:
     assert fairness.parse_server_seed(SEED.hex()) == SEED
-    with pytest.raises(RulesError):
+    assert fairness.parse_server_seed(SEED.hex().upper()) == SEED
+    with pytest.raises(RulesError) as err:
         fairness.parse_server_seed("0" * 63)
+    assert err.value.code == "bad_seed"
+
+
+def test_client_seed_limits() -> None:
+    assert fairness.check_client_seed("é" * 64) == "é" * 64
+    for bad in ["x" * 65, "\ud800", None, 3]:
+        with pytest.raises(RulesError) as err:
+            fairness.check_client_seed(bad)
+        assert err.value.code == "bad_client_seed"
+
+
+def test_verify_refuses_a_malformed_commitment_without_raising() -> None:
+    deck = fairness.deal_deck(SEED, HAND_ID, CLIENT_SEEDS)
+    assert not fairness.verify(SEED, HAND_ID, CLIENT_SEEDS, "é" * 64, deck)
+    assert not fairness.verify(SEED, HAND_ID, CLIENT_SEEDS, "", deck)

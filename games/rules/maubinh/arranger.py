@@ -19,7 +19,7 @@ import random
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -270,7 +270,7 @@ def split_arrangement(cards: Sequence[Card], split: int) -> Arrangement:
     )
 
 
-@cache
+@lru_cache(maxsize=32)  # presets plus a few tables' option overrides
 def arranger_for(rules: Ruleset) -> Arranger:
     return Arranger(rules, stored_counts(rules.preset))
 

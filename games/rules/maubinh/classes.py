@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -67,7 +67,7 @@ class ClassTable:
         return len(self.three_strength)
 
 
-@cache
+@lru_cache(maxsize=32)  # presets plus a few tables' option overrides
 def class_table(rules: Ruleset) -> ClassTable:
     fives = _multisets(5)
     plain = [chi_strength(_cards(r, False), rules) for r in fives]

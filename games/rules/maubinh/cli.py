@@ -3,7 +3,8 @@
 Every op takes ``preset`` (default ``vipgame``) and optional ``options`` (named
 ruleset overrides).
 
-* ``maubinh.compare``: ``a``, ``b`` (5 or 3 cards each) -> ``{"result": 1 | 0 | -1}``
+* ``maubinh.compare``: ``a``, ``b`` (5 or 3 cards each, no card in both) ->
+  ``{"result": 1 | 0 | -1}``
 * ``maubinh.settle``: ``players`` (2 to 4 of ``{"chi1", "chi2", "chi3"}``) ->
   ``{"units": [...], "lung": [...], "instant": [...]}`` (units before the balance cap)
 * ``maubinh.arrange``: ``cards`` (13) ->
@@ -32,6 +33,7 @@ def op_compare(request: dict[str, Any]) -> dict[str, Any]:
     rules = _rules(request)
     a = parse_cards(request.get("a"), count=(5, 3), field="a")
     b = parse_cards(request.get("b"), count=(5, 3), field="b")
+    ensure_distinct([a, b])
     return {"result": compare_chi(a, b, rules)}
 
 

@@ -288,7 +288,7 @@ class MauBinhEngine:
             "step": step,
             "hands": shown,
             "lung": list(settlement.lung),
-            "instant": [_public_instant(p) for p in state.players],
+            "instant": [_public_instant(state, p) for p in state.players],
             "units": chi_units(settlement, len(state.players), step),
         }
         return state, [*events, Event("reveal", data)]
@@ -318,7 +318,7 @@ class MauBinhEngine:
         strengths = shown.strengths(state.rules) if shown else ()
         seat["hands"] = [hand_name(s) for s in strengths[:revealed]]
         seat["lung"] = settlement.lung[i]
-        seat["instant"] = _public_instant(p)
+        seat["instant"] = _public_instant(state, p)
         return seat
 
     def _own_view(self, state: HandState, i: int) -> JSON:
@@ -340,8 +340,10 @@ class MauBinhEngine:
         }
 
 
-def _public_instant(p: PlayerState) -> str | None:
-    return p.analysis.instant if p.at_reveal else None
+def _public_instant(state: HandState, p: PlayerState) -> str | None:
+    """The instant win shown from the reveal on (a leaver's only if it still counts)."""
+    counts = p.at_reveal or state.rules.leaver_keeps_instant
+    return p.analysis.instant if counts else None
 
 
 def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:
@@ -351,7 +353,7 @@ def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:
         "arrangement": _arrangement_json(shown) if shown else None,
         "hands": [hand_name(s) for s in shown.strengths(state.rules)] if shown else None,
         "lung": settlement.lung[i],
-        "instant": _public_instant(p),
+        "instant": _public_instant(state, p),
         "left_at": p.left_at,
         "auto": p.auto,
     }

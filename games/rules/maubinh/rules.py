@@ -39,6 +39,7 @@ INSTANT_NAMES_VI: dict[str, str] = {
 }
 
 STRAIGHT_FLUSH_ORDERS = ("poker", "royal_wheel_high")
+MAX_OPTION_VALUE = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,13 @@ class Ruleset:
     receives x ``sweep_village_multiplier`` more; a chi-1 four aces that sweeps
     every counted opponent receives ``four_aces_village_units`` from each in
     place of the pair total (0 = off).
+
+    Interpretations kept as options (RULES.md 2.6): ``lung_is_swept`` (a lủng
+    player loses all three chi as a sweep, rule 2; seed 000), and for a player
+    who left before the reveal (rule 5), ``left_blocks_every_opponent`` (the
+    leaver still counts among "every opponent", so nobody sweeps every
+    opponent) and ``leaver_keeps_instant`` (an instant win still decides the
+    leaver's pairs instead of the forfeit).
     """
 
     preset: str
@@ -80,6 +88,8 @@ class Ruleset:
     sweep_village_min_players: int
     four_aces_village_units: int
     left_blocks_every_opponent: bool = False
+    lung_is_swept: bool = True
+    leaver_keeps_instant: bool = False
 
     def instant_rank(self, name: str) -> int:
         """Position of a declared instant win in the strength order (weak = 0)."""
@@ -218,10 +228,18 @@ def _option_value(rules: Ruleset, name: str, value: object) -> object:
             raise RulesError("bad_option", f"{name} must be true or false", option=name)
         return value
     if isinstance(current, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise RulesError("bad_option", f"{name} must be a whole number >= 0", option=name)
+        if not _whole(value):
+            raise RulesError(
+                "bad_option",
+                f"{name} must be a whole number from 0 to {MAX_OPTION_VALUE}",
+                option=name,
+            )
         return value
     raise RulesError("unknown_option", f"Option {name} cannot be overridden", option=name)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_OPTION_VALUE
 
 
 def _merge_instant_units(rules: Ruleset, value: object) -> tuple[tuple[str, int], ...]:
@@ -233,8 +251,10 @@ def _merge_instant_units(rules: Ruleset, value: object) -> tuple[tuple[str, int]
             raise RulesError(
                 "bad_option", f"{name!r} is not an instant win of {rules.preset}", option=name
             )
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            raise RulesError("bad_option", "instant units must be whole numbers >= 0")
+        if not _whole(amount):
+            raise RulesError(
+                "bad_option", f"instant units must be whole numbers from 0 to {MAX_OPTION_VALUE}"
+            )
         units[name] = amount
     return tuple((name, units[name]) for name, _ in rules.instant_units)
 

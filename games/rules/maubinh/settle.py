@@ -43,7 +43,8 @@ class Contender:
 
 def contender(rules: Ruleset, arrangement: Arrangement, left_at: int | None = None) -> Contender:
     cards = arrangement.cards()
-    instant = None if left_at == 0 else declared_instant(rules, cards)
+    forfeits = left_at == 0 and not rules.leaver_keeps_instant
+    instant = None if forfeits else declared_instant(rules, cards)
     return Contender(arrangement, instant, top_pair(cards), left_at)
 
 
@@ -84,6 +85,7 @@ def _chi_payments(
     """The chi payments of pair (a, b), and who won all three chi (if anyone)."""
     payments: list[Payment] = []
     wins = {a: 0, b: 0}
+    won_on_lung = False
     for chi in CHIS:
         lost = {p: hands[p].forfeit_reason(chi) for p in (a, b)}
         if lost[a] and lost[b]:
@@ -105,8 +107,12 @@ def _chi_payments(
         if units > 1:
             payments.append(Payment(loser, winner, units - 1, "bonus", {**detail, "units": units}))
         wins[winner] += 1
+        won_on_lung |= reason == "lung"
     sweeper = next((p for p in (a, b) if wins[p] == 3), None)
-    if sweeper is not None and hands[b if sweeper == a else a].player.left_before_reveal:
+    if sweeper is not None and (
+        hands[b if sweeper == a else a].player.left_before_reveal
+        or (won_on_lung and not rules.lung_is_swept)
+    ):
         sweeper = None
     return payments, sweeper
 
@@ -130,10 +136,13 @@ def _instant_payment(rules: Ruleset, x: Contender, y: Contender, a: int, b: int)
 
 
 def settle(rules: Ruleset, players: Sequence[Contender]) -> Settlement:
-    players = [
-        Contender(p.arrangement, None, p.top_pair, 0) if p.left_before_reveal else p
-        for p in players
-    ]
+    """Settle every pair (RULES.md 2.6). A player who left before the reveal
+    forfeits any instant win unless ``rules.leaver_keeps_instant``."""
+    if not rules.leaver_keeps_instant:
+        players = [
+            Contender(p.arrangement, None, p.top_pair, 0) if p.left_before_reveal else p
+            for p in players
+        ]
     hands = [_Hand(rules, p) for p in players]
     n = len(players)
     payments: list[Payment] = []

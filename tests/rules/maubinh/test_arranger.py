@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.build_maubinh_tables import render
 from games.rules.cards import parse_cards
-from games.rules.maubinh.arranger import arrange, arranger_for, split_arrangement
+from games.rules.maubinh import win_tables
+from games.rules.maubinh.arranger import arrange, arranger_for, split_arrangement, stored_counts
 from games.rules.maubinh.chi import chi_strength, hand_name
 from games.rules.maubinh.classes import class_table, evaluate_hand
 from games.rules.maubinh.instant import SPLIT_TYPES, qualifying_types
@@ -20,6 +24,7 @@ from games.rules.maubinh.splits import (
     THREES,
     qualifying_splits,
 )
+from games.rules.maubinh.win_tables import TABLES
 
 presets = st.sampled_from(sorted(PRESETS))
 # Two suits and few ranks make straights, flushes and repeated ranks common.
@@ -107,3 +112,24 @@ def test_greedy_takes_the_strongest_chi_1() -> None:
     )
     greedy = split_arrangement(cards, arranger_for(rules).greedy_split(cards))
     assert greedy.chi1 == tuple(parse_cards(["Ah", "Ad", "Ac", "As", "Ks"]))
+
+
+def test_committed_tables_are_the_generator_output_for_every_preset() -> None:
+    # given the committed win-probability tables
+    path = Path(win_tables.__file__)
+    text = path.read_text(encoding="utf-8")
+    command = text.split("Command: ", 1)[1].split("\n", 1)[0]
+    # then the generator renders exactly that file, for every preset
+    assert render(TABLES, command) == text
+    assert set(TABLES) == set(PRESETS)
+    for preset, rules in PRESETS.items():
+        counts = stored_counts(preset)
+        table = class_table(rules)
+        hands = 4 * int(str(TABLES[preset]["deals"]))
+        for chi, strengths in ((1, table.five_strength), (2, table.five_strength)):
+            stored = counts.chi1 if chi == 1 else counts.chi2
+            assert sum(stored.values()) == hands
+            assert set(stored) <= {int(s) for s in strengths}
+        assert sum(counts.chi3.values()) == hands
+        assert set(counts.chi3) <= {int(s) for s in table.three_strength}
+        assert 0.0 < counts.sweep_rate < 1.0

@@ -10,7 +10,7 @@ import pytest
 
 from games.rules.cards import cards_str, parse_cards
 from games.rules.errors import RulesError
-from games.rules.maubinh.chi import Arrangement
+from games.rules.maubinh.chi import Arrangement, chi_bonus
 from games.rules.maubinh.engine import ENGINE, HandState
 from games.rules.maubinh.settle import Contender, capped_net, settle
 
@@ -303,3 +303,25 @@ def test_unknown_preset_and_option() -> None:
     rules = ENGINE.ruleset("classic", {"bonus_quads_chi1": 6, "instant_units": {"dragon": 20}})
     assert rules.bonus_quads_chi1 == 6
     assert rules.instant_payout("dragon") == 20
+
+
+def test_a_leaver_keeps_the_instant_win_only_with_the_option() -> None:
+    dragon = parse_cards(
+        ["2s", "3d", "4c", "5h", "6s", "7d", "8c", "9h", "Ts", "Jd", "Qc", "Kh", "Ad"]
+    )
+    deck = dragon + [c for c in range(52) if c not in dragon]
+    for keeps in (False, True):
+        rules = ENGINE.ruleset("vipgame", {"leaver_keeps_instant": keeps})
+        state, _ = ENGINE.start(rules, deck, 2, {})
+        state, _ = ENGINE.leave(state, 0)
+        state, _ = ENGINE.timeout(state)
+        assert ENGINE.view(state, 1)["seats"][0]["instant"] == ("dragon" if keeps else None)
+        assert ENGINE.view(state, 1)["seats"][0]["chi1"] is None
+        for _ in range(3):
+            state, _ = ENGINE.timeout(state)
+        winner = state.players[1].submission
+        assert winner is not None
+        forfeit = sum(
+            chi_bonus(rules, chi, s) for chi, s in enumerate(winner.strengths(rules), start=1)
+        )
+        assert ENGINE.outcome(state).net == ((12, -12) if keeps else (-forfeit, forfeit))

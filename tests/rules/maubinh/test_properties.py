@@ -8,10 +8,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.rules.maubinh.arranger import arranger_for
+from games.rules.maubinh.arranger import arranger_for, split_arrangement
 from games.rules.maubinh.chi import Arrangement
 from games.rules.maubinh.engine import ENGINE
-from games.rules.maubinh.rules import PRESETS
+from games.rules.maubinh.rules import PRESETS, make_ruleset
 from games.rules.maubinh.settle import Settlement, capped_net, contender, settle
 
 presets = st.sampled_from(sorted(PRESETS))
@@ -25,7 +25,17 @@ def _random_arrangement(cards: list[int]) -> Arrangement:
 
 @st.composite
 def settlements(draw: st.DrawFn) -> Settlement:
-    rules = PRESETS[draw(presets)]
+    options = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "lung_is_swept": st.booleans(),
+                "leaver_keeps_instant": st.booleans(),
+                "left_blocks_every_opponent": st.booleans(),
+            },
+        )
+    )
+    rules = make_ruleset(draw(presets), options)
     deck = draw(decks)
     players = draw(st.integers(2, 4))
     contenders = []
@@ -68,6 +78,7 @@ def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: l
     assert not best.is_lung(rules)
     assert all(not h.arrangement.is_lung(rules) for h in result.hints)
     greedy = arranger.greedy_split(cards)
+    assert not split_arrangement(cards, greedy).is_lung(rules)
     assert result.best.expected_units >= arranger.split_units(cards, greedy) - 1e-12
     if result.instant_arrangement is not None:
         assert not result.instant_arrangement.is_lung(rules)

@@ -1,0 +1,318 @@
+"""WebSocket players for the benchmarks and drills.
+
+Each player holds one seat and moves the moment it is its turn (no think
+time): Tiến Lên and Mậu Binh with the engines' bot policies on its own seat
+view, Hold'em by checking or calling. It readies up between hands, buys in
+again when broke, pings every two seconds, and reconnects (to the next server
+in its list) whenever its socket drops, resyncing by version. With ``chaos``
+it also drops its own socket now and then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import json
+import random
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+GAMES = ("tienlen", "holdem", "maubinh")
+PASSWORD = "Bench-Tien-Len-42"
+
+
+@dataclass
+class TableSpec:
+    id: int
+    game: str
+    tokens: list[str]
+    users: list[int] = field(default_factory=list)
+
+
+def create_tables(
+    count: int, game: str, *, prefix: str = "b", seats: int = 4, **table: Any
+) -> list[TableSpec]:
+    """``count`` tables of ``game`` (or of each game in turn for ``mix``), a
+    player with an API token sat at every seat. Needs Django set up."""
+    from django.conf import settings
+    from rest_framework.authtoken.models import Token
+
+    from games import services
+    from vipgame.accounts.services import user_register
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    specs = []
+    tag = secrets.token_hex(2)
+    for n in range(count):
+        kind = GAMES[n % len(GAMES)] if game == "mix" else game
+        users = [
+            user_register(
+                username=f"{prefix}{tag}-{n}-{i}",
+                display_name=f"P{n}",
+                password="Bench-Tien-Len-42",
+            )
+            for i in range(seats)
+        ]
+        created = services.table_create(
+            owner=users[0], game=kind, stake=1, seat_count=seats, **table
+        )
+        for position, user in enumerate(users):
+            buy_in = created.buy_in_range()[1] if kind == "holdem" else None
+            services.table_sit(table_id=created.pk, user=user, position=position, buy_in=buy_in)
+        tokens = [Token.objects.get_or_create(user=u)[0].key for u in users]
+        specs.append(TableSpec(created.pk, kind, tokens, [u.pk for u in users]))
+    return specs
+
+
+@dataclass
+class Action:
+    table: int
+    sent: float
+    version: int | None = None  # the table version the action produced (its ack says)
+    duplicate: bool = False
+    refused: str | None = None
+
+
+class Run:
+    """What every player saw: arrivals of versions per seat, actions, pings, errors."""
+
+    def __init__(self, window: tuple[float, float]) -> None:
+        self.window = window
+        self.acting = True
+        self.actions: dict[str, Action] = {}
+        self.arrivals: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
+        self.pings: list[float] = []
+        self.errors: Counter[str] = Counter()
+        self.reconnects = 0
+        self.hands_seen: dict[int, set[int]] = {}
+
+    def arrived(self, table: int, position: int, version: int, at: float) -> None:
+        versions, times = self.arrivals.setdefault((table, position), ([], []))
+        if not versions or version > versions[-1]:
+            versions.append(version)
+            times.append(at)
+
+    def reached_all(self, table: int, version: int, seats: int = 4) -> float | None:
+        """When the last seat of the table first had ``version`` or a later one."""
+        latest = 0.0
+        for position in range(seats):
+            versions, times = self.arrivals.get((table, position), ([], []))
+            i = bisect.bisect_left(versions, version)
+            if i == len(versions):
+                return None
+            latest = max(latest, times[i])
+        return latest
+
+    def in_window(self, at: float) -> bool:
+        return self.window[0] <= at < self.window[1]
+
+
+class Dropped(Exception):
+    """The player drops its own socket (chaos)."""
+
+
+class Player:
+    def __init__(
+        self,
+        run: Run,
+        spec: TableSpec,
+        position: int,
+        urls: list[str],
+        *,
+        chaos: float = 0.0,
+    ) -> None:
+        from games.rules.holdem.engine import ENGINE as holdem
+        from games.rules.maubinh.engine import ENGINE as maubinh
+        from games.rules.tienlen.engine import ENGINE as tienlen
+
+        self.engines: dict[str, Any] = {"holdem": holdem, "maubinh": maubinh, "tienlen": tienlen}
+        self.run, self.spec, self.position = run, spec, position
+        self.urls = [f"{u}/ws/tables/{spec.id}/" for u in urls]
+        self.token = spec.tokens[position]
+        self.chaos = chaos
+        self.pending: str | None = None
+        self.readied_for: int | None = None
+        self.bought_for: int | None = None
+        self.counter = 0
+        self.rng = random.Random(spec.id * 10 + position)
+        self.server = position % len(self.urls)
+
+    async def play(self, until: float) -> None:
+        from websockets.asyncio.client import connect
+
+        while time.perf_counter() < until:
+            try:
+                async with connect(
+                    self.urls[self.server],
+                    additional_headers={"Authorization": f"Token {self.token}"},
+                    max_size=2**20,
+                    open_timeout=20,
+                    ping_interval=None,
+                ) as ws:
+                    self.pending = None
+                    await ws.send(json.dumps({"type": "sync", "v": 0}))
+                    pinger = asyncio.create_task(self._ping(ws, until))
+                    try:
+                        await self._listen(ws, until)
+                    finally:
+                        pinger.cancel()
+                    if time.perf_counter() >= until:
+                        return
+            except Dropped:
+                self.run.reconnects += 1
+                await asyncio.sleep(self.rng.random() * 2)
+            except Exception as exc:  # the server went away: try the next one
+                self.run.reconnects += 1
+                self.run.errors[f"socket:{type(exc).__name__}"] += 1
+                self.server = (self.server + 1) % len(self.urls)
+                await asyncio.sleep(0.2 + self.rng.random() * 0.5)
+
+    async def _ping(self, ws: Any, until: float) -> None:
+        await asyncio.sleep(self.rng.random() * 2)
+        while time.perf_counter() < until:
+            await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
+            await asyncio.sleep(2)
+
+    async def _listen(self, ws: Any, until: float) -> None:
+        while True:
+            left = until - time.perf_counter()
+            if left <= 0:
+                return
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=left)
+            except TimeoutError:
+                return
+            now = time.perf_counter()
+            message = json.loads(raw)
+            kind = message.get("type")
+            if kind == "state":
+                self.run.arrived(self.spec.id, self.position, message["v"], now)
+                if message.get("hand"):
+                    self.run.hands_seen.setdefault(self.spec.id, set()).add(message["hand"]["id"])
+                await self._decide(ws, message)
+            elif kind == "ack" and message.get("id") in self.run.actions:
+                action = self.run.actions[message["id"]]
+                action.version, action.duplicate = message.get("v"), bool(message.get("duplicate"))
+                if message["id"] == self.pending:
+                    self.pending = None
+            elif kind == "error":
+                self.run.errors[str(message.get("code"))] += 1
+                if message.get("id") in self.run.actions:
+                    self.run.actions[message["id"]].refused = message.get("code")
+                if message.get("id") == self.pending:
+                    self.pending = None
+            elif (
+                kind == "pong"
+                and isinstance(message.get("t"), float)
+                and self.run.in_window(message["t"])
+            ):
+                self.run.pings.append(now - message["t"])
+            if self.chaos and self.rng.random() < self.chaos:
+                raise Dropped
+
+    async def _decide(self, ws: Any, state: dict[str, Any]) -> None:
+        if not self.run.acting or time.perf_counter() >= self.run.window[1]:
+            return
+        table, hand = state["table"], state["hand"]
+        seat = next((s for s in table["seats"] if s["position"] == self.position), None)
+        if seat is None:
+            return
+        if table["status"] == "waiting" and not seat["ready"]:
+            played = table["hands_played"]
+            if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:
+                self.bought_for = played
+                await ws.send(json.dumps({"type": "buy_in", "id": self.next_id(), "amount": 200}))
+            if self.readied_for != played or seat["sitting_out"]:
+                self.readied_for = played
+                ready = {"type": "ready", "id": self.next_id(), "client_seed": secrets.token_hex(8)}
+                await ws.send(json.dumps(ready))
+            return
+        if hand is None or hand["finished"] or self.pending is not None or not hand["view"]:
+            return
+        action = self.choose(hand["view"])
+        if action is None:
+            return
+        client_id = self.next_id()
+        self.pending = client_id
+        self.run.actions[client_id] = Action(self.spec.id, time.perf_counter())
+        act = {"type": "act", "id": client_id, "v": state["v"], "action": action}
+        await ws.send(json.dumps(act))
+
+    def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
+        """Move at once when it is this seat's turn; Hold'em checks or calls."""
+        game = self.spec.game
+        if game == "tienlen":
+            if view["turn"] is None or view["turn"] != view["seat"]:
+                return None
+            return dict(self.engines[game].bot_action(view, self.counter))
+        if game == "holdem":
+            if view["to_act"] is None or view["to_act"] != view["player"]:
+                return None
+            return {"type": "check"} if not view["to_call"] else {"type": "call"}
+        me = view.get("me")
+        if view["phase"] != "arrange" or me is None or view["seats"][me]["submitted"]:
+            return None
+        return dict(self.engines[game].bot_action(view, self.counter))
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"{self.spec.id}.{self.position}.{self.counter}.{self.rng.getrandbits(24)}"
+
+
+def players_for(
+    run: Run, specs: list[TableSpec], urls: list[str], *, chaos: float = 0.0
+) -> list[Player]:
+    """Four players per table, seats spread over the servers in ``urls``."""
+    return [Player(run, spec, p, urls, chaos=chaos) for spec in specs for p in range(4)]
+
+
+def money_checks() -> dict[str, Any]:
+    """Σ balances = 0, no negative balance, every finished hand settled exactly once."""
+    from django.db.models import Sum
+
+    from games.models import Hand
+    from wallet.models import Account, LedgerTransaction
+
+    finished = Hand.objects.filter(ended_at__isnull=False)
+    keys = Counter(
+        LedgerTransaction.objects.filter(idempotency_key__startswith="hand:").values_list(
+            "idempotency_key", flat=True
+        )
+    )
+    return {
+        "sum_of_balances": Account.objects.aggregate(total=Sum("balance"))["total"] or 0,
+        "negative_balances": Account.objects.exclude(kind=Account.Kind.ISSUANCE)
+        .filter(balance__lt=0)
+        .count(),
+        "hands_finished": finished.count(),
+        "hands_unsettled": finished.filter(settled=False).count(),
+        "settled_twice": sum(1 for n in keys.values() if n > 1),
+    }
+
+
+def money_ok(money: dict[str, Any]) -> bool:
+    return (
+        money["sum_of_balances"] == 0
+        and money["negative_balances"] == 0
+        and money["hands_unsettled"] == 0
+        and money["settled_twice"] == 0
+    )
+
+
+def stuck_hands(older_than_s: float = 30) -> list[int]:
+    """Hands in play whose table clock is long overdue (nothing will move them)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Table
+
+    limit = timezone.now() - timedelta(seconds=older_than_s)
+    return list(
+        Table.objects.filter(deadline__lt=limit)
+        .exclude(status=Table.Status.CLOSED)
+        .values_list("pk", flat=True)
+    )

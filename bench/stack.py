@@ -1,0 +1,294 @@
+"""The production-like stack for benchmarks and drills: PostgreSQL, Redis, two
+Daphne processes and one Celery worker with beat, all started here.
+
+PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` or are embedded
+ones; the benchmark gets a fresh database ``<name>_bench``. Drills that restart
+Redis always get a Redis server of their own. Processes can be killed and
+restarted by name (``daphne-a``, ``daphne-b``, ``celery``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def raise_file_limit() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def fresh_database(url: str, suffix: str = "_bench") -> str:
+    """An empty database ``<name><suffix>`` on the server of ``url``."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = (parts.path.lstrip("/") or "vipgame") + suffix
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def wait_http(port: int, timeout: float = 60) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{port}/", timeout=2)
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"no server on port {port}")
+
+
+class Stack:
+    """Start with ``with Stack(workdir) as stack:``; Django is set up in this
+    process against the same database, for creating tables and checking money.
+
+    ``database_url``: use this database as it is (tests pass theirs); otherwise
+    a fresh ``<name>_bench`` is created and migrated. ``own_redis``: start a
+    Redis server for this stack alone (needed to restart it).
+    """
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        database_url: str | None = None,
+        own_redis: bool = False,
+        log_level: str = "WARNING",
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.workdir = workdir
+        self.database_url = database_url
+        self.own_redis = own_redis
+        self.log_level = log_level
+        self.extra_env = extra_env or {}
+        self.ports = (free_port(), free_port())
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.redis: subprocess.Popen[bytes] | None = None
+        self.env: dict[str, str] = {}
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def __enter__(self) -> Stack:
+        raise_file_limit()
+        run = secrets.token_hex(4)
+        env = dict(os.environ)
+        if self.database_url:
+            env["DATABASE_URL"] = self.database_url
+        else:
+            if not env.get("DATABASE_URL"):
+                from vipgame import devpostgres
+
+                env["DATABASE_URL"] = devpostgres.start(self.workdir)
+            env["DATABASE_URL"] = fresh_database(env["DATABASE_URL"])
+        if self.own_redis or not env.get("REDIS_URL"):
+            self.start_redis()
+            env["REDIS_URL"] = f"unix://{self.redis_socket}"
+        env.update(
+            DEBUG="0",
+            SECRET_KEY=secrets.token_urlsafe(50),
+            SECURE_SSL_REDIRECT="0",
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            LOG_LEVEL=self.log_level,
+            CHANNEL_PREFIX=f"bench-{run}",
+            CACHE_PREFIX=f"bench-{run}",
+            CELERY_QUEUE=f"bench-{run}",
+            VAR_DIR=str(self.workdir),
+            PATH=f"{BIN}:{env.get('PATH', '')}",
+        )
+        env.update(self.extra_env)
+        self.env = env
+        try:
+            if not self.database_url:
+                os.environ.update(env)
+                subprocess.run(
+                    [sys.executable, "manage.py", "migrate", "-v", "0"],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                )
+            for name in ("daphne-a", "daphne-b", "celery"):
+                self.start(name)
+            for port in self.ports:
+                wait_http(port)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name in list(self.processes):
+            self.stop(name)
+        if self.redis is not None:
+            self.redis.terminate()
+            self.redis.wait()
+
+    # -- processes ----------------------------------------------------------------
+
+    def command(self, name: str) -> list[str]:
+        if name == "celery":
+            return [str(BIN / "celery"), "-A", "vipgame", "worker", "--beat",
+                    "-l", self.log_level, "--concurrency", "2",
+                    "--schedule", str(self.workdir / "beat-schedule")]  # fmt: skip
+        port = self.ports[0 if name == "daphne-a" else 1]
+        return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                "vipgame.asgi:application"]  # fmt: skip
+
+    def log(self, name: str) -> Path:
+        return self.workdir / f"{name}.log"
+
+    def start(self, name: str) -> None:
+        with self.log(name).open("ab") as out:
+            self.processes[name] = subprocess.Popen(
+                self.command(name),
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=raise_file_limit,
+            )
+
+    def kill(self, name: str) -> None:
+        """``kill -9`` the process and everything it started."""
+        process = self.processes.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def stop(self, name: str) -> None:
+        process = self.processes.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def wait_ready(self, name: str, timeout: float = 60) -> None:
+        if name.startswith("daphne"):
+            wait_http(self.ports[0 if name == "daphne-a" else 1], timeout)
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if "ready" in self.log(name).read_text(errors="replace"):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{name} did not start")
+
+    # -- redis ------------------------------------------------------------------
+
+    @property
+    def redis_socket(self) -> Path:
+        return self.workdir / "redis.sock"
+
+    def start_redis(self) -> None:
+        from vipgame import devredis
+
+        self.redis = devredis.start(self.redis_socket)
+
+    def restart_redis(self, down_for: float = 1.0) -> None:
+        """Stop this stack's own Redis (all its data is lost) and start it again."""
+        assert self.redis is not None, "only a stack with its own Redis can restart it"
+        self.redis.kill()
+        self.redis.wait()
+        time.sleep(down_for)
+        self.start_redis()
+
+    # -- looking at the servers --------------------------------------------------
+
+    def errors_in_logs(self) -> list[str]:
+        """Tracebacks and ERROR lines the servers logged."""
+        found = []
+        for path in self.workdir.glob("*.log"):
+            for line in path.read_text(errors="replace").splitlines():
+                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
+                    found.append(f"{path.name}: {line.strip()}")
+        return found
+
+
+def setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+class Monitor:
+    """Samples the server processes' CPU time and memory twice a second."""
+
+    def __init__(self, processes: dict[str, subprocess.Popen[bytes]]) -> None:
+        import psutil
+
+        self.procs = {name: psutil.Process(p.pid) for name, p in processes.items()}
+        self.peak: dict[str, int] = dict.fromkeys(self.procs, 0)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _tree(self, name: str) -> list[Any]:
+        proc = self.procs[name]
+        try:
+            return [proc, *proc.children(recursive=True)]
+        except Exception:
+            return []  # the process is gone
+
+    def rss(self, name: str) -> int:
+        total = 0
+        for proc in self._tree(name):
+            with contextlib.suppress(Exception):
+                total += proc.memory_info().rss
+        return total
+
+    def cpu(self) -> dict[str, float]:
+        times = {}
+        for name in self.procs:
+            total = 0.0
+            for proc in self._tree(name):
+                with contextlib.suppress(Exception):
+                    t = proc.cpu_times()
+                    total += t.user + t.system
+            times[name] = total
+        return times
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.5):
+            for name in self.procs:
+                self.peak[name] = max(self.peak[name], self.rss(name))
+
+    def __enter__(self) -> Monitor:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
