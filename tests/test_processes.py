@@ -13,6 +13,7 @@ from websockets.sync.client import connect
 from games import services
 from games.adapters import engine_for
 from games.models import Hand, HandEvent, Table
+from games.rules import fairness
 from tests.consumers.helpers import token_for
 
 from .processes import (
@@ -68,7 +69,7 @@ class Player:
 
 def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
     lan, minh = make_user(), make_user()
-    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    table = _table_without_instant_win(lan, minh)
     tokens = token_for(lan), token_for(minh)
     ports = free_port(), free_port()
     env = process_env(tmp_path)
@@ -135,6 +136,21 @@ def _hand_in_play(owner, players):
         if table.clock == Table.Clock.TURN:
             return table, timers
         services.table_close(table_id=table.pk, by=owner, reason="instant win at the deal")
+
+
+def _table_without_instant_win(*players):
+    """A Tiến Lên table whose first deal (fixed by the seeds: the players send
+    ``client_seed="x"``) is not an instant win, which would end it at once."""
+    engine = engine_for("tienlen")
+    while True:
+        table = services.table_create(owner=players[0], game="tienlen", stake=1, seat_count=2)
+        deck = fairness.deal_deck(
+            bytes.fromhex(table.next_server_seed), f"{table.pk}-1", ["x", "x"]
+        )
+        state, _ = engine.start(engine.ruleset("vipgame", {}), deck, 2, {"random_first": 0})
+        if not engine.status(state).finished:
+            return table
+        services.table_close(table_id=table.pk, by=None, reason="instant win at the deal")
 
 
 def test_killed_worker_timeout_is_fired_by_the_sweeper(tmp_path, make_user):
