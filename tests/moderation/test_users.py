@@ -241,3 +241,20 @@ def test_players_cannot_mute(tables, make_user):
     assert minh.muted_until is None
     assert not AuditEntry.objects.exists()
     assert User.objects.get(pk=minh.pk).is_active
+
+
+def test_players_cannot_unban_unmute_or_adjust_balances(tables, make_user):
+    staff, lan, minh = make_user(is_staff=True), make_user(), make_user()
+    moderation.user_ban(by=staff, user=minh, reason="spam")
+    moderation.user_mute(by=staff, user=lan, minutes=5, reason="spam")
+    before = account_picture(lan), account_picture(minh), wallets([lan, minh])
+
+    with pytest.raises(PermissionDenied):
+        moderation.user_unban(by=lan, user=minh, reason="my friend")
+    with pytest.raises(PermissionDenied):
+        moderation.user_unmute(by=lan, user=lan, reason="let me talk")
+    with pytest.raises(PermissionDenied):
+        moderation.balance_adjust(by=lan, user=lan, amount=5_000, reason="gift", key="adj:1")
+
+    assert (account_picture(lan), account_picture(minh), wallets([lan, minh])) == before
+    assert list(AuditEntry.objects.values_list("action", flat=True)) == ["mute", "ban"]
