@@ -7,6 +7,7 @@ import contextlib
 import json
 import time
 from collections import deque
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -17,9 +18,10 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from games import publish, selectors, services
-from games.errors import GameError, TableNotFound
+from games.errors import ChatMuted, GameError, TableNotFound
 from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
+from vipgame.moderation.errors import AccountBanned
 from wallet.notify import user_group as wallet_group
 
 from .ws_auth import header, user_for_token
@@ -29,6 +31,7 @@ RATE_LIMIT = 30
 RATE_WINDOW_S = 10.0
 MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
+ACCOUNT_BANNED = 4401
 HEARTBEAT_S = 15
 
 
@@ -119,6 +122,24 @@ class RoomSocket(AsyncWebsocketConsumer):
             self.language = language_for(message["lang"], None)
         await self.send_json({"type": "event", "event": "authenticated", "user_id": user.pk})
         return True
+
+    async def account_banned(self, event: dict[str, Any]) -> None:
+        """A moderator banned this user: say why, then close at once."""
+        with translation.override(self.language):
+            err = AccountBanned(reason=event.get("reason") or "-")
+            await self.send_json({"type": "error", "id": None, **err.as_dict()})
+        await self.close(code=ACCOUNT_BANNED)
+
+    async def account_muted(self, event: dict[str, Any]) -> None:
+        until = datetime.fromtimestamp(event["until"] / 1000, tz=UTC)
+        with translation.override(self.language):
+            notice = ChatMuted(until=until, reason=event.get("reason") or "-")
+            await self.send_json(
+                {"type": "event", "event": "muted", "message": notice.message, **notice.details}
+            )
+
+    async def account_unmuted(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "event", "event": "unmuted"})
 
     async def wallet_balance(self, event: dict[str, Any]) -> None:
         await self.send_json(

@@ -4,8 +4,10 @@ Engine refusals (``RulesError``) keep their code; their message is looked up
 here so that players read it in Vietnamese or English.
 """
 
+from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.rules.errors import RulesError
@@ -46,7 +48,6 @@ BadTableSettings = _error("BadTableSettings", "bad_table_settings", _("%(problem
 PrivateTable = _error(
     "PrivateTable", "private_table", _("This table is private: you need its invite link."), 403
 )
-ChatMuted = _error("ChatMuted", "chat_muted", _("You are muted in chat for now."), 403)
 BadChat = _error("BadChat", "bad_chat", _("A chat message has 1 to 200 characters."))
 HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
@@ -78,3 +79,22 @@ class IllegalMove(GameError):
 
     def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "details": {"rule": self.rules_message, **self.details}}
+
+
+class ChatMuted(GameError):
+    """A moderator muted the player: until when and why."""
+
+    code = "chat_muted"
+    status = 403
+    template = _("You are muted in chat until %(until)s. Reason: %(reason)s")
+
+    def __init__(self, *, until: datetime, reason: str) -> None:
+        self.until, self.reason = until, reason
+        super().__init__(until=timezone.localtime(until).strftime("%H:%M %d/%m/%Y"), reason=reason)
+
+    @property
+    def details(self) -> dict[str, Any]:
+        return {"until": int(self.until.timestamp() * 1000), "reason": self.reason}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": self.details}

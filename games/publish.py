@@ -67,7 +67,7 @@ def table_identity(table: Table) -> dict[str, Any]:
 
 
 def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> dict[str, Any]:
-    return {
+    info: dict[str, Any] = {
         **table_identity(table),
         "max_raise": table.max_raise,
         "buy_in": list(table.buy_in_range()),
@@ -90,6 +90,9 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
             for s in seats
         ],
     }
+    if table.status == Table.Status.CLOSED:
+        info["closed_reason"] = table.closed_reason
+    return info
 
 
 def hand_info(hand: Hand | None, view: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "vipgame.accounts",
+    "vipgame.moderation",
     "wallet",
     "games",
 ]
@@ -59,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "vipgame.moderation.middleware.DeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -202,6 +204,19 @@ SPECTACULAR_SETTINGS = {
 SIGNUP_GRANT = env.int("SIGNUP_GRANT", default=10_000)
 DAILY_BONUS = env.int("DAILY_BONUS", default=2_000)
 BONUS_TIME_ZONE = "Asia/Ho_Chi_Minh"
+
+# Moderation: the integrity report's default thresholds (staff can change them on the page).
+INTEGRITY_DAYS = env.int("INTEGRITY_DAYS", default=30)
+INTEGRITY_MIN_HANDS = env.int("INTEGRITY_MIN_HANDS", default=20)
+INTEGRITY_MIN_CHIPS = env.int("INTEGRITY_MIN_CHIPS", default=2_000)
+INTEGRITY_MIN_SHARE_PERCENT = env.int("INTEGRITY_MIN_SHARE_PERCENT", default=80)
+# Sightings: a random device cookie; a (user, address, device) is written at
+# log-in and otherwise at most once per SIGHTING_REFRESH_S.
+DEVICE_COOKIE_NAME = "device"
+DEVICE_COOKIE_AGE = 2 * 365 * 24 * 3600
+SIGHTING_REFRESH_S = env.int("SIGHTING_REFRESH_S", default=600)
+# Behind a proxy: the META key holding the client address (e.g. HTTP_X_REAL_IP).
+CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -8,11 +8,11 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
+from vipgame.errors import ServiceError
+from vipgame.moderation.services import balance_adjust
 
-from .errors import WalletError
 from .forms import AdjustBalanceForm
 from .models import Account, Hold, LedgerEntry, LedgerTransaction
-from .services import admin_adjust
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -75,14 +75,14 @@ class AccountAdmin(ReadOnlyAdmin):
             staff: User = request.user  # type: ignore[assignment]
             assert account.user is not None
             try:
-                admin_adjust(
+                balance_adjust(
+                    by=staff,
                     user=account.user,
                     amount=form.cleaned_data["amount"],
                     reason=form.cleaned_data["reason"],
-                    staff_user=staff,
                     key=form.cleaned_data["key"],
                 )
-            except WalletError as err:
+            except ServiceError as err:
                 form.add_error(None, err.message)
             else:
                 messages.success(request, _("Balance adjusted."))

@@ -17,6 +17,7 @@ from games.errors import (
     BadBuyIn,
     BadChat,
     BadTableSettings,
+    ChatMuted,
     HandInProgress,
     NoBotSeat,
     NoSuchSeat,
@@ -413,6 +414,11 @@ def chat_post(*, table_id: int, user: User, text: object) -> ChatMessage:
         raise TableNotFound()
     if table.status == Table.Status.CLOSED:
         raise TableClosed()
+    muted_until, muted_reason = (
+        User.objects.filter(pk=user.pk).values_list("muted_until", "muted_reason").get()
+    )
+    if muted_until is not None and muted_until > clock.now():
+        raise ChatMuted(until=muted_until, reason=muted_reason)
     message = ChatMessage.objects.create(table=table, user=user, text=text.strip())
     payload = {
         "type": "chat",

@@ -71,14 +71,14 @@ def test_players_cannot_reach_the_adjust_form(client, make_user):
     assert user_account(player).balance == 10_000
 
 
-def test_user_admin_searches_and_deactivates(client, make_user):
+def test_user_admin_searches_and_bans_with_a_reason(client, make_user):
     staff, player = make_user(is_staff=True), make_user(username="cheater")
     client.force_login(staff)
 
     found = client.get(reverse("admin:accounts_user_changelist"), {"q": "cheat"})
     client.post(
         reverse("admin:accounts_user_changelist"),
-        {"action": "deactivate", "_selected_action": [player.pk]},
+        {"action": "ban", "_selected_action": [player.pk], "apply": "1", "reason": "cheating"},
     )
 
     assert list(found.context["cl"].result_list) == [player]

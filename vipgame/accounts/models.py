@@ -8,6 +8,8 @@ class User(AbstractUser):
     is_bot = models.BooleanField(
         _("bot"), default=False, help_text=_("Bots play at tables and can never log in.")
     )
+    muted_until = models.DateTimeField(_("muted in chat until"), null=True, blank=True)
+    muted_reason = models.CharField(_("reason for the mute"), max_length=200, blank=True)
 
     class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
         swappable = "AUTH_USER_MODEL"

@@ -1,0 +1,97 @@
+"""The hand inspector: every card, every event, the seeds and the settlement."""
+
+import pytest
+from django.urls import reverse
+
+from games.models import HandEvent
+from games.rules import fairness
+from games.rules.cards import cards_str
+from wallet.models import LedgerTransaction
+
+from ..services.driver import play_until_finished
+from .helpers import GAMES, current_hand, deal, move_once
+
+pytestmark = pytest.mark.django_db
+
+
+def expected_deck(hand):
+    return cards_str(
+        fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
+    )
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_staff_see_every_card_seed_and_event_of_a_settled_hand(tables, make_user, client, game):
+    staff = make_user(is_staff=True)
+    table, _users, _ = deal(make_user, game)
+    hand = play_until_finished(tables, table)
+    tables.drain()
+    hand.refresh_from_db()
+    client.force_login(staff)
+
+    response = client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
+
+    assert response.status_code == 200
+    context = response.context
+    dealt = {
+        e.player: e.payload["cards"] for e in HandEvent.objects.filter(hand=hand, type="dealt")
+    }
+    assert len(dealt) == 3
+    assert [p["dealt"] for p in context["players"]] == [dealt[0], dealt[1], dealt[2]]
+    assert hand.result is not None
+    assert [p["net"] for p in context["players"]] == hand.result["chips"]
+    assert context["deck"] == expected_deck(hand)
+    assert (context["commitment_ok"], context["deal_matches_seed"]) == (True, True)
+    all_events = HandEvent.objects.filter(hand=hand).order_by("seq")
+    assert [e.pk for e in context["events"]] == list(all_events.values_list("pk", flat=True))
+    assert len(context["events"]) == hand.event_count
+    private = [(e.type, e.player) for e in context["events"] if e.visibility == "seat"]
+    assert [p for p in private if p[0] == "dealt"] == [("dealt", 0), ("dealt", 1), ("dealt", 2)]
+    page = response.content.decode()
+    assert hand.server_seed in page
+    assert all(seed in page for seed in hand.client_seeds)
+    settlement = LedgerTransaction.objects.filter(idempotency_key=f"hand:{hand.pk}:settle").first()
+    assert context["settlement"] == settlement
+    assert context["settlement_key"] == f"hand:{hand.pk}:settle"
+    if settlement is not None:
+        url = reverse("admin:wallet_ledgertransaction_change", args=[settlement.pk])
+        assert url in page
+    if game == "holdem":
+        assert context["board"] == cards_str(hand.state["board"])
+        assert context["board"] == context["deck"][6:11]
+
+
+def test_staff_see_the_cards_of_a_hand_still_in_play(tables, make_user, client):
+    staff = make_user(is_staff=True)
+    table, _users, _ = deal(make_user, "tienlen")
+    move_once(table)
+    hand = current_hand(table)
+    assert hand is not None
+    client.force_login(staff)
+
+    response = client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
+
+    assert response.status_code == 200
+    assert response.context["deck"] == expected_deck(hand)
+    assert sorted(c for p in response.context["players"] for c in p["dealt"]) == sorted(
+        expected_deck(hand)[:39]
+    )
+    assert response.context["settlement"] is None
+    assert hand.server_seed in response.content.decode()
+
+
+def test_players_cannot_open_the_hand_inspector(tables, make_user, client):
+    table, users, _ = deal(make_user, "maubinh")
+    hand = current_hand(table)
+    assert hand is not None
+    client.force_login(users[0])
+
+    for url in (
+        reverse("admin:games_hand_inspect", args=[hand.pk]),
+        reverse("admin:games_hand_change", args=[hand.pk]),
+        reverse("admin:games_hand_changelist"),
+    ):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response.url.startswith(reverse("admin:login"))
+        assert hand.server_seed not in response.content.decode()

@@ -1,0 +1,51 @@
+"""Moderation refusals (stable code + message in the reader's language)."""
+
+from django.utils.translation import gettext_lazy as _
+
+from vipgame.errors import ServiceError
+
+
+class ModerationError(ServiceError):
+    code = "moderation_error"
+
+
+class ReasonRequired(ModerationError):
+    code = "reason_required"
+    template = _("Give a reason for this action.")
+
+
+class CannotModerateSelf(ModerationError):
+    code = "cannot_moderate_self"
+    template = _("You cannot do this to your own account.")
+    status = 409
+
+
+class AlreadyBanned(ModerationError):
+    code = "already_banned"
+    template = _("This account is already banned.")
+    status = 409
+
+
+class NotBanned(ModerationError):
+    code = "not_banned"
+    template = _("This account is not banned.")
+    status = 409
+
+
+class NotMuted(ModerationError):
+    code = "not_muted"
+    template = _("This player is not muted.")
+    status = 409
+
+
+class BadMuteLength(ModerationError):
+    code = "bad_mute_minutes"
+    template = _("A mute lasts from 1 to %(most)s minutes.")
+
+
+class AccountBanned(ModerationError):
+    """Sent to a banned player's open sockets just before they are closed."""
+
+    code = "account_banned"
+    template = _("Your account has been banned. Reason: %(reason)s")
+    status = 403

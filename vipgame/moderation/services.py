@@ -1,0 +1,349 @@
+"""Moderation actions (issue 8, items 6-10).
+
+Each action is staff only, needs a reason, runs in one transaction that also
+writes its :class:`AuditEntry` (before and after), and tells the player's open
+sockets only after commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.auth import SESSION_KEY
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.sessions.models import Session
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
+from redis.exceptions import RedisError
+from rest_framework.authtoken.models import Token
+
+from games import clock, publish
+from games import services as table_services
+from games.errors import TableClosed, TableNotFound
+from games.models import Seat, Table
+from vipgame.accounts.models import User
+from vipgame.errors import PermissionDenied
+from wallet import services as wallet
+from wallet.notify import user_group
+
+from .errors import (
+    AlreadyBanned,
+    BadMuteLength,
+    CannotModerateSelf,
+    NotBanned,
+    NotMuted,
+    ReasonRequired,
+)
+from .models import AuditEntry, Sighting
+
+logger = logging.getLogger(__name__)
+Action = AuditEntry.Action
+MAX_MUTE_MINUTES = 60 * 24 * 365
+
+
+def _require_staff(by: User | None) -> User:
+    if by is None or not by.is_authenticated or not by.is_active or not by.is_staff:
+        raise PermissionDenied()
+    return by
+
+
+def _require_reason(reason: object) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise ReasonRequired()
+    return reason.strip()
+
+
+def _lock_target(by: User, user: User) -> User:
+    """The target user's row, locked; staff accounts only by a superuser."""
+    if user.pk == by.pk:
+        raise CannotModerateSelf()
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    if locked.is_staff and not by.is_superuser:
+        raise PermissionDenied()
+    return locked
+
+
+def audit_record(
+    *,
+    actor: User,
+    action: str,
+    target: models.Model,
+    reason: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> AuditEntry:
+    """Append to the audit log (call inside the action's transaction)."""
+    return AuditEntry.objects.create(
+        actor=actor,
+        action=action,
+        reason=reason,
+        target_type=ContentType.objects.get_for_model(target),
+        target_id=target.pk,
+        target_label=str(target)[:200],
+        before=before,
+        after=after,
+    )
+
+
+def _tell(user_id: int, message: dict[str, Any]) -> None:
+    """Best effort after commit, to every lobby and table socket of the user."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(user_group(user_id), message)
+    except (OSError, RedisError) as exc:
+        logger.warning("moderation notice to user %s not sent: %s", user_id, exc)
+
+
+def _session_keys(user: User) -> list[str]:
+    """The user's live sessions (database sessions carry no user column: each
+    live session is decoded, once per ban)."""
+    wanted = str(user.pk)
+    return [
+        session.session_key
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if session.get_decoded().get(SESSION_KEY) == wanted
+    ]
+
+
+def _seats(user: User) -> list[dict[str, Any]]:
+    return [
+        {"table": table_id, "position": position, "leaving": leaving}
+        for table_id, position, leaving in Seat.objects.filter(user=user)
+        .order_by("table_id")
+        .values_list("table_id", "position", "leaving")
+    ]
+
+
+def _account_picture(user: User, sessions: int) -> dict[str, Any]:
+    return {
+        "is_active": user.is_active,
+        "seats": _seats(user),
+        "tokens": Token.objects.filter(user=user).count(),
+        "sessions": sessions,
+    }
+
+
+@transaction.atomic
+def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
+    """Deactivate the account, leave every table (mid-hand: through the game's
+    leave rule, the seat frees at settlement; between hands: at once, Hold'em
+    stacks back to the wallet), revoke API tokens, end sessions, and close the
+    player's sockets after commit."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    locked = _lock_target(by, user)
+    if not locked.is_active:
+        raise AlreadyBanned()
+    sessions = _session_keys(locked)
+    before = _account_picture(locked, len(sessions))
+    locked.is_active = False
+    locked.save(update_fields=["is_active"])
+    for table_id in (
+        Seat.objects.filter(user=locked).order_by("table_id").values_list("table_id", flat=True)
+    ):
+        table_services.table_leave(table_id=table_id, user=locked)
+    Token.objects.filter(user=locked).delete()
+    Session.objects.filter(session_key__in=sessions).delete()
+    after = _account_picture(locked, 0)
+    entry = audit_record(
+        actor=by, action=Action.BAN, target=locked, reason=reason, before=before, after=after
+    )
+    user_id = locked.pk
+    transaction.on_commit(
+        lambda: _tell(user_id, {"type": "account.banned", "reason": reason}), robust=True
+    )
+    user.is_active = False
+    return entry
+
+
+@transaction.atomic
+def user_unban(*, by: User, user: User, reason: str) -> AuditEntry:
+    """Let the player log in again (tokens and sessions stay revoked)."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    locked = _lock_target(by, user)
+    if locked.is_active:
+        raise NotBanned()
+    locked.is_active = True
+    locked.save(update_fields=["is_active"])
+    user.is_active = True
+    return audit_record(
+        actor=by,
+        action=Action.UNBAN,
+        target=locked,
+        reason=reason,
+        before={"is_active": False},
+        after={"is_active": True},
+    )
+
+
+def _mute_picture(user: User) -> dict[str, Any]:
+    until = user.muted_until
+    return {
+        "muted_until": None if until is None else until.isoformat(),
+        "muted_reason": user.muted_reason,
+    }
+
+
+def is_muted(user: User, now: datetime | None = None) -> bool:
+    return user.muted_until is not None and user.muted_until > (now or clock.now())
+
+
+@transaction.atomic
+def user_mute(*, by: User, user: User, minutes: int, reason: str) -> AuditEntry:
+    """Refuse the player's chat for ``minutes`` (from now; replaces a running mute)."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    if isinstance(minutes, bool) or not isinstance(minutes, int):
+        raise BadMuteLength(most=MAX_MUTE_MINUTES)
+    if not 1 <= minutes <= MAX_MUTE_MINUTES:
+        raise BadMuteLength(most=MAX_MUTE_MINUTES)
+    locked = _lock_target(by, user)
+    before = _mute_picture(locked)
+    locked.muted_until = clock.now() + timedelta(minutes=minutes)
+    locked.muted_reason = reason[:200]
+    locked.save(update_fields=["muted_until", "muted_reason"])
+    user.muted_until, user.muted_reason = locked.muted_until, locked.muted_reason
+    entry = audit_record(
+        actor=by,
+        action=Action.MUTE,
+        target=locked,
+        reason=reason,
+        before=before,
+        after={**_mute_picture(locked), "minutes": minutes},
+    )
+    message = {
+        "type": "account.muted",
+        "until": publish.epoch_ms(locked.muted_until),
+        "reason": locked.muted_reason,
+    }
+    user_id = locked.pk
+    transaction.on_commit(lambda: _tell(user_id, message), robust=True)
+    return entry
+
+
+@transaction.atomic
+def user_unmute(*, by: User, user: User, reason: str) -> AuditEntry:
+    _require_staff(by)
+    reason = _require_reason(reason)
+    locked = _lock_target(by, user)
+    if not is_muted(locked):
+        raise NotMuted()
+    before = _mute_picture(locked)
+    locked.muted_until, locked.muted_reason = None, ""
+    locked.save(update_fields=["muted_until", "muted_reason"])
+    user.muted_until, user.muted_reason = None, ""
+    entry = audit_record(
+        actor=by,
+        action=Action.UNMUTE,
+        target=locked,
+        reason=reason,
+        before=before,
+        after=_mute_picture(locked),
+    )
+    user_id = locked.pk
+    transaction.on_commit(lambda: _tell(user_id, {"type": "account.unmuted"}), robust=True)
+    return entry
+
+
+def _table_picture(table: Table) -> dict[str, Any]:
+    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))
+    chips = publish.seat_chips(table, seats)
+    hand = table.current_hand
+    return {
+        "status": table.status,
+        "closed_reason": table.closed_reason,
+        "hand": None
+        if hand is None
+        else {
+            "id": hand.pk,
+            "number": hand.number,
+            "finished": hand.ended_at is not None,
+            "settled": hand.settled,
+            "voided": hand.voided,
+        },
+        "seats": [
+            {
+                "position": s.position,
+                "user_id": s.user_id,
+                "name": s.user.shown_name,
+                "chips": chips.get(s.position),
+            }
+            for s in seats
+        ],
+    }
+
+
+@transaction.atomic
+def table_force_close(*, by: User, table_id: int, reason: str) -> AuditEntry:
+    """Close a live table: a hand in play is voided (chips only move when a hand
+    is settled, so every balance is what it was when the hand began), a finished
+    hand is settled, Hold'em stacks go back to the wallets, and the players'
+    sockets get the closed state with the reason."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise TableNotFound()
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    before = _table_picture(table)
+    table_services.table_close(table_id=table_id, by=by, reason=reason)
+    table.refresh_from_db()
+    return audit_record(
+        actor=by,
+        action=Action.TABLE_CLOSE,
+        target=table,
+        reason=reason,
+        before=before,
+        after=_table_picture(table),
+    )
+
+
+@transaction.atomic
+def balance_adjust(
+    *, by: User, user: User, amount: int, reason: str, key: str
+) -> wallet.PostResult:
+    """The wallet's audited staff correction, also written to the audit log
+    (once: a repeated key neither posts nor logs again)."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    result = wallet.admin_adjust(user=user, amount=amount, reason=reason, staff_user=by, key=key)
+    if result.created:
+        account = wallet.account_for_user(user=user)
+        balance_after = result.transaction.entries.get(account=account).balance_after
+        audit_record(
+            actor=by,
+            action=Action.BALANCE_ADJUST,
+            target=user,
+            reason=reason,
+            before={"balance": balance_after - amount},
+            after={
+                "balance": balance_after,
+                "amount": amount,
+                "transaction": result.transaction.pk,
+            },
+        )
+    return result
+
+
+def sighting_record(*, user: User, ip: str, device: str, at: datetime | None = None) -> None:
+    """Remember that ``user`` was seen from ``ip`` with ``device`` (one row per
+    triple: first and last time seen)."""
+    moment = at or timezone.now()
+    rows = Sighting.objects.filter(user=user, ip=ip, device=device)
+    if rows.filter(last_seen__lt=moment).update(last_seen=moment) or rows.exists():
+        return
+    try:
+        with transaction.atomic():
+            Sighting.objects.create(
+                user=user, ip=ip, device=device, first_seen=moment, last_seen=moment
+            )
+    except IntegrityError:  # a concurrent request recorded it first
+        rows.filter(last_seen__lt=moment).update(last_seen=moment)
