@@ -1,0 +1,278 @@
+"""Fault drills: the stack loses a process mid-hand and the room carries on.
+
+* ``daphne``: ``kill -9`` one of the two Daphne processes mid-hand. Its
+  players reconnect to the other one, resync by version, and every hand that
+  was in play completes.
+* ``celery``: ``kill -9`` the Celery worker while turn clocks are pending and
+  start a new one. The sweeper (beat) fires every clock within its deadline
+  + 5 s.
+* ``redis``: restart Redis (the stack's own; everything in it is lost) mid-hand.
+  Players resync and play on; hands keep finishing.
+
+After every drill: Σ balances = 0, no negative balance, every finished hand
+settled exactly once, no hand stuck, no traceback in the servers' logs.
+
+    python -m bench.drills all
+    python -m bench.drills celery --tables 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.players import Run, TableSpec, create_tables, money_checks, money_ok, players_for
+from bench.stack import RESULTS, Stack, setup_django
+
+TIMERS = {"turn_seconds": 8, "summary_seconds": 2, "reveal_seconds": 1}
+
+
+def urls(stack: Stack) -> list[str]:
+    return [f"ws://127.0.0.1:{port}" for port in stack.ports]
+
+
+def hands_in_play(specs: list[TableSpec]) -> dict[int, int]:
+    """table -> the hand in play there (if any)."""
+    from games.models import Table
+
+    return dict(
+        Table.objects.filter(pk__in=[s.id for s in specs], current_hand__ended_at__isnull=True)
+        .exclude(current_hand=None)
+        .values_list("pk", "current_hand_id")
+    )
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, step: float = 0.25) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+def play_in_background(run: Run, specs: list[TableSpec], stack: Stack) -> threading.Thread:
+    players = players_for(run, specs, urls(stack))
+
+    def main() -> None:
+        async def everyone() -> None:
+            await asyncio.gather(*(p.play(run.window[1]) for p in players))
+
+        asyncio.run(everyone())
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    return thread
+
+
+def finished_hands(hand_ids: list[int]) -> bool:
+    from games.models import Hand
+
+    return Hand.objects.filter(pk__in=hand_ids, settled=True).count() == len(hand_ids)
+
+
+def hands_finished_since(specs: list[TableSpec], after: float) -> int:
+    from datetime import UTC, datetime
+
+    from games.models import Hand
+
+    moment = datetime.fromtimestamp(after, tz=UTC)
+    return Hand.objects.filter(
+        table__in=[s.id for s in specs], ended_at__gt=moment, settled=True
+    ).count()
+
+
+def final_checks(stack: Stack, result: dict[str, Any], specs: list[TableSpec]) -> None:
+    from games.models import Table
+
+    # Stop the players' tables from dealing again, then let the last hands settle.
+    wait_until(lambda: money_checks()["hands_unsettled"] == 0, timeout=20)
+    result["money"] = money_checks()
+    now_overdue = Table.objects.filter(
+        pk__in=[s.id for s in specs], deadline__lt=_seconds_ago(15)
+    ).count()
+    result["stuck_tables"] = now_overdue
+    result["server_errors"] = stack.errors_in_logs()[:20]
+    result["passed"] = bool(
+        result.get("passed", True)
+        and money_ok(result["money"])
+        and now_overdue == 0
+        and not result["server_errors"]
+    )
+
+
+def _seconds_ago(seconds: float) -> Any:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+# -- the drills -------------------------------------------------------------------
+
+
+def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
+    """Kill one Daphne mid-hand: its players move to the other, hands complete."""
+    specs = create_tables(tables, "tienlen", prefix="dd", **TIMERS)
+    start = time.perf_counter()
+    run = Run((start, start + 60))
+    thread = play_in_background(run, specs, stack)
+    in_play = wait_until(
+        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 30
+    )
+    killed_at = time.time()
+    stack.kill("daphne-a")
+    interrupted = list((in_play or {}).values())
+    completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
+    more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 40)
+    run.window = (run.window[0], time.perf_counter())  # the players stop
+    thread.join(timeout=30)
+    result: dict[str, Any] = {
+        "drill": "daphne",
+        "tables": tables,
+        "hands_interrupted": len(interrupted),
+        "interrupted_hands_completed": bool(completed and interrupted),
+        "hands_completed_after_kill": hands_finished_since(specs, killed_at),
+        "reconnects": run.reconnects,
+        "errors": dict(run.errors),
+    }
+    result["passed"] = bool(completed and interrupted and more and run.reconnects > 0)
+    stack.start("daphne-a")
+    stack.wait_ready("daphne-a")
+    final_checks(stack, result, specs)
+    return result
+
+
+def drill_celery(stack: Stack, tables: int) -> dict[str, Any]:
+    """Kill the worker with turn clocks pending: the restarted worker's sweeper
+    fires each of them within deadline + 5 s."""
+    from games.models import Table
+
+    specs = create_tables(tables, "tienlen", prefix="dc", **TIMERS)
+    start = time.perf_counter()
+    run = Run((start, start + 120))
+    thread = play_in_background(run, specs, stack)
+    wait_until(lambda: len(hands_in_play(specs)) == len(specs), 30)
+    run.acting = False  # the players think: every table's turn clock is pending
+    time.sleep(1)
+    pending = {
+        t.pk: (t.deadline, t.clock_version)
+        for t in Table.objects.filter(pk__in=[s.id for s in specs], clock="turn")
+    }
+    stack.kill("celery")
+    time.sleep(2)
+    stack.start("celery")
+    fired: dict[int, float] = {}
+
+    def all_fired() -> bool:
+        for table in Table.objects.filter(pk__in=pending):
+            if table.pk not in fired and table.clock_version > pending[table.pk][1]:
+                fired[table.pk] = time.time()
+        return len(fired) == len(pending)
+
+    wait_until(all_fired, timeout=30, step=0.1)
+    late = {
+        table: round(fired[table] - deadline.timestamp(), 2)
+        for table, (deadline, _) in pending.items()
+        if table in fired and deadline is not None
+    }
+    run.acting = True
+    time.sleep(5)  # the players play on for a while
+    run.window = (run.window[0], time.perf_counter())
+    thread.join(timeout=30)
+    result: dict[str, Any] = {
+        "drill": "celery",
+        "tables": tables,
+        "clocks_pending_at_kill": len(pending),
+        "clocks_fired": len(fired),
+        "fired_after_deadline_s": late,
+        "max_after_deadline_s": max(late.values(), default=None),
+    }
+    result["passed"] = bool(
+        pending and len(fired) == len(pending) and all(v <= 5 for v in late.values())
+    )
+    final_checks(stack, result, specs)
+    return result
+
+
+def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
+    """Restart Redis mid-hand: players resync and play on."""
+    specs = create_tables(tables, "tienlen", prefix="dr", **TIMERS)
+    start = time.perf_counter()
+    run = Run((start, start + 90))
+    thread = play_in_background(run, specs, stack)
+    in_play = wait_until(
+        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 30
+    )
+    restarted_at = time.time()
+    stack.restart_redis()
+    interrupted = list((in_play or {}).values())
+    completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
+    more = wait_until(lambda: hands_finished_since(specs, restarted_at) >= 2 * len(specs), 45)
+    run.window = (run.window[0], time.perf_counter())
+    thread.join(timeout=30)
+    result: dict[str, Any] = {
+        "drill": "redis",
+        "tables": tables,
+        "hands_interrupted": len(interrupted),
+        "interrupted_hands_completed": bool(completed and interrupted),
+        "hands_completed_after_restart": hands_finished_since(specs, restarted_at),
+        "reconnects": run.reconnects,
+        "errors": dict(run.errors),
+    }
+    result["passed"] = bool(completed and interrupted and more)
+    final_checks(stack, result, specs)
+    return result
+
+
+DRILLS: dict[str, Callable[[Stack, int], dict[str, Any]]] = {
+    "daphne": drill_daphne,
+    "celery": drill_celery,
+    "redis": drill_redis,
+}
+
+
+def run_drill(
+    name: str, tables: int, workdir: Path, database_url: str | None = None
+) -> dict[str, Any]:
+    """One drill on a stack of its own (``database_url``: the tests' database)."""
+    with Stack(workdir, database_url=database_url, own_redis=name == "redis") as stack:
+        if database_url is None:
+            setup_django()
+            from django.db import connections
+
+            connections.close_all()  # a previous drill's database was dropped
+        return DRILLS[name](stack, tables)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("drill", choices=[*DRILLS, "all"])
+    parser.add_argument("--tables", type=int, default=4)
+    args = parser.parse_args()
+    names = list(DRILLS) if args.drill == "all" else [args.drill]
+    results = []
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix=f"vipgame-drill-{name}-") as tmp:
+            result = run_drill(name, args.tables, Path(tmp))
+        results.append(result)
+        print(json.dumps(result, indent=2, default=str))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"drills-{args.drill}.json"
+    path.write_text(json.dumps(results, indent=2, default=str))
+    print(f"\nwrote {path}")
+    sys.exit(0 if all(r["passed"] for r in results) else 1)
+
+
+if __name__ == "__main__":
+    main()
