@@ -203,6 +203,16 @@ SIGNUP_GRANT = env.int("SIGNUP_GRANT", default=10_000)
 DAILY_BONUS = env.int("DAILY_BONUS", default=2_000)
 BONUS_TIME_ZONE = "Asia/Ho_Chi_Minh"
 
+# Clocks and bot think times of the tables the lobby creates, e.g.
+# TABLE_DEFAULTS=arrange_seconds=30,reveal_seconds=1,bot_delay_ms=100,bot_delay_max_ms=300
+# (any of the Table fields *_seconds, bot_delay_ms, bot_delay_max_ms; the browser tests
+# use short ones). Unset: the model defaults (90 s to arrange, 20 s a turn...).
+TABLE_DEFAULTS = {key: int(value) for key, value in env.dict("TABLE_DEFAULTS", default={}).items()}
+_TABLE_CLOCKS = {"ready", "arrange", "reveal", "turn", "summary"}
+for _key in TABLE_DEFAULTS:
+    if _key not in {f"{c}_seconds" for c in _TABLE_CLOCKS} | {"bot_delay_ms", "bot_delay_max_ms"}:
+        raise ImproperlyConfigured(f"TABLE_DEFAULTS: unknown field {_key}")
+
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
