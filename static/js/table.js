@@ -225,7 +225,8 @@ export class TableShell {
       node.style.left = `${x}%`;
       node.style.top = `${y}%`;
       node.classList.add(y > 60 ? "bottom" : y < 40 ? "top" : "middle");
-      if (k === 0 && ctx.you !== null) node.classList.add("me");
+      if (x < 30) node.classList.add("left");
+      if (x > 70) node.classList.add("right");
       this.felt.append(node);
     });
   }
@@ -233,7 +234,7 @@ export class TableShell {
   seatNode(ctx, seat, ticking, dealer) {
     const classes = ["seat"];
     if (!seat.connected) classes.push("offline");
-    if (seat.position === ctx.you) classes.push("mine");
+    if (seat.position === ctx.you) classes.push("you");
     const ring = svg("svg", { class: "ring", viewBox: "0 0 100 100", "aria-hidden": "true" });
     ring.append(svg("circle", { cx: 50, cy: 50, r: 46, class: "ring-bg" }));
     if (ticking) {
@@ -435,7 +436,7 @@ export class TableShell {
     if (text) {
       const names = { ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
       text.hidden = !t.deadline;
-      text.textContent = t.deadline ? `⏱ ${names[t.clock] || ""} ${Math.ceil(left / 1000)}s` : "";
+      text.textContent = t.deadline ? `${names[t.clock] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
   }

@@ -152,7 +152,7 @@ const game = {
     const seat = view.seats[index];
     const parts = [];
     if (view.phase === "arrange") {
-      parts.push(backs(13, { small: true, max: 5 }));
+      if (index !== ctx.me) parts.push(backs(13, { small: true, max: 5 }));
       parts.push(h("span", { class: `badge ${seat.submitted ? "ready" : ""}`, "data-submitted": seat.submitted ? "1" : "0" },
         seat.left ? _("Left") : seat.submitted ? _("Arranged") : _("Arranging…")));
     } else {

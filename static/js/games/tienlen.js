@@ -78,7 +78,7 @@ const game = {
     if (index < 0) return null;
     const parts = [];
     if (view.finished) {
-      if (view.hands[index].length) parts.push(cardRow(view.hands[index], { small: true }));
+      if (view.hands[index].length) parts.push(cardRow(view.hands[index], { small: true, fan: true }));
       if (view.winner === index) parts.push(h("span", { class: "badge gold" }, _("Winner")));
     } else if (index !== ctx.me) {
       parts.push(h("span", { class: "count-wrap" }, backs(view.card_counts[index], { small: true, max: 4 }),
