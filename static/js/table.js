@@ -130,7 +130,7 @@ export class TableShell {
       posOf: (index) => players[index],
       nameOf: (index) => this.names[players[index]] || `#${players[index] + 1}`,
       seatAt: (position) => state.table.seats.find((s) => s.position === position) || null,
-      act: (action) => this.act(action),
+      act: (action, options) => this.act(action, options),
       now: () => this.conn.now(),
     };
   }
@@ -153,9 +153,14 @@ export class TableShell {
     this.render();
   }
 
-  act(action) {
+  /** A move, decided on the state of version v; `versioned: false` for moves
+   * that do not depend on others' (a Mậu Binh arrangement), so that another
+   * player's move arriving first does not make them stale. */
+  act(action, { versioned = true } = {}) {
     const id = this.conn.nextId();
-    if (!this.conn.send({ type: "act", id, v: this.state.v, action })) this.flash(_("Not connected."), "error");
+    const message = { type: "act", id, action };
+    if (versioned) message.v = this.state.v;
+    if (!this.conn.send(message)) this.flash(_("Not connected."), "error");
     return id;
   }
 
