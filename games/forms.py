@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from games.adapters import SEAT_LIMITS
 from games.models import Game
 
-PRESETS: dict[str, list[tuple[str, str]]] = {
+PRESETS: dict[str, list[tuple[str, Any]]] = {
     Game.MAUBINH: [
         ("vipgame", "VIPGAME"),
         ("maubinh_com", "maubinh.com"),

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -33,6 +34,11 @@ GAME_TABS = [(Game.MAUBINH, "Mậu Binh"), (Game.TIENLEN, "Tiến Lên"), (Game.
 
 def _game(value: object) -> str:
     return value if isinstance(value, str) and value in Game.values else Game.MAUBINH
+
+
+def table_defaults() -> dict[str, Any]:
+    """Clocks and bot think times for tables opened here (settings.TABLE_DEFAULTS)."""
+    return dict(settings.TABLE_DEFAULTS)
 
 
 def table_url(table: Table) -> str:
@@ -80,7 +86,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
             max_raise=data["max_raise"] if holdem else None,
             buy_in_min=data["buy_in_min"] if holdem else 20,
             buy_in_max=data["buy_in_max"] if holdem else 100,
-            **settings.TABLE_DEFAULTS,
+            **table_defaults(),
         )
     except ServiceError as err:
         form.add_error(None, err.message)
@@ -93,9 +99,24 @@ def _user(request: HttpRequest) -> User:
     return user
 
 
-def _sit_and_go(request: HttpRequest, table: Table) -> HttpResponse:
+def _open_and_sit(request: HttpRequest, game: str, **settings_: Any) -> HttpResponse:
+    """A new table and the player's seat at it, or (refused) neither."""
     try:
-        services.table_sit(table_id=table.pk, user=_user(request), invite_code=table.invite_code)
+        with transaction.atomic():
+            table = services.table_create(
+                owner=_user(request), game=game, seat_count=PLAY_NOW_SEATS, **settings_,
+                **table_defaults(),
+            )  # fmt: skip
+            services.table_sit(table_id=table.pk, user=_user(request))
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect(f"{reverse('lobby')}?game={game}")
+    return redirect(table_url(table))
+
+
+def _sit(request: HttpRequest, table: Table) -> HttpResponse:
+    try:
+        services.table_sit(table_id=table.pk, user=_user(request))
     except ServiceError as err:
         messages.error(request, err.message)
         return redirect(f"{reverse('lobby')}?game={table.game}")
@@ -125,10 +146,7 @@ def quick_join(request: HttpRequest) -> HttpResponse:
             messages.error(request, err.message)
             return redirect(f"{reverse('lobby')}?game={game}")
         return redirect(table_url(table))
-    table = services.table_create(
-        owner=user, game=game, stake=stake, seat_count=PLAY_NOW_SEATS, **settings.TABLE_DEFAULTS
-    )
-    return _sit_and_go(request, table)
+    return _open_and_sit(request, game, stake=stake)
 
 
 @login_required
@@ -141,23 +159,18 @@ def play_now(request: HttpRequest, game: str) -> HttpResponse:
     if request.method == "GET":
         return render(request, "games/play_now.html", {"game": game, "label": Game(game).label})
     table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
-    if table is None:
-        table = services.table_create(
-            owner=_user(request),
-            game=game,
-            stake=PLAY_NOW_STAKE,
-            seat_count=PLAY_NOW_SEATS,
-            fill_with_bots=True,
-            **settings.TABLE_DEFAULTS,
-        )
-    return _sit_and_go(request, table)
+    if table is not None:
+        return _sit(request, table)
+    return _open_and_sit(request, game, stake=PLAY_NOW_STAKE, fill_with_bots=True)
 
 
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id)
     user = _user(request) if request.user.is_authenticated else None
     invite = request.GET.get("invite", "")
-    seated = user is not None and selectors.seated_position(table_id=table.pk, user=user) is not None
+    seated = user is not None and (
+        selectors.seated_position(table_id=table.pk, user=user) is not None
+    )
     if not selectors.can_view(table, user, invite, seated):
         return render(request, "games/private.html", {"table": table}, status=403)
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)

@@ -18,7 +18,15 @@ from typing import Any
 
 import pytest
 
-from tests.processes import celery_worker, daphne, free_port, process_env, running, wait_for, wait_http
+from tests.processes import (
+    celery_worker,
+    daphne,
+    free_port,
+    process_env,
+    running,
+    wait_for,
+    wait_http,
+)
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM_ARGS = [
@@ -94,10 +102,12 @@ class Pages:
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda err: self.errors.append(f"{page.url}: {err}"))
-        page.on(
-            "console",
-            lambda msg: self.errors.append(f"{page.url}: {msg.text}") if msg.type == "error" else None,
-        )
+
+        def console(msg: Any) -> None:
+            if msg.type == "error":
+                self.errors.append(f"{page.url}: {msg.text}")
+
+        page.on("console", console)
         return page
 
     def close(self) -> None:

@@ -95,7 +95,7 @@ def test_tien_len_with_bots(pages, site):
     sign_up(page, site)
     open_play_now(page, site, "tienlen")
     ready(page)
-    if table_state(page)["hand"]["view"].get("instant"):  # tới trắng at the deal: play the next hand
+    if table_state(page)["hand"]["view"].get("instant"):  # tới trắng at the deal: next hand
         wait_summary(page, "tienlen")
         ready(page)
         page.wait_for_function("() => !window.vipTable.state.hand.finished")
@@ -142,8 +142,8 @@ def test_poker_with_bots(pages, site):
         if not shot_taken:
             shot(page, "holdem-mid-hand")
             shot_taken = True
-        selector = "[data-action=check]" if page.locator("[data-action=check]").count() else "[data-action=call]"
-        act_and_wait(page, selector)
+        can_check = page.locator("[data-action=check]").count()
+        act_and_wait(page, "[data-action=check]" if can_check else "[data-action=call]")
     wait_summary(page, "holdem")
     if not shot_taken:
         shot(page, "holdem-mid-hand")

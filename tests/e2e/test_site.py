@@ -14,10 +14,13 @@ from .conftest import PHONE, open_play_now, shot, sign_up, table_state
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-WORKED_EXAMPLE_DECK = (
-    "Qd 9c 4c As Ks Jd 3s 2d 6d Th 5d Ah 2h Js Jc 3d 9h 3h 7d 4s Ad Qh Jh 7h 5s 7s "
-    "Qc Ac 8h 6c 2s Qs 9d 7c Kc 4d 8d 8c Td 5h 3c 9s Tc Kh 6h 5c Ts 6s 4h 8s 2c Kd"
-).split()
+# docs/fairness.md, "Worked example".
+WORKED_EXAMPLE_DECK = " ".join(
+    (
+        "Qd 9c 4c As Ks Jd 3s 2d 6d Th 5d Ah 2h Js Jc 3d 9h 3h 7d 4s Ad Qh Jh 7h 5s 7s",
+        "Qc Ac 8h 6c 2s Qs 9d 7c Kc 4d 8d 8c Td 5h 3c 9s Tc Kh 6h 5c Ts 6s 4h 8s 2c Kd",
+    )
+).split(" ")
 
 
 def no_horizontal_scroll(page: Any) -> None:
@@ -52,12 +55,12 @@ def test_the_javascript_verifier_recomputes_decks_like_the_server(pages, site):
         "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
     )
     for n in range(5):
-        seed = secrets.token_bytes(32)
+        raw = secrets.token_bytes(32)
         seeds = [secrets.token_hex(n), "Thảo 🎴", ""][: n % 4]
-        got = page.evaluate(verify, [seed.hex(), f"{n}-{n + 1}", seeds])
-        expected = fairness.deal_deck(seed, f"{n}-{n + 1}", seeds)
+        got = page.evaluate(verify, [raw.hex(), f"{n}-{n + 1}", seeds])
+        expected = fairness.deal_deck(raw, f"{n}-{n + 1}", seeds)
         assert got["deck"] == [fairness_card(c) for c in expected]
-        assert got["commitment"] == fairness.commitment(seed)
+        assert got["commitment"] == fairness.commitment(raw)
 
 
 def fairness_card(code: int) -> str:

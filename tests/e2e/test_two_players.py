@@ -14,7 +14,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def my_turn(page: Any) -> bool:
     state = table_state(page)
     hand = state["hand"]
-    return bool(hand and not hand["finished"] and hand["view"]["turn"] == hand["players"].index(state["you"]))
+    me = hand["players"].index(state["you"])
+    return bool(hand and not hand["finished"] and hand["view"]["turn"] == me)
 
 
 def test_two_people_play_tien_len_and_see_each_other(pages, site):

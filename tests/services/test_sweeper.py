@@ -68,7 +68,7 @@ def test_a_stalled_bot_is_moved(tables, make_user):
 
     table = in_play(open_table)
     tables.scheduler.bots.clear()
-    hand = Hand.objects.get(pk=table.current_hand_id)
+    hand = Hand.objects.get(pk=table.current_hand_id or 0)
     bot_position = Seat.objects.get(table=table, is_bot=True).position
     bot_player = [p["position"] for p in hand.players].index(bot_position)
     if hand.state["turn"] != bot_player:  # let the human's clock run out first
