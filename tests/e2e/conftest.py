@@ -2,7 +2,8 @@
 Celery (worker + beat) processes on the test database.
 
 The servers start for each test with short clocks and quick bots
-(``TABLE_DEFAULTS``); the browser starts once, each test gets fresh contexts. Screenshots go
+(``TABLE_DEFAULTS``); the browser starts once a module, each test gets fresh
+contexts. Screenshots go
 to ``tests/e2e/artifacts/`` (ignored by git).
 """
 
@@ -47,10 +48,6 @@ PASSWORD = "Bai-Tien-Len-42"
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
 
-# Playwright's sync API keeps an event loop in this thread; the ORM calls that
-# set up and flush the test database are still plain synchronous code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 @dataclass
 class Site:
@@ -65,6 +62,7 @@ def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
     var = tmp_path_factory.mktemp("e2e")
     port = free_port()
     env = process_env(var, TABLE_DEFAULTS=E2E_TABLE_DEFAULTS, AXES_ENABLED="0")
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with (
         running(daphne(port), env, var / "daphne.log"),
         running(celery_worker(var, beat=True), env, var / "celery.log"),
@@ -74,11 +72,16 @@ def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
         yield Site(f"http://127.0.0.1:{port}", var)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. While Playwright's sync API runs, its event
+    loop is running in this thread: the ORM calls that set up and flush the test
+    database are still plain synchronous code, so Django is told so, for this
+    module only."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         chromium = playwright.chromium.launch(
             executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
             headless=True,
