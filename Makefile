@@ -20,6 +20,7 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 
 translations: $(VENV)/.runtime
 	$(BIN)/pybabel -q compile -d locale -D django
+	$(BIN)/pybabel -q compile -d locale -D djangojs
 
 prepare: $(VENV)/.runtime translations
 	$(BIN)/python manage.py migrate --noinput -v 0

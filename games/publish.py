@@ -73,6 +73,7 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
         "buy_in": list(table.buy_in_range()),
         "clock": table.clock or None,
         "deadline": epoch_ms(table.deadline),
+        "clock_started": epoch_ms(table.clock_started_at),
         "hands_played": table.hands_played,
         "next_commitment": table.next_commitment,
         "seats": [

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, F, Q
 
 from games import publish
 from games.adapters import adapter_for
 from games.errors import PrivateTable, TableNotFound
-from games.models import Hand, HandEvent, HandPlayer, Seat, Table
+from games.models import ChatMessage, Hand, HandEvent, HandPlayer, Seat, Table
 from vipgame.accounts.models import User
 
 
@@ -109,3 +110,41 @@ def hand_replay(*, hand: Hand, user: User) -> dict[str, Any]:
             "client_seeds": hand.client_seeds,
         },
     }
+
+
+def open_table_for(*, game: str, stake: int, bots_only: bool = False) -> Table | None:
+    """A public open table of this game and stake with a free seat (quick join), the
+    fullest first; with ``bots_only``, one of the "play now" tables nobody is at."""
+    seated = Count("seats")
+    humans = Count("seats", filter=Q(seats__is_bot=False))
+    tables = (
+        Table.objects.filter(game=game, stake=stake, is_private=False)
+        .exclude(status=Table.Status.CLOSED)
+        .annotate(taken=seated, humans=humans)
+        .filter(taken__lt=F("seat_count"))
+    )
+    if bots_only:
+        tables = tables.filter(fill_with_bots=True, humans=0)
+    return tables.order_by("-humans", "-taken", "pk").first()
+
+
+def recent_chat(*, table: Table, limit: int = 30) -> list[dict[str, Any]]:
+    messages = ChatMessage.objects.filter(table=table).select_related("user").order_by("-pk")
+    return [
+        {
+            "type": "chat",
+            "id": m.pk,
+            "user_id": m.user_id,
+            "name": m.user.shown_name,
+            "text": m.text,
+            "at": publish.epoch_ms(m.created_at),
+        }
+        for m in reversed(messages[:limit])
+    ]
+
+
+def hand_nets(*, user: User, hands: Any) -> dict[int, int | None]:
+    """What this player won or lost in each of these hands (chips; None until settled)."""
+    return dict(
+        HandPlayer.objects.filter(user=user, hand__in=list(hands)).values_list("hand_id", "net")
+    )

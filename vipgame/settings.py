@@ -217,6 +217,15 @@ DEVICE_COOKIE_AGE = 2 * 365 * 24 * 3600
 SIGHTING_REFRESH_S = env.int("SIGHTING_REFRESH_S", default=600)
 # Behind a proxy: the META key holding the client address (e.g. HTTP_X_REAL_IP).
 CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
+# Clocks and bot think times of the tables the lobby creates, e.g.
+# TABLE_DEFAULTS=arrange_seconds=30,reveal_seconds=1,bot_delay_ms=100,bot_delay_max_ms=300
+# (any of the Table fields *_seconds, bot_delay_ms, bot_delay_max_ms; the browser tests
+# use short ones). Unset: the model defaults (90 s to arrange, 20 s a turn...).
+TABLE_DEFAULTS = {key: int(value) for key, value in env.dict("TABLE_DEFAULTS", default={}).items()}
+_TABLE_CLOCKS = {"ready", "arrange", "reveal", "turn", "summary"}
+for _key in TABLE_DEFAULTS:
+    if _key not in {f"{c}_seconds" for c in _TABLE_CLOCKS} | {"bot_delay_ms", "bot_delay_max_ms"}:
+        raise ImproperlyConfigured(f"TABLE_DEFAULTS: unknown field {_key}")
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -205,6 +205,9 @@ class MauBinhEngine:
             ]
             if settlement
             else [],
+            "chi_payments": [_chi_payments(settlement, chi) for chi in range(1, step + 1)]
+            if settlement
+            else [],
         }
         if player is not None:
             view["own"] = self._own_view(state, player)
@@ -344,6 +347,15 @@ def _public_instant(state: HandState, p: PlayerState) -> str | None:
     """The instant win shown from the reveal on (a leaver's only if it still counts)."""
     counts = p.at_reveal or state.rules.leaver_keeps_instant
     return p.analysis.instant if counts else None
+
+
+def _chi_payments(settlement: Settlement, chi: int) -> list[JSON]:
+    """Who paid whom on one revealed chi (its chi, lủng, left and bonus items)."""
+    return [
+        {"payer": p.payer, "payee": p.payee, "amount": p.amount, "reason": p.reason}
+        for p in settlement.payments
+        if p.detail.get("chi") == chi
+    ]
 
 
 def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:

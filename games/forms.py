@@ -1,0 +1,65 @@
+"""Lobby forms: creating a table and quick join."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games.adapters import SEAT_LIMITS
+from games.models import Game
+
+PRESETS: dict[str, list[tuple[str, Any]]] = {
+    Game.MAUBINH: [
+        ("vipgame", "VIPGAME"),
+        ("maubinh_com", "maubinh.com"),
+        ("classic", _("Classic")),
+    ],
+    Game.TIENLEN: [("vipgame", "VIPGAME")],
+    Game.HOLDEM: [("vipgame", "VIPGAME")],
+}
+QUICK_STAKES = (10, 50, 100, 200)
+
+
+class TableCreateForm(forms.Form):
+    game = forms.ChoiceField(label=_("Game"), choices=Game.choices)
+    preset = forms.ChoiceField(
+        label=_("Rules"),
+        choices=sorted({p for presets in PRESETS.values() for p in presets}, key=str),
+        initial="vipgame",
+    )
+    name = forms.CharField(label=_("Table name"), max_length=60, required=False)
+    stake = forms.IntegerField(label=_("Stake (chips)"), min_value=1, initial=10)
+    seat_count = forms.IntegerField(label=_("Seats"), min_value=2, max_value=9, initial=4)
+    is_private = forms.BooleanField(
+        label=_("Private (by invite link)"), required=False, initial=False
+    )
+    max_raise = forms.IntegerField(
+        label=_("Raise cap (stakes, empty = no limit)"), min_value=1, required=False
+    )
+    buy_in_min = forms.IntegerField(label=_("Minimum buy-in (big blinds)"), min_value=1, initial=20)
+    buy_in_max = forms.IntegerField(
+        label=_("Maximum buy-in (big blinds)"), min_value=1, initial=100
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        game, preset = data.get("game"), data.get("preset")
+        if game and preset and preset not in {p for p, _name in PRESETS[game]}:
+            self.add_error("preset", _("These rules are not offered for this game."))
+        seats = data.get("seat_count")
+        if game and seats:
+            low, high = SEAT_LIMITS[game]
+            if not low <= seats <= high:
+                self.add_error(
+                    "seat_count",
+                    _("This game is played by %(low)s to %(high)s players.")
+                    % {"low": low, "high": high},
+                )
+        return data
+
+
+class QuickJoinForm(forms.Form):
+    game = forms.ChoiceField(choices=Game.choices)
+    stake = forms.IntegerField(min_value=1)

@@ -1,0 +1,240 @@
+"""The browser pages: lobby, table pages, hand history and replays.
+
+Thin: they read through selectors and change tables through services; the
+live parts of the pages talk to the table and lobby WebSockets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from games import selectors, services
+from games.adapters import adapter_for
+from games.errors import TableFull
+from games.forms import PRESETS, QUICK_STAKES, QuickJoinForm, TableCreateForm
+from games.models import Game, Hand, Table
+from vipgame.accounts.models import User
+from vipgame.errors import ServiceError
+
+PLAY_NOW_STAKE = 10
+PLAY_NOW_SEATS = 4
+GAME_TABS = [(Game.MAUBINH, "Mậu Binh"), (Game.TIENLEN, "Tiến Lên"), (Game.HOLDEM, "Poker")]
+
+
+def _game(value: object) -> str:
+    return value if isinstance(value, str) and value in Game.values else Game.MAUBINH
+
+
+def table_defaults() -> dict[str, Any]:
+    """Clocks and bot think times for tables opened here (settings.TABLE_DEFAULTS)."""
+    return dict(settings.TABLE_DEFAULTS)
+
+
+def table_url(table: Table) -> str:
+    url = reverse("table", args=[table.pk])
+    if table.is_private:
+        url += "?" + urlencode({"invite": table.invite_code})
+    return url
+
+
+def lobby(request: HttpRequest) -> HttpResponse:
+    game = _game(request.GET.get("game"))
+    form = TableCreateForm(initial={"game": game})
+    return render(request, "games/lobby.html", _lobby_context(game, form))
+
+
+def _lobby_context(game: str, form: TableCreateForm) -> dict[str, Any]:
+    return {
+        "game": game,
+        "tabs": GAME_TABS,
+        "form": form,
+        "presets": {g: [p for p, _name in presets] for g, presets in PRESETS.items()},
+        "tables": selectors.lobby_tables(),
+        "quick_stakes": QUICK_STAKES,
+    }
+
+
+@login_required
+@require_POST
+def table_new(request: HttpRequest) -> HttpResponse:
+    form = TableCreateForm(request.POST)
+    if not form.is_valid():
+        game = _game(request.POST.get("game"))
+        return render(request, "games/lobby.html", _lobby_context(game, form), status=400)
+    data = form.cleaned_data
+    holdem = data["game"] == Game.HOLDEM
+    try:
+        table = services.table_create(
+            owner=_user(request),
+            game=data["game"],
+            stake=data["stake"],
+            seat_count=data["seat_count"],
+            preset=data["preset"],
+            name=data["name"],
+            is_private=data["is_private"],
+            max_raise=data["max_raise"] if holdem else None,
+            buy_in_min=data["buy_in_min"] if holdem else 20,
+            buy_in_max=data["buy_in_max"] if holdem else 100,
+            **table_defaults(),
+        )
+    except ServiceError as err:
+        form.add_error(None, err.message)
+        return render(request, "games/lobby.html", _lobby_context(data["game"], form), status=400)
+    return redirect(table_url(table))
+
+
+def _user(request: HttpRequest) -> User:
+    user: User = request.user  # type: ignore[assignment]
+    return user
+
+
+def _open_and_sit(request: HttpRequest, game: str, **settings_: Any) -> HttpResponse:
+    """A new table and the player's seat at it, or (refused) neither."""
+    try:
+        with transaction.atomic():
+            table = services.table_create(
+                owner=_user(request), game=game, seat_count=PLAY_NOW_SEATS, **settings_,
+                **table_defaults(),
+            )  # fmt: skip
+            services.table_sit(table_id=table.pk, user=_user(request))
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect(f"{reverse('lobby')}?game={game}")
+    return redirect(table_url(table))
+
+
+def _sit(request: HttpRequest, table: Table) -> HttpResponse:
+    try:
+        services.table_sit(table_id=table.pk, user=_user(request))
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect(f"{reverse('lobby')}?game={table.game}")
+    return redirect(table_url(table))
+
+
+@login_required
+@require_POST
+def quick_join(request: HttpRequest) -> HttpResponse:
+    form = QuickJoinForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, str(TableFull.template))
+        return redirect("lobby")
+    game, stake = form.cleaned_data["game"], form.cleaned_data["stake"]
+    user = _user(request)
+    for _attempt in range(3):
+        table = selectors.open_table_for(game=game, stake=stake)
+        if table is None:
+            break
+        if selectors.seated_position(table_id=table.pk, user=user) is not None:
+            return redirect(table_url(table))
+        try:
+            services.table_sit(table_id=table.pk, user=user)
+        except TableFull:
+            continue
+        except ServiceError as err:
+            messages.error(request, err.message)
+            return redirect(f"{reverse('lobby')}?game={game}")
+        return redirect(table_url(table))
+    return _open_and_sit(request, game, stake=stake)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def play_now(request: HttpRequest, game: str) -> HttpResponse:
+    """A table with bots in the empty seats, at once. GET (where the log-in page
+    sends the visitor back) shows a button that posts here."""
+    if game not in Game.values:
+        raise Http404
+    if request.method == "GET":
+        return render(request, "games/play_now.html", {"game": game, "label": Game(game).label})
+    table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
+    if table is not None:
+        return _sit(request, table)
+    return _open_and_sit(request, game, stake=PLAY_NOW_STAKE, fill_with_bots=True)
+
+
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
+    user = _user(request) if request.user.is_authenticated else None
+    invite = request.GET.get("invite", "")
+    seated = user is not None and (
+        selectors.seated_position(table_id=table.pk, user=user) is not None
+    )
+    if not selectors.can_view(table, user, invite, seated):
+        return render(request, "games/private.html", {"table": table}, status=403)
+    can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
+    config = {
+        "table": table.pk,
+        "game": table.game,
+        "invite": invite,
+        "user": None if user is None else {"id": user.pk, "name": user.shown_name},
+        "rules": _rules_for_client(table),
+        "buy_in": list(table.buy_in_range()),
+        "stake": table.stake,
+        "chat": selectors.recent_chat(table=table),
+        "closed_reason": table.closed_reason,
+        "login": f"{reverse('login')}?{urlencode({'next': request.get_full_path()})}",
+    }
+    return render(
+        request,
+        "games/table.html",
+        {
+            "table": table,
+            "config": config,
+            "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
+        },
+    )
+
+
+def _rules_for_client(table: Table) -> dict[str, Any]:
+    """What the Mậu Binh hand-name evaluator needs of the table's ruleset."""
+    if table.game != Game.MAUBINH:
+        return {"preset": table.preset}
+    ruleset = adapter_for(table.game).ruleset(table)
+    return {
+        "preset": table.preset,
+        "four_aces_top": ruleset.four_aces_top,
+        "straight_flush_order": ruleset.straight_flush_order,
+    }
+
+
+@login_required
+def history(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    game = request.GET.get("game") or None
+    if game not in (None, *Game.values):
+        game = None
+    page = Paginator(selectors.hands_for_user(user=user, game=game), 20).get_page(
+        request.GET.get("page")
+    )
+    nets = selectors.hand_nets(user=user, hands=page.object_list)
+    rows = [{"hand": hand, "net": nets.get(hand.pk)} for hand in page.object_list]
+    return render(
+        request,
+        "games/history.html",
+        {"page": page, "rows": rows, "game": game, "tabs": GAME_TABS},
+    )
+
+
+@login_required
+def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
+    user = _user(request)
+    hand = get_object_or_404(Hand.objects.select_related("table"), pk=hand_id)
+    if not hand.finished or (not user.is_staff and selectors.player_of(hand, user) is None):
+        raise Http404
+    return render(
+        request,
+        "games/replay.html",
+        {"hand": hand, "replay": selectors.hand_replay(hand=hand, user=user)},
+    )

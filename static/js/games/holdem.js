@@ -1,0 +1,149 @@
+// Texas Hold'em: hole cards, board, pots and side pots, fold / check / call /
+// raise with a slider bounded by the legal minimum and maximum, the time bank.
+import { h } from "../dom.js";
+import { _, fmt, chips, signed } from "../i18n.js";
+import { cardEl, cardRow, backs, text } from "../cards.js";
+import { HAND_NAMES_VI } from "../chi.js";
+import { start } from "../table.js";
+
+const local = { key: null, raiseTo: null };
+const STREETS = { preflop: "Preflop", flop: "Flop", turn: "Turn", river: "River" };
+
+function actionText(record) {
+  const amount = chips(record.to);
+  switch (record.action) {
+    case "fold": return _("folds");
+    case "check": return _("checks");
+    case "call": return fmt(_("calls %(amount)s"), { amount: chips(record.amount) });
+    case "raise": return fmt(_("raises to %(amount)s"), { amount });
+    case "all_in": return fmt(_("goes all-in (%(amount)s)"), { amount });
+    default: return record.action;
+  }
+}
+
+function actions(ctx) {
+  const view = ctx.view;
+  const legal = view.legal;
+  const bank = Math.round((view.time_banks_ms[ctx.me] || 0) / 1000);
+  const parts = [];
+  if (legal && view.to_act === ctx.me) {
+    const key = `${ctx.hand.id}:${ctx.state.v}`;
+    if (legal.raise && (local.key !== key || local.raiseTo === null)) {
+      local.raiseTo = Math.min(legal.raise.max, Math.max(legal.raise.min, local.raiseTo || legal.raise.min));
+    }
+    local.key = key;
+    parts.push(h("button", { type: "button", class: "button ghost", "data-action": "fold", onclick: () => ctx.act({ type: "fold" }) }, _("Fold")));
+    if (legal.check) parts.push(h("button", { type: "button", class: "button", "data-action": "check", onclick: () => ctx.act({ type: "check" }) }, _("Check")));
+    if (legal.call) parts.push(h("button", { type: "button", class: "button", "data-action": "call", onclick: () => ctx.act({ type: "call" }) }, fmt(_("Call %(amount)s"), { amount: chips(legal.call) })));
+    if (legal.raise) {
+      const { min, max } = legal.raise;
+      const step = Math.max(1, view.stake);
+      const value = h("output", { class: "raise-value", "data-raise-value": "" }, chips(local.raiseTo));
+      const slider = h("input", {
+        type: "range", min, max, step, value: local.raiseTo, "data-raise-slider": "", "aria-label": _("Raise to"),
+        oninput: (e) => { local.raiseTo = Number(e.target.value); value.textContent = chips(local.raiseTo); },
+      });
+      parts.push(h("span", { class: "raise" }, slider, value,
+        h("button", { type: "button", class: "button", "data-action": "raise", onclick: () => ctx.act({ type: "raise", to: Math.min(max, Math.max(min, local.raiseTo)) }) }, _("Raise")),
+        h("span", { class: "muted" }, `${chips(min)}–${chips(max)}`)));
+    }
+    if (legal.all_in) parts.push(h("button", { type: "button", class: "button danger", "data-action": "all-in", onclick: () => ctx.act({ type: "all_in" }) }, fmt(_("All-in %(amount)s"), { amount: chips(legal.all_in) })));
+    parts.push(h("span", { class: "your-turn", "data-your-turn": "" }, _("Your turn!")));
+  }
+  parts.push(h("span", { class: "muted bank", "data-time-bank": bank }, fmt(_("Time bank: %(s)s s"), { s: bank })));
+  return h("div", { class: "actions" }, parts);
+}
+
+const game = {
+  name: "holdem",
+
+  dealer(ctx) {
+    return ctx.view ? ctx.posOf(ctx.view.button) : null;
+  },
+
+  seatChips(ctx, seat) {
+    const view = ctx.view;
+    const index = ctx.players.indexOf(seat.position);
+    if (view && !ctx.hand.finished && index >= 0) return view.stacks[index];
+    return seat.chips;
+  },
+
+  seat(ctx, position) {
+    const view = ctx.view;
+    if (!view) return null;
+    const index = ctx.players.indexOf(position);
+    if (index < 0) return null;
+    const parts = [];
+    if (view.shown[index]) parts.push(cardRow(view.shown[index], { small: true }));
+    else if (!view.folded[index] && index !== ctx.me && !view.finished) parts.push(backs(2, { small: true }));
+    if (index === view.small_blind) parts.push(h("span", { class: "badge" }, "SB"));
+    if (index === view.big_blind) parts.push(h("span", { class: "badge" }, "BB"));
+    if (view.folded[index]) parts.push(h("span", { class: "badge off" }, _("Folded")));
+    if (view.all_in[index]) parts.push(h("span", { class: "badge gold" }, "All-in"));
+    if (view.bets[index]) parts.push(h("span", { class: "bet", "data-bet": view.bets[index] }, h("span", { class: "chip-icon" }), chips(view.bets[index])));
+    return h("div", { class: "seat-game" }, parts);
+  },
+
+  center(ctx) {
+    const view = ctx.view;
+    if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
+    const slots = [...view.board.map((c) => cardEl(c)), ...Array.from({ length: 5 - view.board.length }, () => h("span", { class: "card slot" }))];
+    const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ": ", chips(p.amount),
+      p.winners.length ? ` → ${p.winners.map((w) => ctx.nameOf(w)).join(", ")}` : ""));
+    return h("div", { class: "center-note holdem" },
+      h("div", { class: "board cards", "data-board": view.board.join(" ") }, slots),
+      h("div", { class: "pot", "data-pot": view.pot }, view.finished ? "" : fmt(_("Pot: %(amount)s"), { amount: chips(view.pot) })),
+      pots.length ? h("ul", { class: "pots" }, pots) : null,
+      h("div", { class: "street muted" }, STREETS[view.phase] || view.phase));
+  },
+
+  mine(ctx) {
+    const view = ctx.view;
+    if (!view || ctx.me === null) return null;
+    return h("div", { class: "hole" },
+      h("div", { class: "cards hand", "data-hole": (view.hole || []).join(" ") }, (view.hole || []).map((c) => cardEl(c))),
+      view.finished ? null : actions(ctx));
+  },
+
+  clockSeats(ctx) {
+    const view = ctx.view;
+    return view && view.to_act !== null && !view.finished ? [ctx.posOf(view.to_act)] : [];
+  },
+
+  events(ctx, events) {
+    for (const e of events) {
+      if (e.type === "action") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
+      else if (e.type === "board") ctx.shell.announce(`${STREETS[e.street] || e.street}: ${text(e.cards)}`, "info");
+      else if (e.type === "showdown") {
+        for (const hand of e.hands) ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(hand.player)}: ${HAND_NAMES_VI[hand.category] || hand.category} ${text(hand.best)}`));
+      } else if (e.type === "pot") {
+        e.winners.forEach((w, i) => ctx.shell.announce(fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(e.shares[i]) }), "big"));
+      }
+    }
+  },
+
+  summary(ctx) {
+    const view = ctx.view;
+    if (!view || !view.finished) return null;
+    const showdown = view.log.filter((r) => r.kind === "showdown").flatMap((r) => r.hands);
+    const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ` ${chips(p.amount)}: `,
+      p.winners.map((w, k) => fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(p.shares[k]) })).join(", ")));
+    const net = view.stacks.map((s, i) => s - (view.log[0].stacks ? view.log[0].stacks[i] : s));
+    return h("div", { class: "sum-body", "data-summary-game": "holdem" },
+      h("div", { class: "board" }, cardRow(view.board, { small: true })),
+      showdown.length ? h("ul", { class: "showdown" }, showdown.map((s) => h("li", {}, ctx.nameOf(s.player), ": ",
+        cardRow(s.cards, { small: true }), " ", h("strong", {}, HAND_NAMES_VI[s.category] || s.category)))) : h("p", { class: "muted" }, _("Everyone else folded: no cards shown.")),
+      h("ol", { class: "payments" }, pots),
+      h("ul", { class: "units-list" }, net.map((n, i) => h("li", {}, ctx.nameOf(i), ": ", h("strong", { class: n > 0 ? "plus" : n < 0 ? "minus" : "" }, signed(n))))));
+  },
+
+  known(ctx) {
+    const view = ctx.view;
+    const known = {};
+    if (ctx.me !== null && view.hole) known[ctx.me] = view.hole;
+    view.shown.forEach((cards, i) => { if (cards) known[i] = cards; });
+    return { known, knownBoard: view.board };
+  },
+};
+
+start(game);

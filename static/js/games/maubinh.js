@@ -1,0 +1,257 @@
+// Mậu Binh: arrange 13 cards into chi 1 (5), chi 2 (5) and chi 3 (3) by
+// clicking two cards to swap them or dragging one onto another; the hand name
+// of each chi and the binh lủng warning update live (static/js/chi.js).
+import { h } from "../dom.js";
+import { _, fmt, signed } from "../i18n.js";
+import { cardEl, cardRow, backs } from "../cards.js";
+import { handName, lung, HAND_NAMES_VI, INSTANT_NAMES_VI } from "../chi.js";
+import { start } from "../table.js";
+
+const RANK_ORDER = "23456789TJQKA";
+const byRank = (a, b) => RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]) || a.localeCompare(b);
+const REASONS = {
+  chi1: "Chi 1", chi2: "Chi 2", chi3: "Chi 3", lung: "Binh lủng", left: "Bỏ cuộc",
+  sap: "Sập", instant: "Mậu binh tới trắng",
+};
+
+const local = { hand: null, rows: null, selected: null, key: null, sentKey: null };
+
+const nameVi = (name) => HAND_NAMES_VI[name] || name;
+const instantVi = (name) => INSTANT_NAMES_VI[name] || name;
+const reasonText = (reason) => (reason === "bonus" ? _("bonus") : REASONS[reason] || reason);
+
+function rowsFrom(arrangement) {
+  return [arrangement.chi1.slice(), arrangement.chi2.slice(), arrangement.chi3.slice()];
+}
+
+function ensureRows(ctx) {
+  const own = ctx.view.own;
+  if (local.hand !== ctx.hand.id) {
+    local.hand = ctx.hand.id;
+    local.selected = null;
+    if (own.submission) local.rows = rowsFrom(own.submission);
+    else {
+      const sorted = own.cards.slice().sort(byRank);
+      local.rows = [sorted.slice(0, 5), sorted.slice(5, 10), sorted.slice(10)];
+    }
+  }
+  return local.rows;
+}
+
+function swap(ctx, a, b) {
+  if (a === b) return;
+  const rows = local.rows;
+  const find = (card) => {
+    for (let r = 0; r < 3; r++) {
+      const i = rows[r].indexOf(card);
+      if (i >= 0) return [r, i];
+    }
+    return null;
+  };
+  const pa = find(a);
+  const pb = find(b);
+  if (!pa || !pb) return;
+  rows[pa[0]][pa[1]] = b;
+  rows[pb[0]][pb[1]] = a;
+  local.selected = null;
+  ctx.shell.render();
+}
+
+function choose(ctx, arrangement) {
+  local.rows = rowsFrom(arrangement);
+  local.selected = null;
+  ctx.shell.render();
+}
+
+function submit(ctx) {
+  const [chi1, chi2, chi3] = local.rows;
+  ctx.act({ type: "submit", chi1, chi2, chi3 }, { versioned: false });
+}
+
+function arrangeArea(ctx) {
+  const own = ctx.view.own;
+  const rules = ctx.config.rules;
+  const rows = ensureRows(ctx);
+  const broken = lung(rows[0], rows[1], rows[2], rules);
+  const submitted = own.submission && own.submission.chi1.join() === rows[0].join()
+    && own.submission.chi2.join() === rows[1].join() && own.submission.chi3.join() === rows[2].join();
+  const rowNodes = rows.map((cards, r) => {
+    const name = handName(cards, rules);
+    const cardNodes = cards.map((card) => {
+      const node = cardEl(card, { extra: local.selected === card ? "selected" : "" });
+      node.setAttribute("draggable", "true");
+      node.setAttribute("tabindex", "0");
+      node.addEventListener("click", () => {
+        if (local.selected && local.selected !== card) swap(ctx, local.selected, card);
+        else { local.selected = local.selected === card ? null : card; ctx.shell.render(); }
+      });
+      node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.click(); } });
+      node.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", card); e.dataTransfer.effectAllowed = "move"; });
+      node.addEventListener("dragover", (e) => { e.preventDefault(); node.classList.add("drop"); });
+      node.addEventListener("dragleave", () => node.classList.remove("drop"));
+      node.addEventListener("drop", (e) => { e.preventDefault(); swap(ctx, e.dataTransfer.getData("text/plain"), card); });
+      return node;
+    });
+    return h("div", { class: `chi-row${broken === String(r + 1) ? " bad" : ""}`, "data-chi": r + 1 },
+      h("div", { class: "chi-label" }, h("span", { class: "chi-n" }, `Chi ${r + 1}`),
+        h("span", { class: "chi-name", "data-chi-name": r + 1 }, nameVi(name))),
+      h("div", { class: "cards" }, cardNodes));
+  });
+  const hints = (own.hints || []).map((hint, i) => h("button", {
+    type: "button", class: "button small ghost", "data-hint": i + 1, onclick: () => choose(ctx, hint),
+  }, fmt(_("Hint %(n)s"), { n: i + 1 })));
+  return h("div", { class: "arrange" },
+    own.instant ? h("div", { class: "instant-note", "data-instant": own.instant },
+      fmt(_("Instant win: %(name)s! It is declared for you automatically."), { name: instantVi(own.instant) })) : null,
+    broken ? h("div", { class: "lung-warning", role: "alert", "data-lung": "" },
+      fmt(_("Binh lủng! Chi %(chi)s is stronger than the chi above it: you would lose all three chi."), { chi: broken }))
+      : h("div", { class: "lung-ok" }, _("Valid arrangement: chi 1 ≥ chi 2 ≥ chi 3.")),
+    h("p", { class: "muted hint-line" }, _("Tap two cards to swap them, or drag a card onto another.")),
+    rowNodes,
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "button ghost", "data-action": "auto", onclick: () => choose(ctx, own.instant_arrangement || own.suggestion) }, _("Auto-arrange")),
+      hints,
+      h("button", { type: "button", class: "button", "data-action": "submit", onclick: () => submit(ctx) },
+        own.submission ? _("Submit again") : _("Submit"))),
+    own.submission ? h("p", { class: "submitted-note", "data-submitted": "" },
+      submitted ? _("Submitted. You may rearrange and submit again until everyone is done.") : _("You changed your cards since you submitted: submit again.")) : null,
+  );
+}
+
+function shownArrangement(ctx) {
+  const own = ctx.view.own;
+  if (!own || !own.submission) return null;
+  const rules = ctx.config.rules;
+  return h("div", { class: "arrange shown" }, ["chi1", "chi2", "chi3"].map((key, r) =>
+    h("div", { class: "chi-row" },
+      h("div", { class: "chi-label" }, h("span", { class: "chi-n" }, `Chi ${r + 1}`),
+        h("span", { class: "chi-name" }, nameVi(handName(own.submission[key], rules)))),
+      cardRow(own.submission[key]))));
+}
+
+/** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
+function versus(ctx, upTo) {
+  const out = {};
+  (ctx.view.chi_payments || []).slice(0, upTo).forEach((payments) => {
+    for (const p of payments) {
+      if (p.payee === ctx.me) out[p.payer] = (out[p.payer] || 0) + p.amount;
+      if (p.payer === ctx.me) out[p.payee] = (out[p.payee] || 0) - p.amount;
+    }
+  });
+  return out;
+}
+
+const game = {
+  name: "maubinh",
+
+  seat(ctx, position) {
+    const view = ctx.view;
+    if (!view) return null;
+    const index = ctx.players.indexOf(position);
+    if (index < 0) return null;
+    const seat = view.seats[index];
+    const parts = [];
+    if (view.phase === "arrange") {
+      if (index !== ctx.me) parts.push(backs(13, { small: true, max: 5 }));
+      parts.push(h("span", { class: `badge ${seat.submitted ? "ready" : ""}`, "data-submitted": seat.submitted ? "1" : "0" },
+        seat.left ? _("Left") : seat.submitted ? _("Arranged") : _("Arranging…")));
+    } else {
+      for (let chi = 1; chi <= 3; chi++) {
+        const cards = seat[`chi${chi}`];
+        if (cards) parts.push(h("div", { class: "mini-chi" }, cardRow(cards, { small: true }),
+          h("span", { class: "mini-name" }, nameVi(seat.hands[chi - 1]))));
+      }
+      if (seat.lung) parts.push(h("span", { class: "badge bad" }, "Binh lủng"));
+      if (seat.instant) parts.push(h("span", { class: "badge gold" }, instantVi(seat.instant)));
+      if (seat.auto) parts.push(h("span", { class: "badge" }, _("Auto")));
+      if (ctx.me !== null && index !== ctx.me) {
+        const units = versus(ctx, view.reveal_step)[index] || 0;
+        parts.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index }, signed(units)));
+      }
+    }
+    return h("div", { class: "seat-game" }, parts);
+  },
+
+  center(ctx) {
+    const view = ctx.view;
+    if (!view) return h("div", { class: "center-note" }, ctx.table.status === "closed" ? "" : _("Waiting for the next hand…"));
+    if (view.phase === "arrange") {
+      const done = view.seats.filter((s) => s.submitted).length;
+      return h("div", { class: "center-note" }, h("div", { class: "big" }, "Mậu Binh"),
+        fmt(_("Arranging: %(done)s of %(n)s done"), { done, n: view.seats.length }));
+    }
+    const step = view.reveal_step;
+    const units = view.chi_units[step - 1] || [];
+    return h("div", { class: "center-note reveal", "data-reveal-step": step },
+      h("div", { class: "big" }, view.phase === "finished" ? _("Result") : `Chi ${step}`),
+      h("ul", { class: "chi-units" }, units.map((u, i) =>
+        h("li", {}, ctx.nameOf(i), ": ", h("strong", { class: u > 0 ? "plus" : u < 0 ? "minus" : "" }, signed(u))))));
+  },
+
+  mine(ctx) {
+    const view = ctx.view;
+    if (!view || ctx.me === null || !view.own) return null;
+    if (view.phase === "arrange" && !view.seats[ctx.me].left) return arrangeArea(ctx);
+    return shownArrangement(ctx);
+  },
+
+  clockSeats(ctx) {
+    const view = ctx.view;
+    if (!view || view.phase !== "arrange") return [];
+    return view.seats.filter((s) => !s.submitted && !s.left).map((s) => ctx.posOf(s.player));
+  },
+
+  events(ctx, events) {
+    for (const e of events) {
+      if (e.type === "reveal") {
+        if (e.step === 1) {
+          e.instant.forEach((kind, i) => {
+            if (kind) ctx.shell.announce(fmt(_("%(name)s: Mậu binh tới trắng — %(hand)s!"), { name: ctx.nameOf(i), hand: instantVi(kind) }), "big");
+          });
+          e.lung.forEach((flag, i) => { if (flag) ctx.shell.announce(fmt(_("%(name)s is binh lủng!"), { name: ctx.nameOf(i) }), "bad"); });
+        }
+        const mine = ctx.me === null ? null : e.units[ctx.me];
+        ctx.shell.announce(mine === null ? fmt(_("Chi %(n)s revealed"), { n: e.step })
+          : fmt(_("Chi %(n)s: %(units)s units"), { n: e.step, units: signed(mine) }), "info");
+      } else if (e.type === "auto_arranged" && e.players.length) {
+        ctx.shell.announce(fmt(_("Time is up: arranged automatically for %(names)s"), { names: e.players.map((i) => ctx.nameOf(i)).join(", ") }), "info");
+      } else if (e.type === "hand_finished") {
+        for (const [winner, loser] of e.sweeps || []) {
+          ctx.shell.announce(fmt(_("%(winner)s wins all three chi against %(loser)s: sập!"), { winner: ctx.nameOf(winner), loser: ctx.nameOf(loser) }), "big");
+        }
+      }
+    }
+  },
+
+  summary(ctx) {
+    const outcome = ctx.view && ctx.view.outcome;
+    if (!outcome) return null;
+    const players = outcome.summary.players;
+    const arrangements = h("div", { class: "sum-hands" }, players.map((p, i) => h("div", { class: "sum-player" },
+      h("strong", {}, ctx.nameOf(i)), " ",
+      h("span", { class: outcome.net[i] > 0 ? "plus" : outcome.net[i] < 0 ? "minus" : "" }, fmt(_("%(units)s units"), { units: signed(outcome.net[i]) })),
+      p.instant ? h("span", { class: "badge gold" }, instantVi(p.instant)) : null,
+      p.lung ? h("span", { class: "badge bad" }, "Binh lủng") : null,
+      p.arrangement ? ["chi1", "chi2", "chi3"].map((key, r) => h("div", { class: "mini-chi" },
+        cardRow(p.arrangement[key], { small: true }), h("span", { class: "mini-name" }, nameVi(p.hands[r])))) : h("div", { class: "muted" }, _("Left before the reveal")))));
+    const items = outcome.payments.map((p) => h("li", {},
+      fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.payer), payee: ctx.nameOf(p.payee), units: p.amount }),
+      " — ", reasonText(p.reason), p.detail && p.detail.hand ? ` (${nameVi(p.detail.hand)})` : ""));
+    return h("div", { class: "sum-body", "data-summary-game": "maubinh" }, arrangements,
+      h("h4", {}, _("Payments (units of the stake)")),
+      items.length ? h("ol", { class: "payments" }, items) : h("p", { class: "muted" }, _("Nobody pays: a draw.")));
+  },
+
+  known(ctx) {
+    const known = {};
+    const view = ctx.view;
+    if (ctx.me !== null && view.own) known[ctx.me] = view.own.cards;
+    const players = view.outcome ? view.outcome.summary.players : [];
+    players.forEach((p, i) => {
+      if (p.arrangement && i !== ctx.me) known[i] = [...p.arrangement.chi1, ...p.arrangement.chi2, ...p.arrangement.chi3];
+    });
+    return { known };
+  },
+};
+
+start(game);

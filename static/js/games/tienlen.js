@@ -1,0 +1,171 @@
+// Tiến Lên Miền Nam: select cards, the cards that are part of a legal play now
+// are highlighted (the view's `hints`), play or pass; chops and thối announced.
+import { h } from "../dom.js";
+import { _, fmt, signed } from "../i18n.js";
+import { cardEl, cardRow, backs, text } from "../cards.js";
+import { start } from "../table.js";
+import { COMBOS_VI, TOI_TRANG_VI } from "../terms.js";
+
+const COMBOS = COMBOS_VI;
+const TOI_TRANG = TOI_TRANG_VI;
+const THOI = {
+  black_two: "heo đen", red_two: "heo đỏ", three_pair_run: "3 đôi thông", quad: "tứ quý",
+  four_pair_run: "4 đôi thông",
+};
+
+const local = { hand: null, selected: new Set(), thoiShown: null };
+
+function reasonText(p) {
+  const d = p.detail || {};
+  switch (p.reason) {
+    case "cards": return fmt(_("%(n)s cards left"), { n: d.count });
+    case "thoi": return `Thối ${THOI[d.combination] || d.combination}`;
+    case "cong": return "Cóng";
+    case "ket_3_bich": return "Kết 3 bích";
+    case "chan_ket_3_bich": return "Chặn kết 3 bích";
+    case "chop": return "Chặt";
+    case "toi_trang": return `Tới trắng (${TOI_TRANG[d.type] || d.type})`;
+    default: return p.reason;
+  }
+}
+
+function myCards(ctx) {
+  const view = ctx.view;
+  if (local.hand !== ctx.hand.id) {
+    local.hand = ctx.hand.id;
+    local.selected = new Set();
+  }
+  for (const card of [...local.selected]) if (!view.hand.includes(card)) local.selected.delete(card);
+  const myTurn = view.turn === ctx.me && !view.finished;
+  const hints = myTurn && view.hints ? new Set(view.hints.cards) : null;
+  const cards = view.hand.map((card) => {
+    const classes = [];
+    if (local.selected.has(card)) classes.push("selected");
+    if (hints && hints.has(card)) classes.push("playable");
+    if (hints && !hints.has(card)) classes.push("dim");
+    const node = cardEl(card, { extra: classes.join(" ") });
+    node.setAttribute("tabindex", "0");
+    node.addEventListener("click", () => {
+      if (local.selected.has(card)) local.selected.delete(card);
+      else local.selected.add(card);
+      ctx.shell.render();
+    });
+    node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.click(); } });
+    return node;
+  });
+  const play = () => {
+    const chosen = view.hand.filter((c) => local.selected.has(c));
+    if (!chosen.length) return;
+    ctx.act({ type: "play", cards: chosen });
+  };
+  return h("div", { class: "tl-mine" },
+    h("div", { class: "cards hand", "data-my-hand": "" }, cards),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "button", "data-action": "play", disabled: !myTurn || !local.selected.size, onclick: play }, _("Play")),
+      h("button", { type: "button", class: "button ghost", "data-action": "pass", disabled: !myTurn || !(view.hints && view.hints.can_pass), onclick: () => ctx.act({ type: "pass" }) }, _("Pass")),
+      h("button", { type: "button", class: "button ghost small", "data-action": "clear", disabled: !local.selected.size, onclick: () => { local.selected.clear(); ctx.shell.render(); } }, _("Clear")),
+      myTurn ? h("span", { class: "your-turn", "data-your-turn": "" }, _("Your turn!")) : null,
+      view.must_include && myTurn ? h("span", { class: "muted" }, fmt(_("Your play must include %(card)s"), { card: text([view.must_include]) })) : null));
+}
+
+const game = {
+  name: "tienlen",
+
+  seat(ctx, position) {
+    const view = ctx.view;
+    if (!view) return null;
+    const index = ctx.players.indexOf(position);
+    if (index < 0) return null;
+    const parts = [];
+    if (view.finished) {
+      if (view.hands[index].length) parts.push(cardRow(view.hands[index], { small: true, fan: true }));
+      if (view.winner === index) parts.push(h("span", { class: "badge gold" }, _("Winner")));
+    } else if (index !== ctx.me) {
+      parts.push(h("span", { class: "count-wrap" }, backs(view.card_counts[index], { small: true, max: 4 }),
+        h("span", { class: "count", "data-count": view.card_counts[index] }, view.card_counts[index])));
+    }
+    if (!view.finished && view.passed[index]) parts.push(h("span", { class: "badge off" }, _("Passed")));
+    if (view.left[index]) parts.push(h("span", { class: "badge off" }, _("Left")));
+    return h("div", { class: "seat-game" }, parts);
+  },
+
+  center(ctx) {
+    const view = ctx.view;
+    if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
+    if (view.finished) {
+      return h("div", { class: "center-note" }, h("div", { class: "big" },
+        view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })));
+    }
+    const t = view.table;
+    const round = view.history.filter((m) => m.round === view.round);
+    const last = round.slice(-3).filter((m) => m.action === "pass").map((m) => fmt(_("%(name)s passes"), { name: ctx.nameOf(m.player) }));
+    return h("div", { class: "center-note played" },
+      t ? h("div", { class: "pile", "data-pile": t.cards.join(" ") }, cardRow(t.cards),
+        h("div", { class: "pile-who" }, ctx.nameOf(t.player), " · ", COMBOS[t.combination] || t.combination))
+        : h("div", { class: "big" }, fmt(_("%(name)s leads a new round"), { name: ctx.nameOf(view.turn) })),
+      view.chain ? h("div", { class: "chain" }, fmt(_("Chop chain: %(units)s units at stake"), { units: view.chain.units })) : null,
+      last.length ? h("div", { class: "muted" }, last.join(" · ")) : null);
+  },
+
+  mine(ctx) {
+    const view = ctx.view;
+    if (!view || ctx.me === null || view.finished) return null;
+    return myCards(ctx);
+  },
+
+  clockSeats(ctx) {
+    const view = ctx.view;
+    return view && view.turn !== null && !view.finished ? [ctx.posOf(view.turn)] : [];
+  },
+
+  events(ctx, events) {
+    for (const e of events) {
+      if (e.type === "played") {
+        const combo = COMBOS[e.combination] || e.combination;
+        if (e.chop) ctx.shell.announce(fmt(_("%(name)s chops with %(combo)s!"), { name: ctx.nameOf(e.player), combo }), "big");
+        else ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
+      } else if (e.type === "chop_settled") {
+        ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.from), winner: ctx.nameOf(e.to), units: e.units }), "big");
+      } else if (e.type === "instant_win" || (TOI_TRANG[e.type] && e.cards)) {
+        // The event's own "type" field (the kind of tới trắng) overrides the event type.
+        ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.type] || e.type }), "big");
+      } else if (e.type === "passed") {
+        ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
+      } else if (e.type === "hand_finished" && e.winner !== null) {
+        ctx.shell.announce(fmt(_("%(name)s wins!"), { name: ctx.nameOf(e.winner) }), "big");
+      }
+    }
+  },
+
+  summary(ctx) {
+    const view = ctx.view;
+    if (!view || !view.outcome) return null;
+    if (local.thoiShown !== ctx.hand.id) {
+      local.thoiShown = ctx.hand.id;
+      for (const p of view.outcome.payments.filter((x) => x.reason === "thoi" || x.reason === "cong")) {
+        ctx.shell.announce(`${ctx.nameOf(p.from)}: ${reasonText(p)} (${signed(-p.units)})`, "bad");
+      }
+    }
+    const items = view.outcome.payments.map((p) => h("li", { "data-reason": p.reason },
+      fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.from), payee: ctx.nameOf(p.to), units: p.units }), " — ", reasonText(p),
+      p.detail && p.detail.cards ? h("span", { class: "muted" }, ` ${text(p.detail.cards)}`) : null));
+    return h("div", { class: "sum-body", "data-summary-game": "tienlen" },
+      h("p", { class: "winner" }, view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant} — ${ctx.nameOf(view.winner)}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })),
+      h("ul", { class: "units-list" }, view.outcome.units.map((u, i) => h("li", {}, ctx.nameOf(i), ": ",
+        h("strong", { class: u > 0 ? "plus" : u < 0 ? "minus" : "" }, fmt(_("%(units)s units"), { units: signed(u) }))))),
+      h("h4", {}, _("Payments (units of the stake)")), h("ol", { class: "payments" }, items));
+  },
+
+  known(ctx) {
+    const view = ctx.view;
+    const known = {};
+    if (!view.finished) return { known };
+    view.hands.forEach((left, i) => {
+      const played = view.history.filter((m) => m.player === i).flatMap((m) => m.cards);
+      known[i] = [...left, ...played];
+    });
+    return { known };
+  },
+};
+
+start(game);

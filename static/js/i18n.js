@@ -1,0 +1,22 @@
+// Translations come from Django's JavaScriptCatalog (/jsi18n/, domain djangojs),
+// loaded by base.html before the modules.
+const g = globalThis;
+
+export const _ = (text) => (typeof g.gettext === "function" ? g.gettext(text) : text);
+
+/** "%(name)s" placeholders, as Django's interpolate(text, obj, true). */
+export const fmt = (text, params) =>
+  text.replace(/%\((\w+)\)s/g, (all, key) => (key in params ? String(params[key]) : all));
+
+export const lang = () => document.documentElement.lang || "vi";
+
+/** 10.000 in Vietnamese, 10,000 in English (like the |chips template filter). */
+export function chips(value) {
+  if (value === null || value === undefined || Number.isNaN(Number(value))) return "";
+  const n = Math.trunc(Number(value));
+  const grouped = Math.abs(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, lang() === "vi" ? "." : ",");
+  return (n < 0 ? "-" : "") + grouped;
+}
+
+/** +3 / -2 / 0 with a sign, for results. */
+export const signed = (n) => (n > 0 ? "+" : "") + chips(n);

@@ -1,0 +1,101 @@
+// A WebSocket that reconnects by itself (backing off up to 8 s), pings every
+// 15 s, keeps the server's clock offset, and after a reconnect or a version gap
+// asks for a `sync` from the last version it applied (docs/protocol.md).
+
+const PING_MS = 15000;
+
+export class Connection {
+  constructor(path, { onMessage = () => {}, onStatus = () => {}, versioned = false } = {}) {
+    this.path = path;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.versioned = versioned;
+    this.version = 0;
+    this.offset = 0;
+    this.backoff = 500;
+    this.counter = 0;
+    this.prefix = Math.random().toString(36).slice(2, 8);
+    this.closedForGood = false;
+    this.connect();
+  }
+
+  url() {
+    return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${this.path}`;
+  }
+
+  connect() {
+    this.onStatus(this.version ? "reconnecting" : "connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.backoff = 500;
+      this.onStatus("open");
+      if (this.versioned && this.version) this.send({ type: "sync", v: this.version });
+      this.ping();
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.ping(), PING_MS);
+    });
+    ws.addEventListener("message", (event) => this.receive(event.data));
+    ws.addEventListener("close", (event) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      if (event.code === 4403 || event.code === 4404 || this.closedForGood) {
+        this.onStatus("refused", event.code);
+        return;
+      }
+      this.onStatus("reconnecting");
+      setTimeout(() => this.connect(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, 8000);
+    });
+  }
+
+  ping() {
+    this.send({ type: "ping", t: Date.now() });
+  }
+
+  receive(raw) {
+    let message;
+    try {
+      message = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (message.type === "pong" && typeof message.t === "number") {
+      const now = Date.now();
+      this.offset = message.server_time - (message.t + now) / 2;
+      this.synced = true;
+      return;
+    }
+    if (message.type === "state") {
+      if (!this.synced) this.offset = message.server_time - Date.now();
+      if (message.v < this.version) return; // stale
+      if (this.version && message.v > this.version + 1 && !message.resync) {
+        this.send({ type: "sync", v: this.version }); // a gap: fetch the missed events
+      }
+      this.version = message.v;
+    }
+    this.onMessage(message);
+  }
+
+  /** Milliseconds since the epoch on the server's clock. */
+  now() {
+    return Date.now() + this.offset;
+  }
+
+  nextId() {
+    this.counter += 1;
+    return `${this.prefix}-${this.counter}`;
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Send an action with a fresh client id; returns the id (or null when offline). */
+  request(message) {
+    const id = this.nextId();
+    return this.send({ ...message, id }) ? id : null;
+  }
+}

@@ -1,0 +1,487 @@
+// The table shell shared by the three games: seats around the felt, clocks,
+// chat, the reconnecting banner, sit / ready / leave, the fairness panel and
+// the summary. Each game module draws its own parts (static/js/games/*.js).
+import { h, replace, svg, $ } from "./dom.js";
+import { _, fmt, chips, signed } from "./i18n.js";
+import { Connection } from "./socket.js";
+import { showBalance } from "./balance.js";
+import { verifyHand } from "./fairness.js";
+import { cardRow } from "./cards.js";
+
+const RING = 2 * Math.PI * 46;
+const PHRASES = [
+  "Xin chào cả bàn!", "Nhanh lên nào!", "Bài đẹp quá!", "Hay lắm!", "Thua rồi 😅",
+  "Chơi tiếp nhé!", "Cảm ơn!", "Chúc may mắn!",
+];
+const EMOJI = ["😀", "😂", "😎", "😡", "😭", "👍", "👏", "🔥", "🍀", "💰"];
+
+function randomSeed() {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class TableShell {
+  constructor(root, config, game) {
+    this.root = root;
+    this.config = config;
+    this.game = game;
+    this.state = null;
+    this.lastSeq = {};
+    this.names = {};
+    this.clientSeed = randomSeed();
+    this.summaryHidden = null;
+    this.build();
+    const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
+    this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
+      versioned: true,
+      onMessage: (m) => this.receive(m),
+      onStatus: (s, code) => this.connectionStatus(s, code),
+    });
+    for (const message of config.chat || []) this.chatLine(message);
+    setInterval(() => this.tick(), 250);
+  }
+
+  // -- layout --------------------------------------------------------------
+
+  build() {
+    const r = this.root;
+    this.banner = h("div", { class: "banner", hidden: true, role: "status", "data-banner": "" });
+    this.statusLine = h("div", { class: "status-line", "data-status": "" });
+    this.felt = h("div", { class: "felt", "data-felt": "" });
+    this.center = h("div", { class: "center", "data-center": "" });
+    this.toast = h("div", { class: "toast", "aria-live": "polite", "data-toast": "" });
+    this.summary = h("div", { class: "summary", hidden: true, "data-summary": "" });
+    this.felt.append(this.center, this.toast, this.summary);
+    this.mine = h("div", { class: "mine", "data-mine": "" });
+    this.controls = h("div", { class: "controls", "data-controls": "" });
+    this.chatLog = h("ol", { class: "chat-log", "data-chat-log": "" });
+    this.eventLog = h("ol", { class: "event-log", "data-event-log": "" });
+    this.fair = h("div", { class: "fair-body", "data-fairness": "" });
+    const input = h("input", {
+      type: "text", maxlength: 200, name: "chat", autocomplete: "off",
+      placeholder: _("Say something…"), "aria-label": _("Chat message"), "data-chat-input": "",
+    });
+    this.chatInput = input;
+    const form = h(
+      "form",
+      { class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.sendChat(input.value); } },
+      input,
+      h("button", { type: "submit", class: "button small", "data-chat-send": "" }, _("Send")),
+    );
+    const quick = h(
+      "div",
+      { class: "chat-quick" },
+      h("select", {
+        "aria-label": _("Quick phrases"),
+        onchange: (e) => { if (e.target.value) this.sendChat(e.target.value); e.target.value = ""; },
+      }, h("option", { value: "" }, _("Quick phrases…")), PHRASES.map((p) => h("option", { value: p }, p))),
+      EMOJI.map((e) => h("button", { type: "button", class: "emoji", onclick: () => this.sendChat(e) }, e)),
+    );
+    const side = h(
+      "aside",
+      { class: "side" },
+      h("details", { class: "panel chat", open: window.innerWidth > 700 },
+        h("summary", {}, _("Chat")), this.chatLog, form, quick),
+      h("details", { class: "panel fairness", "data-fair-panel": "" },
+        h("summary", {}, _("Fairness (provably fair)")), this.fair),
+      h("details", { class: "panel log" }, h("summary", {}, _("What happened")), this.eventLog),
+    );
+    replace(r, this.banner, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
+  }
+
+  connectionStatus(status, code) {
+    if (status === "open") {
+      this.banner.hidden = true;
+    } else if (status === "refused") {
+      this.banner.hidden = false;
+      this.banner.textContent = code === 4404 ? _("This table does not exist.") : _("This table is private: you need its invite link.");
+    } else if (status === "reconnecting") {
+      this.banner.hidden = false;
+      this.banner.textContent = _("Connection lost — reconnecting…");
+    }
+  }
+
+  // -- messages ------------------------------------------------------------
+
+  receive(message) {
+    if (showBalance(message)) return;
+    if (message.type === "state") this.applyState(message);
+    else if (message.type === "chat") this.chatLine(message);
+    else if (message.type === "error") this.flash(message.message, "error");
+  }
+
+  get ctx() {
+    const state = this.state;
+    const hand = state.hand;
+    const players = hand ? hand.players : [];
+    const you = state.you;
+    const me = hand && you !== null ? players.indexOf(you) : -1;
+    return {
+      shell: this,
+      config: this.config,
+      state,
+      table: state.table,
+      hand,
+      view: hand ? hand.view : null,
+      you,
+      me: me >= 0 ? me : null,
+      players,
+      posOf: (index) => players[index],
+      nameOf: (index) => this.names[players[index]] || `#${players[index] + 1}`,
+      seatAt: (position) => state.table.seats.find((s) => s.position === position) || null,
+      act: (action, options) => this.act(action, options),
+      now: () => this.conn.now(),
+    };
+  }
+
+  applyState(state) {
+    const fresh = !this.state;
+    this.state = state;
+    for (const seat of state.table.seats) this.names[seat.position] = seat.name;
+    const ctx = this.ctx;
+    const hand = state.hand;
+    if (hand && state.events && state.events.length) {
+      const seen = this.lastSeq[hand.id] || 0;
+      const news = state.events.filter((e) => e.seq > seen);
+      if (news.length) {
+        this.lastSeq[hand.id] = Math.max(...news.map((e) => e.seq));
+        if (!fresh) this.game.events(ctx, news);
+      }
+    }
+    if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
+    this.render();
+  }
+
+  /** A move, decided on the state of version v; `versioned: false` for moves
+   * that do not depend on others' (a Mậu Binh arrangement), so that another
+   * player's move arriving first does not make them stale. */
+  act(action, { versioned = true } = {}) {
+    const id = this.conn.nextId();
+    const message = { type: "act", id, action };
+    if (versioned) message.v = this.state.v;
+    if (!this.conn.send(message)) this.flash(_("Not connected."), "error");
+    return id;
+  }
+
+  request(message) {
+    if (!this.conn.request(message)) this.flash(_("Not connected."), "error");
+  }
+
+  // -- rendering -----------------------------------------------------------
+
+  render() {
+    const ctx = this.ctx;
+    this.renderStatus(ctx);
+    this.renderSeats(ctx);
+    replace(this.center, this.game.center(ctx));
+    const mine = this.game.mine(ctx);
+    if (mine !== undefined) replace(this.mine, mine);
+    this.renderControls(ctx);
+    this.renderSummary(ctx);
+    this.renderFairness(ctx);
+    this.root.dataset.status = ctx.table.status;
+    this.root.dataset.hand = ctx.hand ? String(ctx.hand.id) : "";
+    this.root.dataset.finished = ctx.hand && ctx.hand.finished ? "1" : "0";
+    this.root.dataset.version = String(this.state.v);
+    this.tick();
+  }
+
+  renderStatus(ctx) {
+    const t = ctx.table;
+    const status = {
+      waiting: _("Waiting for players"), playing: _("Playing"),
+      summary: _("Showing the result"), closed: _("Closed"),
+    }[t.status] || t.status;
+    const parts = [
+      h("strong", {}, t.name || fmt(_("Table %(id)s"), { id: t.id })),
+      h("span", { class: "pill" }, fmt(_("Stake %(stake)s"), { stake: chips(t.stake) })),
+      h("span", { class: "pill", "data-table-status": t.status }, status),
+    ];
+    if (ctx.hand) parts.push(h("span", { class: "pill" }, fmt(_("Hand #%(n)s"), { n: ctx.hand.number })));
+    parts.push(h("span", { class: "pill clock", "data-clock-text": "" }));
+    if (t.status === "closed") {
+      const reason = t.closed_reason || this.config.closed_reason;
+      parts.push(h("div", { class: "closed-note", "data-closed": "" },
+        reason ? fmt(_("This table is closed: %(reason)s"), { reason }) : _("This table is closed.")));
+    }
+    replace(this.statusLine, parts);
+  }
+
+  seatOrder(ctx) {
+    const n = ctx.table.seat_count;
+    const base = ctx.you === null ? 0 : ctx.you;
+    return Array.from({ length: n }, (_, k) => (base + k) % n);
+  }
+
+  renderSeats(ctx) {
+    for (const node of this.felt.querySelectorAll(".seat")) node.remove();
+    const order = this.seatOrder(ctx);
+    const n = order.length;
+    const ringSeats = new Set(this.clockSeats(ctx));
+    const dealer = this.game.dealer ? this.game.dealer(ctx) : null;
+    order.forEach((position, k) => {
+      const angle = Math.PI / 2 + (2 * Math.PI * k) / n;
+      const x = 50 + 44 * Math.cos(angle);
+      const y = 50 + 40 * Math.sin(angle);
+      const seat = ctx.seatAt(position);
+      const node = seat ? this.seatNode(ctx, seat, ringSeats.has(position), dealer === position)
+        : this.emptySeat(ctx, position);
+      node.style.left = `${x}%`;
+      node.style.top = `${y}%`;
+      node.classList.add(y > 60 ? "bottom" : y < 40 ? "top" : "middle");
+      if (x < 30) node.classList.add("left");
+      if (x > 70) node.classList.add("right");
+      this.felt.append(node);
+    });
+  }
+
+  seatNode(ctx, seat, ticking, dealer) {
+    const classes = ["seat"];
+    if (!seat.connected) classes.push("offline");
+    if (seat.position === ctx.you) classes.push("you");
+    const ring = svg("svg", { class: "ring", viewBox: "0 0 100 100", "aria-hidden": "true" });
+    ring.append(svg("circle", { cx: 50, cy: 50, r: 46, class: "ring-bg" }));
+    if (ticking) {
+      const arc = svg("circle", { cx: 50, cy: 50, r: 46, class: "ring-fg", "data-ring": "", "stroke-dasharray": RING });
+      ring.append(arc);
+    }
+    const initial = (seat.name || "?").trim().charAt(0).toUpperCase() || "?";
+    const badges = [];
+    if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot") }, "🤖"));
+    if (seat.ready && ctx.table.status !== "playing") badges.push(h("span", { class: "badge ready" }, _("Ready")));
+    if (!seat.connected) badges.push(h("span", { class: "badge off" }, _("Disconnected")));
+    if (seat.leaving) badges.push(h("span", { class: "badge off" }, _("Leaving")));
+    if (seat.sitting_out) badges.push(h("span", { class: "badge off" }, _("Sitting out")));
+    const chipsShown = this.game.seatChips ? this.game.seatChips(ctx, seat) : seat.chips;
+    return h(
+      "div",
+      { class: classes.join(" "), "data-seat": seat.position, "data-name": seat.name },
+      h("div", { class: "avatar" }, ring, h("span", { class: "initial" }, initial),
+        dealer ? h("span", { class: "dealer", title: _("Dealer") }, "D") : null,
+        h("span", { class: `dot ${seat.connected ? "on" : "off"}` })),
+      h("div", { class: "plate" },
+        h("span", { class: "name", "data-seat-name": "" }, seat.name),
+        h("span", { class: "chips" }, h("span", { class: "chip-icon" }), chips(chipsShown))),
+      h("div", { class: "badges" }, badges),
+      this.game.seat(ctx, seat.position),
+    );
+  }
+
+  emptySeat(ctx, position) {
+    const canSit = this.config.user && ctx.you === null && ctx.table.status !== "closed";
+    return h(
+      "div",
+      { class: "seat empty", "data-seat": position },
+      canSit
+        ? h("button", { type: "button", class: "sit", "data-sit": position, onclick: () => this.sit(position) }, _("Sit here"))
+        : h("span", { class: "free" }, _("Free seat")),
+    );
+  }
+
+  clockSeats(ctx) {
+    const t = ctx.table;
+    if (!t.deadline) return [];
+    if (t.clock === "ready") return t.seats.filter((s) => !s.ready).map((s) => s.position);
+    if (this.game.clockSeats) return this.game.clockSeats(ctx);
+    return [];
+  }
+
+  renderControls(ctx) {
+    const t = ctx.table;
+    const items = [];
+    const mySeat = ctx.you === null ? null : ctx.seatAt(ctx.you);
+    const free = t.seat_count - t.seats.length;
+    if (t.status === "closed") {
+      items.push(h("a", { class: "button ghost", href: "/tables/" }, _("Back to the lobby")));
+    } else if (!this.config.user) {
+      items.push(h("a", { class: "button", href: this.config.login, "data-login": "" }, _("Log in to play")));
+    } else if (!mySeat) {
+      if (this.game.name === "holdem") items.push(this.buyInInput(t.buy_in[0]));
+      if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
+      else items.push(h("span", { class: "muted" }, _("The table is full: you are watching.")));
+    } else {
+      const between = t.status === "waiting" || t.status === "summary";
+      if (between && !mySeat.ready && !mySeat.leaving) {
+        items.push(h("button", {
+          type: "button", class: "button ready", "data-action": "ready",
+          onclick: () => this.request({ type: "ready", client_seed: this.clientSeed }),
+        }, _("Ready")));
+      }
+      if (between && mySeat.ready && t.status === "waiting") {
+        items.push(h("span", { class: "muted", "data-waiting": "" }, _("Waiting for the others…")));
+      }
+      if (free > 0) {
+        items.push(h("button", { type: "button", class: "button ghost", "data-action": "add-bot", onclick: () => this.request({ type: "add_bot" }) }, _("Add a bot")));
+      }
+      if (this.game.name === "holdem" && !(ctx.hand && !ctx.hand.finished && ctx.me !== null)) {
+        const [low, high] = t.buy_in;
+        const stack = mySeat.chips || 0;
+        if (stack < high) {
+          const input = h("input", { type: "number", min: 1, max: high - stack, value: Math.max(1, Math.min(low, high - stack)), class: "amount", "aria-label": _("Chips to add") });
+          items.push(h("span", { class: "buy-more" }, input, h("button", {
+            type: "button", class: "button ghost", "data-action": "buy-in",
+            onclick: () => this.request({ type: "buy_in", amount: Number(input.value) }),
+          }, _("Buy more chips"))));
+        }
+      }
+      if (!mySeat.leaving) {
+        items.push(h("button", {
+          type: "button", class: "button ghost leave", "data-action": "leave",
+          onclick: () => this.request({ type: "leave" }),
+        }, this.game.name === "holdem" ? _("Leave and cash out") : _("Leave the table")));
+      }
+    }
+    replace(this.controls, items);
+  }
+
+  buyInInput(low) {
+    const [min, max] = this.state.table.buy_in;
+    this.buyIn = h("input", { type: "number", min, max, value: this.buyIn ? this.buyIn.value : low, class: "amount", "data-buy-in": "", "aria-label": _("Buy-in") });
+    return h("label", { class: "buy-in" }, _("Buy-in"), " ", this.buyIn,
+      h("span", { class: "muted" }, ` (${chips(min)}–${chips(max)})`));
+  }
+
+  sit(position) {
+    const message = { type: "sit" };
+    if (position !== null) message.position = position;
+    if (this.game.name === "holdem") message.buy_in = Number(this.buyIn ? this.buyIn.value : this.state.table.buy_in[0]);
+    this.request(message);
+  }
+
+  renderSummary(ctx) {
+    const hand = ctx.hand;
+    if (!hand || !hand.finished || hand.result?.voided) {
+      this.summary.hidden = true;
+      return;
+    }
+    if (this.summaryHidden === hand.id) return;
+    const body = this.game.summary(ctx);
+    const chipsWon = hand.result && hand.result.chips;
+    const rows = ctx.players.map((position, index) => h("tr", { class: index === ctx.me ? "me" : "" },
+      h("td", {}, ctx.nameOf(index)),
+      h("td", { class: "num" }, chipsWon ? signed(chipsWon[index]) : "…")));
+    replace(this.summary,
+      h("div", { class: "summary-head" },
+        h("h3", {}, fmt(_("Hand #%(n)s result"), { n: hand.number })),
+        h("button", { type: "button", class: "close", "aria-label": _("Close"), onclick: () => { this.summaryHidden = hand.id; this.summary.hidden = true; } }, "×")),
+      body,
+      h("table", { class: "chips-table" },
+        h("thead", {}, h("tr", {}, h("th", {}, _("Player")), h("th", { class: "num" }, _("Chips")))),
+        h("tbody", {}, rows)),
+      hand.settled ? null : h("p", { class: "muted" }, _("Paying out…")),
+    );
+    this.summary.hidden = false;
+  }
+
+  renderFairness(ctx) {
+    const hand = ctx.hand;
+    const t = ctx.table;
+    const rows = [];
+    const line = (label, value, attr) => h("div", { class: "kv" }, h("span", { class: "k" }, label), h("code", { class: "v", [attr || "data-x"]: "" }, value));
+    if (hand) {
+      rows.push(line(fmt(_("Hand #%(n)s commitment"), { n: hand.number }), hand.commitment, "data-commitment"));
+      rows.push(line(_("Hand id"), hand.fair_id));
+      if (hand.finished && hand.server_seed) {
+        rows.push(line(_("Server seed (revealed)"), hand.server_seed, "data-server-seed"));
+        rows.push(h("div", { class: "kv" }, h("span", { class: "k" }, _("Client seeds, in seat order")),
+          h("ol", { class: "seeds" }, hand.client_seeds.map((s, i) => h("li", {}, h("code", {}, JSON.stringify(s)), " — ", ctx.nameOf(i))))));
+        const result = h("p", { class: "verify-result", "data-verify-result": "" });
+        rows.push(h("button", { type: "button", class: "button small", "data-verify": "", onclick: () => this.verify(ctx, result) }, _("Verify the deal")), result);
+      } else {
+        rows.push(h("p", { class: "muted" }, _("The server seed is revealed when the hand ends.")));
+      }
+    }
+    rows.push(line(_("Next hand's commitment"), t.next_commitment, "data-next-commitment"));
+    const seedInput = h("input", { type: "text", maxlength: 64, value: this.clientSeed, "aria-label": _("My seed for the next hand"), onchange: (e) => { this.clientSeed = e.target.value; } });
+    rows.push(h("label", { class: "kv" }, h("span", { class: "k" }, _("My seed for the next hand")), seedInput));
+    rows.push(h("p", { class: "muted" }, _("The server commits to its seed before you send yours with “Ready”; the deck mixes both. After the hand anyone can recompute it.")));
+    if (this.fairKey === JSON.stringify([hand && hand.id, hand && hand.finished, t.next_commitment])) return;
+    this.fairKey = JSON.stringify([hand && hand.id, hand && hand.finished, t.next_commitment]);
+    replace(this.fair, rows);
+  }
+
+  async verify(ctx, out) {
+    const hand = ctx.hand;
+    out.textContent = _("Checking…");
+    try {
+      const { known, knownBoard } = this.game.known(ctx);
+      const result = await verifyHand({
+        game: ctx.table.game, serverSeed: hand.server_seed, commitment: hand.commitment,
+        handId: hand.fair_id, clientSeeds: hand.client_seeds, players: ctx.players.length,
+        known, knownBoard,
+      });
+      out.className = "verify-result " + (result.commitmentOk && result.dealOk ? "ok" : "bad");
+      out.dataset.ok = result.commitmentOk && result.dealOk ? "1" : "0";
+      replace(out,
+        h("strong", {}, result.commitmentOk ? _("✓ The seed matches the commitment.") : _("✗ The seed does NOT match the commitment!")),
+        " ",
+        result.dealOk ? _("✓ The recomputed deck deals exactly the cards that were dealt.") : _("✗ The recomputed deck does NOT match the cards dealt!"),
+        h("details", {}, h("summary", {}, _("The recomputed deck")), cardRow(result.deck, { small: true })));
+    } catch (err) {
+      out.className = "verify-result bad";
+      out.textContent = String(err.message || err);
+    }
+  }
+
+  // -- clocks --------------------------------------------------------------
+
+  tick() {
+    if (!this.state) return;
+    const t = this.state.table;
+    const now = this.conn.now();
+    const left = t.deadline ? Math.max(0, t.deadline - now) : 0;
+    const total = t.deadline && t.clock_started ? Math.max(1, t.deadline - t.clock_started) : 1;
+    const frac = t.deadline ? Math.min(1, left / total) : 0;
+    for (const arc of this.felt.querySelectorAll("[data-ring]")) {
+      arc.setAttribute("stroke-dashoffset", String(RING * (1 - frac)));
+      arc.classList.toggle("late", frac < 0.25);
+    }
+    const text = $("[data-clock-text]", this.statusLine);
+    if (text) {
+      const names = { ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
+      text.hidden = !t.deadline;
+      text.textContent = t.deadline ? `${names[t.clock] || ""}: ${Math.ceil(left / 1000)} s` : "";
+    }
+    if (this.game.tick) this.game.tick(this.ctx, left);
+  }
+
+  // -- chat and announcements ---------------------------------------------
+
+  sendChat(text) {
+    const value = String(text || "").trim();
+    if (!value) return;
+    this.request({ type: "chat", text: value });
+    this.chatInput.value = "";
+  }
+
+  chatLine(message) {
+    const time = new Date(message.at || Date.now());
+    this.chatLog.append(h("li", { "data-chat-id": message.id },
+      h("time", {}, time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })), " ",
+      h("strong", { class: "who" }, message.name), ": ",
+      h("span", { class: "text" }, message.text)));
+    while (this.chatLog.children.length > 80) this.chatLog.firstChild.remove();
+    this.chatLog.scrollTop = this.chatLog.scrollHeight;
+  }
+
+  announce(text, kind = "info") {
+    this.eventLog.prepend(h("li", { class: kind }, text));
+    while (this.eventLog.children.length > 60) this.eventLog.lastChild.remove();
+    this.flash(text, kind);
+  }
+
+  flash(text, kind = "info") {
+    const node = h("div", { class: `flash ${kind}`, "data-flash": kind }, text);
+    this.toast.append(node);
+    setTimeout(() => node.remove(), kind === "error" ? 4000 : 2600);
+  }
+}
+
+export function start(game) {
+  const root = document.querySelector("[data-table-app]");
+  const config = JSON.parse(document.getElementById("table-config").textContent);
+  const shell = new TableShell(root, config, game);
+  window.vipTable = shell;
+  return shell;
+}

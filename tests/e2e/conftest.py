@@ -1,0 +1,156 @@
+"""Browser tests: Debian's Chromium driven by Playwright against real Daphne and
+Celery (worker + beat) processes on the test database.
+
+The servers start for each test with short clocks and quick bots
+(``TABLE_DEFAULTS``); the browser starts once a module, each test gets fresh
+contexts. Screenshots go
+to ``tests/e2e/artifacts/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import (
+    celery_worker,
+    daphne,
+    free_port,
+    process_env,
+    running,
+    wait_for,
+    wait_http,
+)
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+# Short clocks and quick bots so a whole hand plays in seconds.
+E2E_TABLE_DEFAULTS = (
+    "ready_seconds=30,arrange_seconds=40,reveal_seconds=1,turn_seconds=8,"
+    "summary_seconds=2,bot_delay_ms=80,bot_delay_max_ms=200"
+)
+PASSWORD = "Bai-Tien-Len-42"
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 360, "height": 740}
+
+
+@dataclass
+class Site:
+    url: str
+    log_dir: Path
+
+
+@pytest.fixture
+def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
+    """Daphne and a Celery worker with beat, for one test: they stop before the
+    test database is flushed (a worker mid-transaction would deadlock the flush)."""
+    var = tmp_path_factory.mktemp("e2e")
+    port = free_port()
+    env = process_env(var, TABLE_DEFAULTS=E2E_TABLE_DEFAULTS, AXES_ENABLED="0")
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    with (
+        running(daphne(port), env, var / "daphne.log"),
+        running(celery_worker(var, beat=True), env, var / "celery.log"),
+    ):
+        wait_http(port)
+        wait_for(lambda: "ready" in (var / "celery.log").read_text(), timeout=60)
+        yield Site(f"http://127.0.0.1:{port}", var)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module. While Playwright's sync API runs, its event
+    loop is running in this thread: the ORM calls that set up and flush the test
+    database are still plain synchronous code, so Django is told so, for this
+    module only."""
+    from playwright.sync_api import sync_playwright
+
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        yield chromium
+        chromium.close()
+
+
+class Pages:
+    """Browser contexts for one test; console errors fail the test."""
+
+    def __init__(self, browser: Any, site: Site) -> None:
+        self.browser, self.site = browser, site
+        self.contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def new(self, viewport: dict[str, int] = DESKTOP, locale: str = "vi-VN") -> Any:
+        context = self.browser.new_context(viewport=viewport, locale=locale)
+        context.set_default_timeout(20_000)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda err: self.errors.append(f"{page.url}: {err}"))
+
+        def console(msg: Any) -> None:
+            if msg.type == "error":
+                self.errors.append(f"{page.url}: {msg.text}")
+
+        page.on("console", console)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+@pytest.fixture
+def pages(browser: Any, site: Site) -> Iterator[Pages]:
+    opened = Pages(browser, site)
+    yield opened
+    opened.close()
+    assert opened.errors == []
+
+
+def sign_up(page: Any, site: Site, display_name: str | None = None) -> str:
+    """Sign up through the form; returns the username."""
+    username = f"p{secrets.token_hex(4)}"
+    page.goto(f"{site.url}/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_display_name", display_name or username.title())
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{site.url}/")
+    return username
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def open_play_now(page: Any, site: Site, game: str) -> None:
+    page.goto(f"{site.url}/tables/?game={game}")
+    page.click(f"[data-play-now={game}]")
+    page.wait_for_url(f"{site.url}/tables/*/")
+    page.wait_for_selector("[data-table-app] .seat.you")
+
+
+def table_state(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("window.vipTable.state"))

@@ -1,0 +1,163 @@
+"""A visitor alone plays one whole hand of each game against bots, in the browser."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import open_play_now, shot, sign_up, table_state
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+MY_TURN_OR_DONE = """(game) => {
+  const s = window.vipTable && window.vipTable.state;
+  if (!s || !s.hand) return false;
+  if (s.hand.finished) return "done";
+  const me = s.hand.players.indexOf(s.you);
+  const v = s.hand.view;
+  const actor = game === "tienlen" ? v.turn : v.to_act;
+  return actor === me ? "turn" : false;
+}"""
+
+
+def ready(page: Any) -> None:
+    page.click("[data-action=ready]")
+    page.wait_for_function("() => window.vipTable.state.hand !== null")
+
+
+def act_and_wait(page: Any, selector: str) -> None:
+    version = table_state(page)["v"]
+    page.click(selector)
+    page.wait_for_function(f"() => window.vipTable.state.v > {version}")
+
+
+def wait_summary(page: Any, game: str) -> None:
+    page.wait_for_selector(f"[data-summary]:not([hidden]) [data-summary-game={game}]")
+
+
+def verify_fairness(page: Any) -> None:
+    page.click("[data-fair-panel] summary")
+    page.wait_for_selector("[data-verify]")
+    page.click("[data-verify]")
+    page.wait_for_selector("[data-verify-result][data-ok]")
+    assert page.get_attribute("[data-verify-result]", "data-ok") == "1"
+
+
+def balance_is_live(page: Any) -> None:
+    """The header's balance follows the settlement (a `balance` event on the socket)."""
+    page.wait_for_function(
+        """() => {
+          const s = window.vipTable.state;
+          if (!s.hand || !s.hand.settled) return false;
+          const seat = s.table.seats.find((x) => x.position === s.you);
+          const shown = document.querySelector("[data-balance-value]").textContent.trim();
+          return shown === seat.chips.toLocaleString("de-DE");
+        }"""
+    )
+
+
+def test_mau_binh_with_bots(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "maubinh")
+    assert page.locator(".seat").count() == 4
+    ready(page)
+    page.wait_for_selector("[data-chi='1'] .card")
+    assert page.locator(".arrange .card").count() == 13
+    assert page.locator("[data-action=ready]").count() == 0
+    shot(page, "maubinh-mid-hand")
+    page.click("[data-action=auto]")
+    assert page.locator("[data-lung]").count() == 0
+    names = [page.text_content(f"[data-chi-name='{n}']") for n in (1, 2, 3)]
+    assert all(names), names
+    page.click("[data-action=submit]")
+    page.wait_for_selector("[data-submitted]")
+    wait_summary(page, "maubinh")
+    state = table_state(page)
+    view = state["hand"]["view"]
+    me = state["hand"]["players"].index(state["you"])
+    assert view["phase"] == "finished"
+    assert view["own"]["submission"] is not None
+    assert page.locator(".sum-player").count() == 4
+    expected = sum(
+        p["amount"] if p["payee"] == me else -p["amount"] if p["payer"] == me else 0
+        for p in view["outcome"]["payments"]
+    )
+    assert view["outcome"]["net"][me] == expected
+    verify_fairness(page)
+    balance_is_live(page)
+    shot(page, "maubinh-summary")
+
+
+def test_tien_len_with_bots(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "tienlen")
+    ready(page)
+    if table_state(page)["hand"]["view"].get("instant"):  # tới trắng at the deal: next hand
+        wait_summary(page, "tienlen")
+        ready(page)
+        page.wait_for_function("() => !window.vipTable.state.hand.finished")
+    moves = 0
+    shot_taken = False
+    while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="tienlen").json_value()) != "done":
+        assert status == "turn"
+        page.wait_for_selector("[data-your-turn]")
+        if not page.is_disabled("[data-action=pass]"):
+            act_and_wait(page, "[data-action=pass]")
+        else:
+            page.click("[data-my-hand] .card.playable >> nth=0")
+            act_and_wait(page, "[data-action=play]")
+        moves += 1
+        if not shot_taken and page.locator("[data-pile]").count():
+            shot(page, "tienlen-mid-hand")
+            shot_taken = True
+    wait_summary(page, "tienlen")
+    view = table_state(page)["hand"]["view"]
+    assert view["finished"] is True
+    assert sum(view["outcome"]["units"]) == 0
+    if not shot_taken:
+        shot(page, "tienlen-mid-hand")
+    verify_fairness(page)
+    balance_is_live(page)
+    shot(page, "tienlen-summary")
+
+
+def test_poker_with_bots(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "holdem")
+    ready(page)
+    page.wait_for_selector("[data-hole] .card")
+    assert page.locator("[data-hole] .card").count() == 2
+    shot_taken = False
+    while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="holdem").json_value()) != "done":
+        assert status == "turn"
+        slider = page.locator("[data-raise-slider]")
+        if slider.count():
+            legal = table_state(page)["hand"]["view"]["legal"]["raise"]
+            assert slider.get_attribute("min") == str(legal["min"])
+            assert slider.get_attribute("max") == str(legal["max"])
+        if not shot_taken:
+            shot(page, "holdem-mid-hand")
+            shot_taken = True
+        can_check = page.locator("[data-action=check]").count()
+        act_and_wait(page, "[data-action=check]" if can_check else "[data-action=call]")
+    wait_summary(page, "holdem")
+    if not shot_taken:
+        shot(page, "holdem-mid-hand")
+    view = table_state(page)["hand"]["view"]
+    assert view["finished"] is True
+    verify_fairness(page)
+    shot(page, "holdem-summary")
+    # Cash out: leaving returns the stack to the wallet, and the header follows.
+    state = table_state(page)
+    stack = next(s["chips"] for s in state["table"]["seats"] if s["position"] == state["you"])
+    low = state["table"]["buy_in"][0]
+    page.click("[data-action=leave]")
+    page.wait_for_selector("[data-action=sit]")
+    wallet = f"{10_000 - low + stack:,}".replace(",", ".")
+    page.wait_for_function(
+        f"() => document.querySelector('[data-balance-value]').textContent.trim() === '{wallet}'"
+    )

@@ -1,0 +1,159 @@
+"""Accounts, the wallet and history pages, languages, escaping and the phone layout."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import pytest
+
+from games.rules import fairness
+
+from .conftest import PHONE, open_play_now, shot, sign_up, table_state
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+# docs/fairness.md, "Worked example".
+WORKED_EXAMPLE_DECK = " ".join(
+    (
+        "Qd 9c 4c As Ks Jd 3s 2d 6d Th 5d Ah 2h Js Jc 3d 9h 3h 7d 4s Ad Qh Jh 7h 5s 7s",
+        "Qc Ac 8h 6c 2s Qs 9d 7c Kc 4d 8d 8c Td 5h 3c 9s Tc Kh 6h 5c Ts 6s 4h 8s 2c Kd",
+    )
+).split(" ")
+
+
+def no_horizontal_scroll(page: Any) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{page.url} is {width}px wide"
+
+
+def test_sign_up_and_claim_the_daily_bonus(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    assert page.text_content("[data-balance-value]").strip() == "10.000"
+    page.click("[data-balance]")
+    page.click("[data-claim-bonus]")
+    page.wait_for_selector(".messages li.success")
+    assert page.text_content("[data-wallet-balance]").strip() == "12.000"
+    assert page.text_content("[data-balance-value]").strip() == "12.000"
+    assert page.is_disabled("[data-claim-bonus]")
+    assert "Đã nhận thưởng hằng ngày" in page.text_content(".messages")
+
+
+def test_the_javascript_verifier_recomputes_decks_like_the_server(pages, site):
+    page = pages.new()
+    page.goto(f"{site.url}/tables/")
+    verify = """async ([seed, handId, seeds]) => {
+      const f = await import("/static/js/fairness.js");
+      return { deck: await f.deck(seed, handId, seeds), commitment: await f.commitmentOf(seed) };
+    }"""
+    seed = bytes(range(32)).hex()
+    example = page.evaluate(verify, [seed, "table-7/hand-42", ["alice", "bob", "Thảo"]])
+    assert example["deck"] == WORKED_EXAMPLE_DECK
+    assert example["commitment"] == (
+        "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    )
+    for n in range(5):
+        raw = secrets.token_bytes(32)
+        seeds = [secrets.token_hex(n), "Thảo 🎴", ""][: n % 4]
+        got = page.evaluate(verify, [raw.hex(), f"{n}-{n + 1}", seeds])
+        expected = fairness.deal_deck(raw, f"{n}-{n + 1}", seeds)
+        assert got["deck"] == [fairness_card(c) for c in expected]
+        assert got["commitment"] == fairness.commitment(raw)
+
+
+def fairness_card(code: int) -> str:
+    return "23456789TJQKA"[code // 4] + "scdh"[code % 4]
+
+
+def test_script_in_a_display_name_and_in_chat_shows_as_text(pages, site):
+    page = pages.new()
+    name = "<script>window.pwned=1</script>Lan"
+    sign_up(page, site, display_name=name)
+    open_play_now(page, site, "tienlen")
+    assert page.text_content(".seat.you [data-seat-name]") == name
+    message = "<img src=x onerror=window.pwned=2><b>chào</b>"
+    page.fill("[data-chat-input]", message)
+    page.click("[data-chat-send]")
+    line = page.wait_for_selector("[data-chat-log] li .text")
+    assert line.text_content() == message
+    assert page.locator("[data-chat-log] li").last.locator(".who").text_content() == name
+    assert page.locator("[data-chat-log] img, [data-chat-log] b, .seat script").count() == 0
+    assert page.evaluate("window.pwned") is None
+    # The chat history rendered into the page on a reload is text too.
+    page.reload()
+    page.wait_for_selector("[data-chat-log] li .text")
+    assert page.locator("[data-chat-log] li .text").last.text_content() == message
+    assert page.evaluate("window.pwned") is None
+    assert page.text_content(".site-header .who") == name
+
+
+def test_english_switch_keeps_game_terms_vietnamese(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "maubinh")
+    assert page.text_content("[data-action=ready]") == "Sẵn sàng"
+    page.click(".lang-switch button[value=en]")
+    page.wait_for_selector("[data-action=ready]")
+    assert page.text_content("[data-action=ready]") == "Ready"
+    page.click("[data-action=ready]")
+    page.wait_for_selector("[data-chi='1'] .card")
+    assert page.text_content("[data-chi='1'] .chi-n") == "Chi 1"
+    page.click("[data-action=auto]")
+    names = {"Mậu thầu", "Đôi", "Thú", "Sám", "Sảnh", "Thùng", "Cù lũ", "Tứ quý", "Thùng phá sảnh"}
+    assert page.text_content("[data-chi-name='1']") in names
+    assert page.text_content("[data-action=auto]") == "Auto-arrange"
+
+
+def test_phone_layout_has_no_horizontal_scroll(pages, site):
+    page = pages.new(viewport=PHONE)
+    sign_up(page, site)
+    for path in ("/", "/tables/", "/wallet/", "/tables/history/"):
+        page.goto(site.url + path)
+        no_horizontal_scroll(page)
+    shot(page, "phone-history")
+    page.goto(f"{site.url}/tables/")
+    shot(page, "phone-lobby")
+    for game in ("maubinh", "tienlen", "holdem"):
+        open_play_now(page, site, game)
+        no_horizontal_scroll(page)
+        page.click("[data-action=ready]")
+        page.wait_for_function("() => window.vipTable.state.hand !== null")
+        page.wait_for_selector("[data-mine] .card")
+        no_horizontal_scroll(page)
+        shot(page, f"phone-{game}-mid-hand")
+        page.click("[data-action=leave]")
+        page.wait_for_function("() => window.vipTable.state.you === null")
+
+
+def test_history_and_replay_of_a_finished_hand(pages, site):
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "maubinh")
+    page.click("[data-action=ready]")
+    page.wait_for_selector("[data-action=submit]")
+    page.click("[data-action=auto]")
+    page.click("[data-action=submit]")
+    page.wait_for_selector("[data-summary]:not([hidden]) [data-summary-game=maubinh]")
+    hand = table_state(page)["hand"]
+    page.click("[data-nav-history]")
+    row = page.wait_for_selector(f"[data-history-hand='{hand['id']}']")
+    assert "Mậu Binh" in row.text_content()
+    page.click(f"[data-history-hand='{hand['id']}'] [data-replay-link]")
+    page.wait_for_selector("[data-replay-app] [data-step-label]")
+    data = json.loads(page.text_content("#replay-data"))
+    types = [e["type"] for e in data["events"]]
+    assert types.count("dealt") == 1  # my own cards, never the others'
+    assert types.count("reveal") == 3
+    steps = len(data["events"])
+    assert page.text_content("[data-step-label]") == f"Bước 1 / {steps}"
+    for _ in range(steps - 1):
+        page.click("[data-next]")
+    assert page.text_content("[data-step-label]") == f"Bước {steps} / {steps}"
+    assert page.locator(".picture .mini-chi").count() == 3
+    page.click("[data-replay] .fairness summary")
+    page.click("[data-verify]")
+    page.wait_for_selector("[data-verify-result][data-ok]")
+    assert page.get_attribute("[data-verify-result]", "data-ok") == "1"
+    shot(page, "replay-maubinh")
