@@ -210,6 +210,7 @@ REST_FRAMEWORK = {
         "signup": throttle_rate("API_RATE_SIGNUP", "10/hour"),
     },
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "VIPGAME card room API",

@@ -14,7 +14,7 @@ from games.rules import fairness
 from games.rules.cards import cards_str
 from vipgame.accounts.services import token_issue
 
-from ..tables import Harness
+from ..tables import Harness, payload_cards
 from ..wallet.helpers import snapshot as wallet_snapshot
 
 PASSWORD = "Bai-Tien-Len-42"
@@ -129,3 +129,18 @@ def phh_hole_cards(text: str) -> dict[int, str]:
 
 def split_cards(text: str) -> set[str]:
     return {text[i : i + 2] for i in range(0, len(text), 2)} - {"??"}
+
+
+def phh_cards(text: str) -> set[str]:
+    """Every card a PHH text writes (dealt, board and shown)."""
+    found: set[str] = set()
+    for line in text.splitlines():
+        words = line.strip().strip('",').split()
+        if words[:2] in (["d", "dh"], ["d", "db"]) or words[1:2] == ["sm"]:
+            found |= split_cards(words[-1].replace("?", ""))
+    return found
+
+
+def cards(payload: Any) -> set[str]:
+    """Every card string anywhere in a payload."""
+    return payload_cards(payload)
