@@ -184,7 +184,6 @@ STORAGES = {
 }
 
 
-
 def throttle_rate(name: str, default: str) -> str | None:
     rate = env.str(name, default=default)
     return None if rate.lower() == "none" else rate

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from vipgame.accounts import api as accounts_api
@@ -7,7 +7,7 @@ from vipgame.api import views as api_views
 
 from . import views
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("auth/login", accounts_api.LoginView.as_view(), name="api-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="api-logout"),
     path("auth/signup", accounts_api.SignupView.as_view(), name="api-signup"),

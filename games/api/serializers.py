@@ -40,8 +40,21 @@ class TableOut(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ("id", "game", "name", "preset", "stake", "seat_count", "private", "status")
-        fields += ("taken", "humans", "free_seats", "buy_in", "min_balance")
+        fields = (
+            "id",
+            "game",
+            "name",
+            "preset",
+            "stake",
+            "seat_count",
+            "private",
+            "status",
+            "taken",
+            "humans",
+            "free_seats",
+            "buy_in",
+            "min_balance",
+        )
         read_only_fields = fields
 
     @extend_schema_field(BuyInRange(allow_null=True))
@@ -81,8 +94,17 @@ class TableCreatedOut(serializers.ModelSerializer[Table]):
 
     class Meta:
         model = Table
-        fields = ("id", "game", "name", "preset", "stake", "seat_count", "private", "status")
-        fields += ("invite_code",)
+        fields = (
+            "id",
+            "game",
+            "name",
+            "preset",
+            "stake",
+            "seat_count",
+            "private",
+            "status",
+            "invite_code",
+        )
         read_only_fields = fields
 
 
@@ -185,7 +207,7 @@ class ActIn(serializers.Serializer[dict[str, Any]]):
         default=None,
         help_text="The table version the move was decided on.",
     )
-    action = json_object(help_text="The move, e.g. `{\"type\": \"fold\"}` (docs/protocol.md).")
+    action = json_object(help_text='The move, e.g. `{"type": "fold"}` (docs/protocol.md).')
 
 
 class ActOut(serializers.Serializer[dict[str, Any]]):
@@ -232,8 +254,21 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
 
     class Meta:
         model = HandPlayer
-        fields = ("id", "table", "game", "number", "stake", "started_at", "ended_at")
-        fields += ("settled", "voided", "you", "position", "net", "players")
+        fields = (
+            "id",
+            "table",
+            "game",
+            "number",
+            "stake",
+            "started_at",
+            "ended_at",
+            "settled",
+            "voided",
+            "you",
+            "position",
+            "net",
+            "players",
+        )
         read_only_fields = fields
 
 

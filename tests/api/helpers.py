@@ -58,7 +58,8 @@ def error(response: Any) -> tuple[int, str]:
     """(status, code) of an error answer, checking the one error shape."""
     body = response.json()
     assert set(body) == {"code", "message", "details"}, body
-    assert isinstance(body["message"], str) and body["message"]
+    assert isinstance(body["message"], str)
+    assert body["message"]
     assert isinstance(body["details"], dict)
     return response.status_code, body["code"]
 
@@ -87,6 +88,7 @@ def play_via_api(
     for step in range(max_steps):
         harness.drain()
         table.refresh_from_db()
+        assert table.current_hand_id is not None
         hand = Hand.objects.get(pk=table.current_hand_id)
         if hand.ended_at is not None:
             return hand

@@ -98,6 +98,26 @@ def test_a_bot_never_logs_in_even_with_a_password(make_user):
     assert error(me) == (401, "not_authenticated")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_token_does_not_open_the_websocket_either(make_user):
+    bot = bot_create(username="bot-y", display_name="Bot")
+    table = services.table_create(owner=make_user(), game="tienlen", stake=1)
+    token = Token.objects.create(user=bot).key
+
+    async def socket():
+        client = Client(f"/ws/tables/{table.pk}/", token)
+        assert await client.connect()
+        await client.recv()
+        await client.send(type="sit", id="s1")
+        refused = await client.recv()
+        await client.close()
+        return refused
+
+    refused = async_to_sync(socket)()
+    assert (refused["id"], refused["code"]) == ("s1", "permission_denied")
+    assert not table.seats.exists()
+
+
 def test_a_deactivated_player_cannot_log_in_and_their_token_stops_working(make_user):
     lan = make_user(username="lan")
     token = log_in("lan").json()["token"]

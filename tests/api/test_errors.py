@@ -1,5 +1,6 @@
 """One error shape under /api/, in the request's language, never a traceback."""
 
+import json
 import logging
 
 import pytest
@@ -50,9 +51,7 @@ def test_service_errors_keep_their_code_status_and_translation(api, make_user):
 
 
 def test_field_errors_are_the_details_of_invalid(api, make_user):
-    response = api(make_user(), language="en").post(
-        url("tables"), {"game": "chess", "stake": -1}
-    )
+    response = api(make_user(), language="en").post(url("tables"), {"game": "chess", "stake": -1})
 
     assert response.json() == {
         "code": "invalid",
@@ -76,12 +75,25 @@ def test_method_parse_and_media_type_errors(api, make_user):
 
     wrong_method = client.delete(url("wallet"))
     broken_json = client.post(url("tables"), "{nope", content_type="application/json")
-    form = client.post(url("tables"), "game=tienlen", content_type="application/x-www-form-urlencoded")
+    form = client.post(
+        url("tables"), "game=tienlen", content_type="application/x-www-form-urlencoded"
+    )
 
     assert error(wrong_method) == (405, "method_not_allowed")
     assert wrong_method.json()["message"] == "This method is not allowed here."
     assert error(broken_json) == (400, "parse_error")
     assert error(form) == (415, "unsupported_media_type")
+
+
+def test_a_failure_outside_the_api_views_is_json_under_api_only(rf):
+    from vipgame.api.views import server_error
+
+    api_answer = server_error(rf.get("/api/v1/me"))
+    page = server_error(rf.get("/wallet/"))
+
+    assert api_answer.status_code == page.status_code == 500
+    assert json.loads(api_answer.content)["code"] == "server_error"
+    assert page["Content-Type"].startswith("text/html")
 
 
 def test_an_unexpected_failure_is_a_500_without_a_traceback_and_is_logged(

@@ -54,7 +54,10 @@ def test_a_real_hand_checks_out(tables, make_user, api):
     ("body", "fields"),
     [
         ({"server_seed": "zz" * 32, "hand_id": "1-1"}, {"server_seed"}),
-        ({"server_seed": SEED[:-2], "hand_id": "1-1", "commitment": "x"}, {"server_seed", "commitment"}),
+        (
+            {"server_seed": SEED[:-2], "hand_id": "1-1", "commitment": "x"},
+            {"server_seed", "commitment"},
+        ),
         ({"server_seed": SEED, "hand_id": "1-1", "client_seeds": ["x" * 65]}, {"client_seeds"}),
         ({"server_seed": SEED, "hand_id": "1-1", "client_seeds": ["x"] * 10}, {"client_seeds"}),
         ({"server_seed": SEED}, {"hand_id"}),

@@ -75,6 +75,7 @@ def test_holdem_replays_and_phh_never_show_a_folded_or_unshown_hand(tables, make
     showdown = play_via_api(tables, table, clients, fold_first)
     tables.drain()
     deck, own = dealt_cards(showdown)
+    assert showdown.result is not None
     summary = showdown.result["summary"]
     shown = {p["player"] for p in summary["shown"]}
     folded = ({0, 1, 2} - shown).pop()
@@ -138,6 +139,7 @@ def test_holdem_replays_and_phh_never_show_a_folded_or_unshown_hand(tables, make
     uncontested = play_via_api(tables, table, clients, all_fold)
     tables.drain()
     _, own = dealt_cards(uncontested)
+    assert uncontested.result is not None
     winner = uncontested.result["summary"]["winners"][0]
     assert uncontested.result["summary"]["shown"] == []
     for index, position in enumerate(p["position"] for p in uncontested.players):
@@ -249,7 +251,10 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
     }
     assert same_day["count"] == 1
     assert before["count"] == other_game["count"] == nothing["count"] == 0
-    assert nets[lan.pk] == -nets[minh.pk] != 0
+    lan_net, minh_net = nets[lan.pk], nets[minh.pk]
+    assert lan_net is not None
+    assert minh_net is not None
+    assert lan_net == -minh_net != 0
     assert detail["you"] == 0
     assert detail["unit"] == 10
     assert [p["net"] for p in detail["players"]] == [nets[lan.pk], nets[minh.pk]]
@@ -258,6 +263,7 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
     for payment in detail["payments"]:
         owed[payment["payer"]] -= payment["amount"]
         owed[payment["payee"]] += payment["amount"]
+    assert hand.result is not None
     assert owed == dict(enumerate(hand.result["net_units"]))
     assert detail["summary"]["winner"] in {0, 1}
     bad = api(lan).get(url("hands"), {"date_after": "monday", "game": "chess"})

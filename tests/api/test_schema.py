@@ -105,6 +105,7 @@ def player(tables, make_user):
         services.table_sit(table_id=poker.pk, user=user)
         services.table_ready(table_id=poker.pk, user=user)
     poker.refresh_from_db()
+    assert poker.current_hand_id is not None
     hand = Hand.objects.get(pk=poker.current_hand_id)
     actor = engine_for("holdem").status(engine_for("holdem").loads(hand.state)).actors[0]
     first = lan if hand.players[actor]["user_id"] == lan.pk else minh

@@ -149,7 +149,12 @@ def test_the_table_state_is_the_callers_view(tables, make_user, api):
     watcher = api().get(url(f"tables/{table.pk}")).json()
     missed = api(lan).get(url(f"tables/{table.pk}"), {"since": table.version - 1}).json()
 
-    assert (mine["type"], mine["v"], mine["you"], mine["resync"]) == ("state", table.version, 0, False)
+    assert (mine["type"], mine["v"], mine["you"], mine["resync"]) == (
+        "state",
+        table.version,
+        0,
+        False,
+    )
     assert len(mine["hand"]["view"]["hand"]) == 13
     assert not set(mine["hand"]["view"]["hand"]) & set(theirs["hand"]["view"]["hand"])
     assert watcher["you"] is None
@@ -161,13 +166,13 @@ def test_the_table_state_is_the_callers_view(tables, make_user, api):
     assert {e["type"] for e in missed["events"]} >= {"hand_started"}
     assert "dealt" in {e["type"] for e in missed["events"]}
     assert [e for e in missed["events"] if e["type"] == "dealt"] == [
-        {**e, "cards": mine["hand"]["view"]["hand"]} for e in missed["events"] if e["type"] == "dealt"
+        {**e, "cards": mine["hand"]["view"]["hand"]}
+        for e in missed["events"]
+        if e["type"] == "dealt"
     ]
 
 
-def test_a_private_table_shows_only_to_its_players_owner_staff_and_invitees(
-    tables, make_user, api
-):
+def test_a_private_table_shows_only_to_its_players_owner_staff_and_invitees(tables, make_user, api):
     table, lan, _ = dealt_table(make_user, is_private=True)
     path = url(f"tables/{table.pk}")
     stranger = api(make_user())
@@ -248,9 +253,7 @@ def test_a_private_table_needs_its_invite_to_sit(tables, make_user, api):
     assert invited.json()["you"] == 0
 
 
-def test_moves_over_http_are_idempotent_and_checked_against_the_version(
-    tables, make_user, api
-):
+def test_moves_over_http_are_idempotent_and_checked_against_the_version(tables, make_user, api):
     table, lan, minh = dealt_table(make_user, game="holdem")
     services.table_ready(table_id=table.pk, user=lan)
     services.table_ready(table_id=table.pk, user=minh)
@@ -344,7 +347,9 @@ def test_bots_are_seated_by_the_owner_a_player_or_staff_only(tables, make_user, 
     assert by_owner.json()["you"] is None
     assert by_player.json()["you"] == 0
     assert by_staff.status_code == 200
-    assert sorted(Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True)) == [1, 2, 3]
+    assert sorted(
+        Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True)
+    ) == [1, 2, 3]
     assert error(full) == (409, "no_bot_seat")
 
 

@@ -56,8 +56,12 @@ def test_sign_up_is_throttled_per_address(settings):
     rates(settings, signup="1/hour")
     client = APIClient(REMOTE_ADDR="10.0.0.3")
 
-    first = client.post(url("auth/signup"), {"username": "a1", "display_name": "A", "password": PASSWORD})
-    second = client.post(url("auth/signup"), {"username": "a2", "display_name": "A", "password": PASSWORD})
+    first = client.post(
+        url("auth/signup"), {"username": "a1", "display_name": "A", "password": PASSWORD}
+    )
+    second = client.post(
+        url("auth/signup"), {"username": "a2", "display_name": "A", "password": PASSWORD}
+    )
 
     assert first.status_code == 201
     assert error(second) == (429, "throttled")

@@ -68,6 +68,7 @@ def test_a_stalled_bot_is_moved(tables, make_user):
 
     table = in_play(open_table)
     tables.scheduler.bots.clear()
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     bot_position = Seat.objects.get(table=table, is_bot=True).position
     bot_player = [p["position"] for p in hand.players].index(bot_position)

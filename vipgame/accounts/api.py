@@ -128,7 +128,9 @@ class SignupView(APIView):
         try:
             user = user_register(**data.validated_data)
         except IntegrityError:  # the same name taken a moment ago
-            raise serializers.ValidationError({"username": [_("This username is taken.")]}) from None
+            raise serializers.ValidationError(
+                {"username": [_("This username is taken.")]}
+            ) from None
         body = TokenOut({"token": token_issue(user=user), "user": user}).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -140,4 +142,5 @@ class MeView(APIView):
         responses={200: UserOut, **errors(401)},
     )
     def get(self, request: Request) -> Response:
-        return Response(UserOut(request.user).data)
+        user: User = request.user  # type: ignore[assignment]
+        return Response(UserOut(user).data)

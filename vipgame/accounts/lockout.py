@@ -36,5 +36,8 @@ def lockout_response(
         "username": get_client_username(request, credentials) or "",
     }
     return render(
-        request, settings.AXES_LOCKOUT_TEMPLATE, context, status=settings.AXES_HTTP_RESPONSE_CODE
+        request,
+        settings.AXES_LOCKOUT_TEMPLATE,
+        context,
+        status=getattr(settings, "AXES_HTTP_RESPONSE_CODE", 429),
     )

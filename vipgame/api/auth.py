@@ -41,7 +41,7 @@ class SessionAuthentication(authentication.SessionAuthentication):
             raise exceptions.PermissionDenied(code="csrf_failed") from None
 
 
-class SessionScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class SessionScheme(OpenApiAuthenticationExtension):
     target_class = "vipgame.api.auth.SessionAuthentication"
     name = "cookieAuth"
     priority = -1

@@ -19,11 +19,9 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
 
 
 class _LiveRate:
-    scope: str
-
     def get_rate(self) -> str | None:
-        rate: str | None = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-        return rate
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(str(getattr(self, "scope", "")))
+        return rate if isinstance(rate, str) else None
 
 
 class WriteThrottle(_LiveRate, UserRateThrottle):

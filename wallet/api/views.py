@@ -47,8 +47,17 @@ class EntryOut(serializers.ModelSerializer[LedgerEntry]):
 
     class Meta:
         model = LedgerEntry
-        fields = ("id", "transaction", "at", "kind", "what", "amount", "balance_after", "hand")
-        fields += ("reason",)
+        fields = (
+            "id",
+            "transaction",
+            "at",
+            "kind",
+            "what",
+            "amount",
+            "balance_after",
+            "hand",
+            "reason",
+        )
         read_only_fields = fields
 
 
