@@ -98,3 +98,18 @@ class ChatMuted(GameError):
 
     def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "details": self.details}
+
+
+HandNotFound = _error("HandNotFound", "hand_not_found", _("That hand does not exist."), 404)
+HandNotFinished = _error(
+    "HandNotFinished", "hand_not_finished", _("This hand is still being played."), 409
+)
+NotInHand = _error(
+    "NotInHand", "not_in_hand", _("Only the players of this hand can have its history."), 403
+)
+PhhUnavailable = _error(
+    "PhhUnavailable",
+    "phh_unavailable",
+    _("PHH hand histories exist for finished Poker hands only."),
+    409,
+)

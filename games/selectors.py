@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet, Sum
+from django.utils import timezone
 
 from games import publish
-from games.adapters import adapter_for
-from games.errors import PrivateTable, TableNotFound
-from games.models import ChatMessage, Hand, HandEvent, HandPlayer, Seat, Table
+from games.adapters import adapter_for, engine_for
+from games.errors import (
+    HandNotFinished,
+    HandNotFound,
+    NotInHand,
+    PhhUnavailable,
+    PrivateTable,
+    TableNotFound,
+)
+from games.models import ChatMessage, Game, Hand, HandEvent, HandPlayer, Seat, Table
+from games.rules import fairness
+from games.rules.cards import cards_str
+from games.rules.holdem.phh import export_phh
 from vipgame.accounts.models import User
 
 
@@ -80,19 +94,85 @@ def player_of(hand: Hand, user: User) -> int | None:
     return HandPlayer.objects.filter(hand=hand, user=user).values_list("index", flat=True).first()
 
 
-def hand_replay(*, hand: Hand, user: User) -> dict[str, Any]:
-    """A finished hand's events as this user was allowed to see them at the table:
-    public events and their own private ones; staff see every event. The seeds
-    are shown once the hand is over."""
-    if not hand.finished:
-        raise PrivateTable()
+def hand_history(*, user: User) -> QuerySet[HandPlayer]:
+    """The player's finished hands (one row per hand, with their result), newest first."""
+    return (
+        HandPlayer.objects.filter(user=user, hand__ended_at__isnull=False)
+        .select_related("hand", "hand__table")
+        .order_by("-hand__ended_at", "-hand_id")
+    )
+
+
+def viewable_hand(*, hand_id: int, user: User) -> tuple[Hand, int | None]:
+    """A finished hand and the viewer's player index in it (None if not dealt in).
+
+    Players of the hand and staff may look at any hand; anyone else only at
+    hands of public tables (what a spectator could have watched).
+    """
+    hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
+    if hand is None:
+        raise HandNotFound()
     player = player_of(hand, user)
+    if player is None and not user.is_staff and hand.table.is_private:
+        raise PrivateTable()
+    if not hand.finished:
+        raise HandNotFinished()
+    return hand, player
+
+
+def hand_detail(*, hand_id: int, user: User) -> dict[str, Any]:
+    """A finished hand with its itemised result: each player's net chips and every
+    payment the rules made (in units of ``unit`` chips, before anyone's cap)."""
+    hand, player = viewable_hand(hand_id=hand_id, user=user)
+    nets = dict(HandPlayer.objects.filter(hand=hand).values_list("index", "net"))
+    result = hand.result or {}
+    fixed = ("from", "to", "amount", "reason")
+    return {
+        "id": hand.pk,
+        "table": hand.table_id,
+        "game": hand.game,
+        "number": hand.number,
+        "stake": hand.table.stake,
+        "unit": hand.table.stake if adapter_for(hand.game).pays_in_units else 1,
+        "started_at": hand.started_at,
+        "ended_at": hand.ended_at,
+        "settled": hand.settled,
+        "voided": hand.voided,
+        "you": player,
+        "players": [{**p, "index": i, "net": nets.get(i)} for i, p in enumerate(hand.players)],
+        "payments": [
+            {
+                "payer": p["from"],
+                "payee": p["to"],
+                "amount": p["amount"],
+                "reason": p["reason"],
+                "detail": {k: v for k, v in p.items() if k not in fixed},
+            }
+            for p in result.get("payments", [])
+        ],
+        "summary": result.get("summary") or {},
+    }
+
+
+def hand_replay(*, hand_id: int, user: User) -> dict[str, Any]:
+    """A finished hand's events as this user was allowed to see them at the table.
+
+    * its players: the public events and their own private ones (their cards);
+      others' cards only where the table showed them (a showdown, a Mậu Binh
+      reveal, the cards left at the end of Tiến Lên);
+    * anyone else (public tables only, see ``viewable_hand``): the public events;
+    * staff: every event, each private one marked with its player (``to``),
+      and the whole deck.
+
+    The seed, the client seeds and the commitment are shown (the hand is over).
+    """
+    hand, player = viewable_hand(hand_id=hand_id, user=user)
     events = HandEvent.objects.filter(hand=hand).order_by("seq")
     if user.is_staff:
         visible = [{**publish.event_json(e), "to": e.player} for e in events]
     else:
         visible = publish.visible_events(events, player)
-    return {
+    replay: dict[str, Any] = {
         "hand": hand.pk,
         "table": hand.table_id,
         "game": hand.game,
@@ -101,6 +181,7 @@ def hand_replay(*, hand: Hand, user: User) -> dict[str, Any]:
         "you": player,
         "started_at": publish.epoch_ms(hand.started_at),
         "ended_at": publish.epoch_ms(hand.ended_at),
+        "voided": hand.voided,
         "events": visible,
         "result": hand.result,
         "fairness": {
@@ -110,6 +191,10 @@ def hand_replay(*, hand: Hand, user: User) -> dict[str, Any]:
             "client_seeds": hand.client_seeds,
         },
     }
+    if user.is_staff:
+        seed = bytes.fromhex(hand.server_seed)
+        replay["deck"] = cards_str(fairness.deal_deck(seed, hand.fair_id, hand.client_seeds))
+    return replay
 
 
 def open_table_for(*, game: str, stake: int, bots_only: bool = False) -> Table | None:
@@ -148,3 +233,91 @@ def hand_nets(*, user: User, hands: Any) -> dict[int, int | None]:
     return dict(
         HandPlayer.objects.filter(user=user, hand__in=list(hands)).values_list("hand_id", "net")
     )
+
+
+def hand_phh(*, hand_id: int, user: User) -> dict[str, Any]:
+    """A finished Hold'em hand in PHH for one of its players: their own hole cards,
+    others' only if shown at the showdown (folded and unshown hands are
+    ``????``). Staff get every hole card."""
+    hand, player = viewable_hand(hand_id=hand_id, user=user)
+    if player is None and not user.is_staff:
+        raise NotInHand()
+    if hand.game != Game.HOLDEM or hand.voided:
+        raise PhhUnavailable()
+    state = engine_for(Game.HOLDEM).loads(hand.state)
+    text = export_phh(
+        state,
+        player,
+        reveal_all=user.is_staff,
+        hand=hand.pk,
+        names=[p["name"] for p in hand.players],
+    )
+    return {"hand": hand.pk, "complete": user.is_staff, "phh": text}
+
+
+def open_tables() -> QuerySet[Table]:
+    """Public tables that are not closed, with their seat counts (the lobby)."""
+    return (
+        Table.objects.exclude(status=Table.Status.CLOSED)
+        .filter(is_private=False)
+        .annotate(taken=Count("seats"), humans=Count("seats", filter=Q(seats__is_bot=False)))
+        .annotate(free_seats=F("seat_count") - F("taken"))
+        .order_by("game", "stake", "pk")
+    )
+
+
+def week_start(now: datetime | None = None) -> datetime:
+    """Monday 00:00 of this week in Asia/Ho_Chi_Minh."""
+    zone = ZoneInfo(settings.BONUS_TIME_ZONE)
+    today = (now or timezone.now()).astimezone(zone).date()
+    return datetime.combine(today - timedelta(days=today.weekday()), time.min, tzinfo=zone)
+
+
+def leaderboard(
+    *, game: str, period: str, limit: int = 50, now: datetime | None = None
+) -> dict[str, Any]:
+    """People (never bots, nor deactivated accounts) by net chips won in settled
+    hands of one game, this week (from Monday 00:00 Asia/Ho_Chi_Minh) or all
+    time. Equal nets share a rank."""
+    since = week_start(now) if period == "week" else None
+    rows = HandPlayer.objects.filter(
+        hand__game=game,
+        hand__voided=False,
+        net__isnull=False,
+        user__is_bot=False,
+        user__is_active=True,
+    )
+    if since is not None:
+        rows = rows.filter(hand__ended_at__gte=since)
+    totals = (
+        rows.values("user_id", "user__display_name", "user__username")
+        .annotate(won=Sum("net"), hands=Count("id"))
+        .order_by("-won", "user_id")[:limit]
+    )
+    entries: list[dict[str, Any]] = []
+    for i, row in enumerate(totals):
+        rank = entries[-1]["rank"] if entries and entries[-1]["net"] == row["won"] else i + 1
+        entries.append(
+            {
+                "rank": rank,
+                "user_id": row["user_id"],
+                "name": row["user__display_name"] or row["user__username"],
+                "net": row["won"],
+                "hands": row["hands"],
+            }
+        )
+    return {"game": game, "period": period, "since": since, "entries": entries}
+
+
+def fairness_check(
+    *, server_seed: str, hand_id: str, client_seeds: list[str], commitment: str | None
+) -> dict[str, Any]:
+    """The deck a seed deals for a hand (docs/fairness.md) and whether the seed
+    matches a commitment published before the hand."""
+    seed = bytes.fromhex(server_seed)
+    computed = fairness.commitment(seed)
+    return {
+        "deck": cards_str(fairness.deal_deck(seed, hand_id, client_seeds)),
+        "commitment": computed,
+        "matches": None if commitment is None else computed == commitment.lower(),
+    }

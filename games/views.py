@@ -236,5 +236,5 @@ def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
     return render(
         request,
         "games/replay.html",
-        {"hand": hand, "replay": selectors.hand_replay(hand=hand, user=user)},
+        {"hand": hand, "replay": selectors.hand_replay(hand_id=hand.pk, user=user)},
     )

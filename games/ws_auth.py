@@ -23,7 +23,7 @@ def user_for_token(key: str) -> Any:
     from rest_framework.authtoken.models import Token
 
     token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
+    if token is None or not token.user.is_active or token.user.is_bot:
         return AnonymousUser()
     return token.user
 

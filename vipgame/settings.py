@@ -159,6 +159,7 @@ AXES_COOLOFF_TIME = 0.25
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "vipgame.accounts.lockout.lockout_response"
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_VERBOSE = False
 
@@ -184,17 +185,50 @@ STORAGES = {
     },
 }
 
+
+def throttle_rate(name: str, default: str) -> str | None:
+    rate = env.str(name, default=default)
+    return None if rate.lower() == "none" else rate
+
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "vipgame.api.auth.TokenAuthentication",
+        "vipgame.api.auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "vipgame.api.pagination.Pages",
+    "EXCEPTION_HANDLER": "vipgame.api.errors.exception_handler",
+    # Per user on every POST; per address on log-in and sign-up ("none" turns one off).
+    "DEFAULT_THROTTLE_CLASSES": ["vipgame.api.throttling.WriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "writes": throttle_rate("API_RATE_WRITES", "120/min"),
+        "login": throttle_rate("API_RATE_LOGIN", "20/min"),
+        "signup": throttle_rate("API_RATE_SIGNUP", "10/hour"),
+    },
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "VIPGAME card room API",
+    "DESCRIPTION": (
+        "Everything a browser player can do, for mobile apps. Log in with "
+        "`POST /api/v1/auth/login` and send `Authorization: Token <token>`: the same "
+        "token opens the WebSocket (docs/protocol.md). Browsers may use their session "
+        "cookie instead, with the `X-CSRFToken` header on POSTs. Every error is "
+        '`{"code", "message", "details"}`: `code` is stable, `message` is in the '
+        "request's language (`Accept-Language`: Vietnamese unless `en` is asked for). "
+        "Lists are paginated (`page`, `page_size` up to 100). POSTs are throttled per "
+        "user, log-in and sign-up per address (`throttled`, with `details.wait`)."
+    ),
     "VERSION": "1.0.0",
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

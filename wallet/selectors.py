@@ -2,7 +2,7 @@ from django.db.models import QuerySet
 
 from vipgame.accounts.models import User
 
-from .models import Account, LedgerEntry
+from .models import Account, LedgerEntry, LedgerTransaction
 
 
 def user_account(user: User) -> Account | None:
@@ -16,3 +16,10 @@ def ledger_for_user(user: User) -> QuerySet[LedgerEntry]:
         .select_related("transaction")
         .order_by("-id")
     )
+
+
+def bonus_claimed_today(user: User) -> bool:
+    from .services import bonus_day
+
+    key = f"bonus:{user.pk}:{bonus_day()}"
+    return LedgerTransaction.objects.filter(idempotency_key=key).exists()

@@ -32,6 +32,7 @@ from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
+from vipgame.errors import PermissionDenied
 from wallet import services as wallet
 from wallet.models import Account
 
@@ -222,6 +223,8 @@ def _fill_with_bots(tx: TableTx) -> None:
 def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> Seat:
     """Seat a bot (the table's owner, a seated player, or staff may ask)."""
     tx = TableTx(table_id)
+    if not (user.is_staff or tx.table.owner_id == user.pk or tx.seat_of(user) is not None):
+        raise PermissionDenied()
     _check_open(tx, user, "")
     if len(tx.seats) >= tx.table.seat_count:
         raise NoBotSeat()
@@ -508,8 +511,6 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
     """Close a table: a hand in play is voided (no chips have moved during it:
     settlement happens only at its end), a finished hand is settled first,
     every seat is freed and Hold'em stacks go back to the wallets."""
-    from vipgame.errors import PermissionDenied
-
     from .settle import hand_settle
 
     table = Table.objects.select_for_update().filter(pk=table_id).first()

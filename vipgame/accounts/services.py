@@ -1,8 +1,13 @@
+from django.contrib.auth import SESSION_KEY, authenticate, logout
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db import transaction
+from django.http import HttpRequest
+from rest_framework.authtoken.models import Token
 
 from wallet.services import account_for_user, signup_grant
 
+from .errors import InvalidCredentials, LockedOut
 from .models import User
 
 
@@ -27,3 +32,35 @@ def bot_create(*, username: str, display_name: str) -> User:
     account_for_user(user=user)
     signup_grant(user=user)
     return user
+
+
+def token_login(*, request: HttpRequest, username: str, password: str) -> tuple[User, str]:
+    """Check a player's password through django-axes (failures count towards its
+    lock-out) and return the player's API token, created on first use.
+
+    Bots never log in. The token is the same on every device until log-out.
+    """
+    user = authenticate(request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        from .lockout import cool_off_minutes
+
+        raise LockedOut(minutes=cool_off_minutes(request))
+    if not isinstance(user, User) or user.is_bot:
+        raise InvalidCredentials()
+    user_logged_in.send(sender=User, request=request, user=user)
+    return user, token_issue(user=user)
+
+
+def token_issue(*, user: User) -> str:
+    """The player's API token (HTTP and WebSocket), created on first use."""
+    token, _created = Token.objects.get_or_create(user=user)
+    return str(token.key)
+
+
+def token_logout(*, request: HttpRequest, user: User) -> None:
+    """Revoke the player's API token (every device) and end this browser session."""
+    Token.objects.filter(user=user).delete()
+    if request.session.get(SESSION_KEY) is not None:
+        logout(request)
+    else:
+        user_logged_out.send(sender=User, request=request, user=user)

@@ -1,0 +1,392 @@
+"""Input and output shapes of the games API. Table states and replays are the
+WebSocket payloads (docs/protocol.md: times in ms since the epoch); the output
+serializers here document them for the schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.models import Game, HandPlayer, Table
+from games.services.tables import min_balance
+
+HEX64 = r"^[0-9a-fA-F]{64}$"
+MAX_CHIPS = 10**12
+
+
+def json_object(**kwargs: Any) -> serializers.DictField:
+    return serializers.DictField(child=serializers.JSONField(), **kwargs)
+
+
+# -- tables ------------------------------------------------------------------
+
+
+class BuyInRange(serializers.Serializer[dict[str, int]]):
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
+class TableOut(serializers.ModelSerializer[Table]):
+    private = serializers.BooleanField(source="is_private")
+    taken = serializers.IntegerField(help_text="Seats taken.")
+    humans = serializers.IntegerField(help_text="Seats taken by people (not bots).")
+    free_seats = serializers.IntegerField()
+    buy_in = serializers.SerializerMethodField(help_text="Poker: buy-in range in chips.")
+    min_balance = serializers.SerializerMethodField(
+        help_text="Mậu Binh, Tiến Lên: chips a player needs to sit."
+    )
+
+    class Meta:
+        model = Table
+        fields = (
+            "id",
+            "game",
+            "name",
+            "preset",
+            "stake",
+            "seat_count",
+            "private",
+            "status",
+            "taken",
+            "humans",
+            "free_seats",
+            "buy_in",
+            "min_balance",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(BuyInRange(allow_null=True))
+    def get_buy_in(self, table: Table) -> dict[str, int] | None:
+        if table.game != Game.HOLDEM:
+            return None
+        low, high = table.buy_in_range()
+        return {"min": low, "max": high}
+
+    def get_min_balance(self, table: Table) -> int | None:
+        return None if table.game == Game.HOLDEM else min_balance(table)
+
+
+class TableCreateIn(serializers.Serializer[dict[str, Any]]):
+    game = serializers.ChoiceField(choices=Game.choices)
+    stake = serializers.IntegerField(min_value=1, max_value=1_000_000, help_text="Chips per unit.")
+    seat_count = serializers.IntegerField(
+        min_value=2, max_value=9, required=False, help_text="Default: the most the game allows."
+    )
+    name = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
+    preset = serializers.CharField(max_length=30, required=False, default="vipgame")
+    options = json_object(required=False, default=dict, help_text="Rule options of the preset.")
+    is_private = serializers.BooleanField(required=False, default=False)
+    max_raise = serializers.IntegerField(
+        min_value=1, max_value=1_000_000, required=False, allow_null=True, default=None
+    )
+    buy_in_min = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=20)
+    buy_in_max = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=100)
+    fill_with_bots = serializers.BooleanField(required=False, default=False)
+
+
+class TableCreatedOut(serializers.ModelSerializer[Table]):
+    private = serializers.BooleanField(source="is_private")
+    invite_code = serializers.CharField(
+        allow_null=True, help_text="Private tables: the code others need (`?invite=`)."
+    )
+
+    class Meta:
+        model = Table
+        fields = (
+            "id",
+            "game",
+            "name",
+            "preset",
+            "stake",
+            "seat_count",
+            "private",
+            "status",
+            "invite_code",
+        )
+        read_only_fields = fields
+
+
+class SeatState(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField()
+    user_id = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.BooleanField()
+    ready = serializers.BooleanField()
+    connected = serializers.BooleanField()
+    sitting_out = serializers.BooleanField()
+    leaving = serializers.BooleanField()
+    chips = serializers.IntegerField(
+        allow_null=True, help_text="Poker: the stack on the seat; else the wallet."
+    )
+
+
+class TableInfo(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    name = serializers.CharField(allow_blank=True)
+    preset = serializers.CharField()
+    stake = serializers.IntegerField()
+    seat_count = serializers.IntegerField()
+    private = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    max_raise = serializers.IntegerField(allow_null=True)
+    buy_in = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+    clock = serializers.CharField(allow_null=True)
+    deadline = serializers.IntegerField(allow_null=True, help_text="ms since the epoch")
+    hands_played = serializers.IntegerField()
+    next_commitment = serializers.CharField(help_text="sha256 of the next hand's server seed.")
+    seats = SeatState(many=True)
+
+
+class HandInfo(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    players = serializers.ListField(child=serializers.IntegerField(), help_text="Positions.")
+    commitment = serializers.CharField()
+    fair_id = serializers.CharField()
+    view = json_object(allow_null=True, help_text="The engine's view for your seat only.")
+    finished = serializers.BooleanField()
+    settled = serializers.BooleanField()
+    result = json_object(required=False, allow_null=True, help_text="Once finished.")
+    server_seed = serializers.CharField(required=False, help_text="Once finished.")
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), required=False, help_text="Once finished."
+    )
+
+
+class TableStateOut(serializers.Serializer[dict[str, Any]]):
+    type = serializers.ChoiceField(choices=["state"])
+    v = serializers.IntegerField(help_text="The table's version.")
+    server_time = serializers.IntegerField(help_text="ms since the epoch")
+    you = serializers.IntegerField(allow_null=True, help_text="Your seat position.")
+    table = TableInfo()
+    hand = HandInfo(allow_null=True)
+    events = serializers.ListField(
+        child=json_object(), help_text="Events since `since` that you may see."
+    )
+    resync = serializers.BooleanField()
+
+
+class SitIn(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField(
+        min_value=0, max_value=8, required=False, allow_null=True, default=None
+    )
+    buy_in = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_CHIPS,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Poker: chips to bring (default: the minimum).",
+    )
+    invite = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
+
+
+class ReadyIn(serializers.Serializer[dict[str, Any]]):
+    client_seed = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        default="",
+        help_text="Feeds the provably fair shuffle.",
+    )
+
+
+class ActIn(serializers.Serializer[dict[str, Any]]):
+    id = serializers.CharField(
+        min_length=1, max_length=64, help_text="Client id: a repeated id is never applied twice."
+    )
+    v = serializers.IntegerField(
+        min_value=0,
+        max_value=2**62,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The table version the move was decided on.",
+    )
+    action = json_object(help_text='The move, e.g. `{"type": "fold"}` (docs/protocol.md).')
+
+
+class ActOut(serializers.Serializer[dict[str, Any]]):
+    duplicate = serializers.BooleanField(help_text="This id was applied before.")
+    v = serializers.IntegerField()
+    state = TableStateOut()
+
+
+class BotIn(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField(
+        min_value=0, max_value=8, required=False, allow_null=True, default=None
+    )
+
+
+class BuyInIn(serializers.Serializer[dict[str, Any]]):
+    amount = serializers.IntegerField(min_value=1, max_value=MAX_CHIPS)
+
+
+# -- hands -------------------------------------------------------------------
+
+
+class HandPlayerName(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField()
+    user_id = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.BooleanField()
+
+
+class HandListOut(serializers.ModelSerializer[HandPlayer]):
+    id = serializers.IntegerField(source="hand_id")
+    table = serializers.IntegerField(source="hand.table_id")
+    game = serializers.ChoiceField(source="hand.game", choices=Game.choices)
+    number = serializers.IntegerField(source="hand.number")
+    stake = serializers.IntegerField(source="hand.table.stake")
+    started_at = serializers.DateTimeField(source="hand.started_at")
+    ended_at = serializers.DateTimeField(source="hand.ended_at")
+    settled = serializers.BooleanField(source="hand.settled")
+    voided = serializers.BooleanField(source="hand.voided")
+    you = serializers.IntegerField(source="index", help_text="Your player index in the hand.")
+    net = serializers.IntegerField(
+        allow_null=True, help_text="Chips you won (negative: lost); null until settled."
+    )
+    players = HandPlayerName(source="hand.players", many=True)
+
+    class Meta:
+        model = HandPlayer
+        fields = (
+            "id",
+            "table",
+            "game",
+            "number",
+            "stake",
+            "started_at",
+            "ended_at",
+            "settled",
+            "voided",
+            "you",
+            "position",
+            "net",
+            "players",
+        )
+        read_only_fields = fields
+
+
+class HandPlayerOut(HandPlayerName):
+    index = serializers.IntegerField()
+    net = serializers.IntegerField(allow_null=True, help_text="Chips won; null until settled.")
+
+
+class PaymentOut(serializers.Serializer[dict[str, Any]]):
+    payer = serializers.IntegerField(help_text="Player index.")
+    payee = serializers.IntegerField(help_text="Player index.")
+    amount = serializers.IntegerField(help_text="In `unit`s of chips, before any cap.")
+    reason = serializers.CharField()
+    detail = json_object()
+
+
+class HandDetailOut(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    number = serializers.IntegerField()
+    stake = serializers.IntegerField()
+    unit = serializers.IntegerField(help_text="Chips per payment unit.")
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField()
+    settled = serializers.BooleanField()
+    voided = serializers.BooleanField()
+    you = serializers.IntegerField(allow_null=True, help_text="Your player index, if you played.")
+    players = HandPlayerOut(many=True)
+    payments = PaymentOut(many=True, help_text="Who owed whom, item by item.")
+    summary = json_object(help_text="The game's summary (hands shown, pots, sweeps...).")
+
+
+class FairnessOut(serializers.Serializer[dict[str, Any]]):
+    commitment = serializers.CharField()
+    server_seed = serializers.CharField()
+    hand_id = serializers.CharField(help_text="The id fed to the shuffle (`<table>-<number>`).")
+    client_seeds = serializers.ListField(child=serializers.CharField(allow_blank=True))
+
+
+class ReplayOut(serializers.Serializer[dict[str, Any]]):
+    hand = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    number = serializers.IntegerField()
+    players = HandPlayerName(many=True)
+    you = serializers.IntegerField(allow_null=True)
+    started_at = serializers.IntegerField(help_text="ms since the epoch")
+    ended_at = serializers.IntegerField(help_text="ms since the epoch")
+    voided = serializers.BooleanField()
+    events = serializers.ListField(child=json_object())
+    result = json_object(allow_null=True)
+    fairness = FairnessOut()
+    deck = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Staff only: the whole deck."
+    )
+
+
+class PhhOut(serializers.Serializer[dict[str, Any]]):
+    hand = serializers.IntegerField()
+    complete = serializers.BooleanField(
+        help_text="Every hole card is written (staff); else others' unshown cards are `????`."
+    )
+    phh = serializers.CharField(help_text="The hand history in PHH (TOML text).")
+
+
+# -- leaderboard and fairness -------------------------------------------------
+
+
+class LeaderboardQuery(serializers.Serializer[dict[str, Any]]):
+    game = serializers.ChoiceField(choices=Game.choices)
+    period = serializers.ChoiceField(choices=["week", "all"], required=False, default="week")
+    limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
+
+
+class LeaderboardEntry(serializers.Serializer[dict[str, Any]]):
+    rank = serializers.IntegerField()
+    user_id = serializers.IntegerField()
+    name = serializers.CharField()
+    net = serializers.IntegerField(help_text="Chips won minus chips lost.")
+    hands = serializers.IntegerField()
+
+
+class LeaderboardOut(serializers.Serializer[dict[str, Any]]):
+    game = serializers.ChoiceField(choices=Game.choices)
+    period = serializers.ChoiceField(choices=["week", "all"])
+    since = serializers.DateTimeField(
+        allow_null=True, help_text="Monday 00:00 Asia/Ho_Chi_Minh for `week`."
+    )
+    entries = LeaderboardEntry(many=True)
+
+
+class FairnessIn(serializers.Serializer[dict[str, Any]]):
+    server_seed = serializers.RegexField(HEX64, help_text="64 hex digits, shown after the hand.")
+    hand_id = serializers.CharField(
+        max_length=64, trim_whitespace=False, help_text="`fair_id`: `<table>-<number>`."
+    )
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(max_length=64, allow_blank=True, trim_whitespace=False),
+        max_length=9,
+        required=False,
+        default=list,
+    )
+    commitment = serializers.RegexField(
+        HEX64, required=False, help_text="The commitment shown before the hand."
+    )
+
+
+class FairnessVerifyOut(serializers.Serializer[dict[str, Any]]):
+    deck = serializers.ListField(child=serializers.CharField(), min_length=52, max_length=52)
+    commitment = serializers.CharField(help_text="sha256 of the server seed.")
+    matches = serializers.BooleanField(
+        allow_null=True, help_text="The seed matches the given commitment (null: none given)."
+    )
+
+
+class TableStateQuery(serializers.Serializer[dict[str, Any]]):
+    invite = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
+    since = serializers.IntegerField(
+        min_value=0, max_value=2**62, required=False, allow_null=True, default=None
+    )

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("tables", views.TablesView.as_view(), name="api-tables"),
+    path("tables/<int:table_id>", views.TableView.as_view(), name="api-table"),
+    path("tables/<int:table_id>/sit", views.SitView.as_view(), name="api-table-sit"),
+    path("tables/<int:table_id>/ready", views.ReadyView.as_view(), name="api-table-ready"),
+    path("tables/<int:table_id>/leave", views.LeaveView.as_view(), name="api-table-leave"),
+    path("tables/<int:table_id>/actions", views.ActView.as_view(), name="api-table-act"),
+    path("tables/<int:table_id>/bots", views.BotView.as_view(), name="api-table-bots"),
+    path("tables/<int:table_id>/buy-in", views.BuyInView.as_view(), name="api-table-buy-in"),
+    path("hands", views.HandsView.as_view(), name="api-hands"),
+    path("hands/<int:hand_id>", views.HandView.as_view(), name="api-hand"),
+    path("hands/<int:hand_id>/replay", views.ReplayView.as_view(), name="api-hand-replay"),
+    path("hands/<int:hand_id>/phh", views.PhhView.as_view(), name="api-hand-phh"),
+    path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("fairness/verify", views.FairnessView.as_view(), name="api-fairness-verify"),
+]

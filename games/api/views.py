@@ -1,0 +1,430 @@
+"""Games API: tables (the lobby, create, the caller's view, sit, ready, leave,
+act, bots, buy-in), the caller's hands (history, detail, replay, PHH), the
+leaderboard and the fairness check. Each view validates its input and calls
+services or selectors: the same ones the WebSocket consumer calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, services
+from games.models import HandPlayer, Table
+from vipgame.accounts.models import User
+from vipgame.api.schema import errors
+
+from . import serializers as s
+from .filters import HandFilter, TableFilter
+
+INVITE = OpenApiParameter(
+    "invite", OpenApiTypes.STR, description="A private table's invite code.", required=False
+)
+SINCE = OpenApiParameter(
+    "since",
+    OpenApiTypes.INT,
+    description="The last version you saw: `events` lists what you missed of this hand.",
+    required=False,
+)
+HAND_CODES = {"missing": ["hand_not_found"], "conflict": ["hand_not_finished"]}
+
+
+def user_of(request: Request) -> User:
+    user: User = request.user  # type: ignore[assignment]
+    return user
+
+
+def caller_state(request: Request, table_id: int, invite: str = "") -> dict[str, Any]:
+    user = user_of(request) if request.user.is_authenticated else None
+    return selectors.table_state(table_id=table_id, user=user, invite_code=invite)
+
+
+# -- tables ------------------------------------------------------------------
+
+
+class TablesView(generics.ListAPIView[Table]):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = s.TableOut
+    filterset_class = TableFilter
+
+    def get_queryset(self) -> QuerySet[Table]:
+        return selectors.open_tables()
+
+    @extend_schema(
+        operation_id="tables_list",
+        summary="The lobby: open public tables",
+        description="Anyone may look, logged in or not. Ordered by game, stake and id.",
+        responses={200: s.TableOut(many=True), **errors(400, 404)},
+        auth=[],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="tables_create",
+        summary="Open a table",
+        description=(
+            "The caller owns it: they may add bots and close it, and enter it when "
+            "private. Private tables are not in the lobby; others need `invite_code`."
+        ),
+        request=s.TableCreateIn,
+        responses={
+            201: s.TableCreatedOut,
+            **errors(400, 401, 403, 429, bad=["bad_table_settings"]),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = s.TableCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = services.table_create(owner=user_of(request), **data.validated_data)
+        body = {**s.TableCreatedOut(table).data, "invite_code": table.invite_code or None}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TableView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="tables_state",
+        summary="A table as the caller sees it",
+        description=(
+            "The WebSocket `state` message (docs/protocol.md): your seat's view only. "
+            "Anyone may watch a public table; a private one needs its invite code "
+            "(players seated there, its owner and staff do not)."
+        ),
+        parameters=[INVITE, SINCE],
+        responses={
+            200: s.TableStateOut,
+            **errors(400, 403, 404, forbidden=["private_table"], missing=["table_not_found"]),
+        },
+        auth=[],
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        query = s.TableStateQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        user = user_of(request) if request.user.is_authenticated else None
+        state = selectors.table_state(
+            table_id=table_id,
+            user=user,
+            invite_code=query.validated_data["invite"],
+            since=query.validated_data["since"],
+        )
+        return Response(state)
+
+
+STATE_ERRORS = errors(
+    400, 401, 403, 404, 429, forbidden=["private_table"], missing=["table_not_found"]
+)
+
+
+class SitView(APIView):
+    @extend_schema(
+        operation_id="tables_sit",
+        summary="Take a seat",
+        description=(
+            "Mậu Binh and Tiến Lên need `min_balance` chips in the wallet; Poker moves "
+            "`buy_in` chips (default: the minimum) from the wallet to the seat. "
+            "Answers with your view of the table."
+        ),
+        request=s.SitIn,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["no_such_seat", "bad_buy_in", "insufficient_chips"],
+                conflict=[
+                    "table_closed",
+                    "seat_taken",
+                    "table_full",
+                    "already_seated",
+                    "not_enough_chips",
+                ],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.SitIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        invite = data.validated_data["invite"]
+        services.table_sit(
+            table_id=table_id,
+            user=user_of(request),
+            position=data.validated_data["position"],
+            buy_in=data.validated_data["buy_in"],
+            invite_code=invite,
+        )
+        return Response(caller_state(request, table_id, invite))
+
+
+class ReadyView(APIView):
+    @extend_schema(
+        operation_id="tables_ready",
+        summary="Ready for the next hand",
+        description="The client seed feeds the provably fair shuffle (docs/fairness.md).",
+        request=s.ReadyIn,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["bad_action"],
+                conflict=["not_seated", "table_closed", "not_enough_chips", "hand_in_progress"],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.ReadyIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.table_ready(
+            table_id=table_id, user=user_of(request), client_seed=data.validated_data["client_seed"]
+        )
+        return Response(caller_state(request, table_id))
+
+
+class LeaveView(APIView):
+    @extend_schema(
+        operation_id="tables_leave",
+        summary="Leave the table",
+        description=(
+            "Between hands the seat frees at once (Poker: the stack goes back to the "
+            "wallet). During a hand the game's leave rule applies and the seat frees "
+            "once the hand is settled."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 403, 404, 429, conflict=["not_seated"])},
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        services.table_leave(table_id=table_id, user=user_of(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ActView(APIView):
+    @extend_schema(
+        operation_id="tables_act",
+        summary="Make a move",
+        description=(
+            "`action` as in docs/protocol.md. `id` makes it idempotent: a repeated id "
+            "answers `duplicate: true` and is not applied again. With `v`, a move "
+            "decided on an older state of the hand is refused (`stale_version`)."
+        ),
+        request=s.ActIn,
+        responses={
+            200: s.ActOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["bad_action"],
+                conflict=[
+                    "not_seated",
+                    "no_hand",
+                    "stale_version",
+                    "not_your_turn",
+                    "illegal_move",
+                    "hand_finished",
+                ],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.ActIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.table_act(
+            table_id=table_id,
+            user=user_of(request),
+            action=data.validated_data["action"],
+            client_id=data.validated_data["id"],
+            version=data.validated_data["v"],
+        )
+        return Response({**result, "state": caller_state(request, table_id)})
+
+
+class BotView(APIView):
+    @extend_schema(
+        operation_id="tables_add_bot",
+        summary="Seat a bot",
+        description="The table's owner, a player seated there, or staff may ask.",
+        request=s.BotIn,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["no_such_seat"],
+                conflict=["table_closed", "no_bot_seat", "seat_taken", "table_full"],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.BotIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.table_add_bot(
+            table_id=table_id, user=user_of(request), position=data.validated_data["position"]
+        )
+        return Response(caller_state(request, table_id))
+
+
+class BuyInView(APIView):
+    @extend_schema(
+        operation_id="tables_buy_in",
+        summary="Poker: add chips to your stack",
+        description="Between hands, up to the table's maximum buy-in.",
+        request=s.BuyInIn,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["bad_action", "bad_buy_in", "insufficient_chips"],
+                conflict=["not_seated", "hand_in_progress"],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.BuyInIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.table_buy_in(
+            table_id=table_id, user=user_of(request), amount=data.validated_data["amount"]
+        )
+        return Response(caller_state(request, table_id))
+
+
+# -- hands -------------------------------------------------------------------
+
+
+class HandsView(generics.ListAPIView[HandPlayer]):
+    queryset = HandPlayer.objects.none()  # for the schema; the rows are the caller's
+    serializer_class = s.HandListOut
+    filterset_class = HandFilter
+
+    def get_queryset(self) -> QuerySet[HandPlayer]:
+        return selectors.hand_history(user=user_of(self.request))
+
+    @extend_schema(
+        operation_id="hands_list",
+        summary="My finished hands, newest first",
+        responses={200: s.HandListOut(many=True), **errors(400, 401, 404)},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+VIEWER_RULE = (
+    " Its players and staff may look at any finished hand; anyone else only at hands "
+    "of public tables (`private_table` otherwise)."
+)
+
+
+class HandView(APIView):
+    @extend_schema(
+        operation_id="hands_detail",
+        summary="A finished hand and its itemised result",
+        description="Each player's net chips and every payment the rules made." + VIEWER_RULE,
+        responses={
+            200: s.HandDetailOut,
+            **errors(401, 403, 404, forbidden=["private_table"], **HAND_CODES),
+        },
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        detail = selectors.hand_detail(hand_id=hand_id, user=user_of(request))
+        return Response(s.HandDetailOut(detail).data)
+
+
+class ReplayView(APIView):
+    @extend_schema(
+        operation_id="hands_replay",
+        summary="Replay a finished hand",
+        description=(
+            "The hand's events as you could see them at the table: your own cards "
+            "always, others' only where the table showed them (a showdown, a Mậu Binh "
+            "reveal, Tiến Lên's cards left at the end); never a folded or unshown hand. "
+            "Non-players get the public events only. Staff get every event (private "
+            "ones marked with `to`, the player index) and the `deck`. The fairness "
+            "block lets anyone check the deal." + VIEWER_RULE
+        ),
+        responses={
+            200: s.ReplayOut,
+            **errors(401, 403, 404, forbidden=["private_table"], **HAND_CODES),
+        },
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        return Response(selectors.hand_replay(hand_id=hand_id, user=user_of(request)))
+
+
+class PhhView(APIView):
+    @extend_schema(
+        operation_id="hands_phh",
+        summary="A Poker hand you played, in PHH",
+        description=(
+            "The Poker Hand History format (phh-std, TOML). Players get their own hole "
+            "cards and those shown at the showdown; every other hand (folded, or won "
+            "without a showdown) is written `????`. Staff may fetch any hand, with "
+            "every card (`complete`)."
+        ),
+        responses={
+            200: s.PhhOut,
+            **errors(
+                401,
+                403,
+                404,
+                forbidden=["private_table", "not_in_hand"],
+                missing=["hand_not_found"],
+                conflict=["hand_not_finished", "phh_unavailable"],
+            ),
+        },
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        return Response(selectors.hand_phh(hand_id=hand_id, user=user_of(request)))
+
+
+# -- leaderboard, fairness ----------------------------------------------------
+
+
+class LeaderboardView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="leaderboard",
+        summary="Net chips won, per game, this week or all time",
+        description=(
+            "People only: bots and deactivated accounts are left out. The week starts "
+            "on Monday 00:00 Asia/Ho_Chi_Minh. Voided hands do not count. Anyone may look."
+        ),
+        parameters=[s.LeaderboardQuery],
+        responses={200: s.LeaderboardOut, **errors(400)},
+        auth=[],
+    )
+    def get(self, request: Request) -> Response:
+        query = s.LeaderboardQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        board = selectors.leaderboard(**query.validated_data)
+        return Response(s.LeaderboardOut(board).data)
+
+
+class FairnessView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="fairness_verify",
+        summary="Check a deal: seed, hand id and client seeds to the deck",
+        description=(
+            "The deck the algorithm of docs/fairness.md deals, the seed's sha256, and "
+            "whether it matches the `commitment` you give (shown before the hand). "
+            "Anyone may use it; it reads nothing from the database."
+        ),
+        request=s.FairnessIn,
+        responses={200: s.FairnessVerifyOut, **errors(400, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = s.FairnessIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = selectors.fairness_check(
+            server_seed=data.validated_data["server_seed"],
+            hand_id=data.validated_data["hand_id"],
+            client_seeds=data.validated_data["client_seeds"],
+            commitment=data.validated_data.get("commitment"),
+        )
+        return Response(s.FairnessVerifyOut(body).data)

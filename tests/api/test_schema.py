@@ -1,0 +1,139 @@
+"""The OpenAPI schema and its Swagger UI (local files, no CDN), and a
+schemathesis run: generated requests never get a 500 and every answer
+matches the schema."""
+
+import pytest
+import schemathesis
+from django.contrib.staticfiles import finders
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from games import services
+from games.adapters import engine_for
+from games.models import Hand
+
+pytestmark = pytest.mark.django_db
+OPERATIONS = {
+    ("post", "/api/v1/auth/login"),
+    ("post", "/api/v1/auth/logout"),
+    ("post", "/api/v1/auth/signup"),
+    ("get", "/api/v1/me"),
+    ("get", "/api/v1/wallet"),
+    ("get", "/api/v1/wallet/ledger"),
+    ("post", "/api/v1/wallet/bonus"),
+    ("get", "/api/v1/tables"),
+    ("post", "/api/v1/tables"),
+    ("get", "/api/v1/tables/{table_id}"),
+    ("post", "/api/v1/tables/{table_id}/sit"),
+    ("post", "/api/v1/tables/{table_id}/ready"),
+    ("post", "/api/v1/tables/{table_id}/leave"),
+    ("post", "/api/v1/tables/{table_id}/actions"),
+    ("post", "/api/v1/tables/{table_id}/bots"),
+    ("post", "/api/v1/tables/{table_id}/buy-in"),
+    ("get", "/api/v1/hands"),
+    ("get", "/api/v1/hands/{hand_id}"),
+    ("get", "/api/v1/hands/{hand_id}/replay"),
+    ("get", "/api/v1/hands/{hand_id}/phh"),
+    ("get", "/api/v1/leaderboard"),
+    ("post", "/api/v1/fairness/verify"),
+}
+
+
+def test_the_schema_documents_every_operation_with_its_errors(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+
+    found = {(m, p) for p, ops in schema["paths"].items() for m in ops}
+    assert found == OPERATIONS
+    error_ref = "#/components/schemas/Error"
+    for path, ops in schema["paths"].items():
+        for method, op in ops.items():
+            statuses = set(op["responses"])
+            assert statuses & {"200", "201", "204"}, (method, path)
+            errors = {s for s in statuses if s.startswith("4")}
+            assert errors, (method, path)
+            for status in errors:
+                body = op["responses"][status]["content"]["application/json"]["schema"]
+                assert body == {"$ref": error_ref}, (method, path, status)
+            secured = op.get("security", [{}]) != [{}] and "security" in op
+            assert ("401" in statuses) == secured, (method, path)
+    assert set(schema["components"]["schemas"]["Error"]["required"]) == {
+        "code",
+        "message",
+        "details",
+    }
+
+
+def test_swagger_ui_is_served_from_local_static_files(client):
+    page = client.get("/api/docs/")
+
+    text = page.content.decode()
+    assert page.status_code == 200
+    bundle = "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"
+    assert f'src="{bundle}"' in text
+    assert "https://" not in text
+    assert "//cdn" not in text
+    assert finders.find(bundle.removeprefix("/static/")) is not None
+
+
+@pytest.fixture
+def keep_connections():
+    """Calls go through Django's WSGI handler: keep the connection open between
+    requests (as Django's test client does) so the test's transaction lasts."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def player(tables, make_user):
+    """A player with chips and a token, at a Poker table where they played a hand,
+    and another open table: generated ids are mapped onto these (or onto none)."""
+    lan, minh = make_user(), make_user()
+    poker = services.table_create(owner=lan, game="holdem", stake=1, seat_count=2)
+    for user in (lan, minh):
+        services.table_sit(table_id=poker.pk, user=user)
+        services.table_ready(table_id=poker.pk, user=user)
+    poker.refresh_from_db()
+    assert poker.current_hand_id is not None
+    hand = Hand.objects.get(pk=poker.current_hand_id)
+    actor = engine_for("holdem").status(engine_for("holdem").loads(hand.state)).actors[0]
+    first = lan if hand.players[actor]["user_id"] == lan.pk else minh
+    services.table_act(table_id=poker.pk, user=first, action={"type": "fold"})
+    tables.drain()
+    other = services.table_create(owner=minh, game="tienlen", stake=1)
+    ids = {"table_id": [poker.pk, other.pk, 0], "hand_id": [hand.pk, 0]}
+    return lan, Token.objects.create(user=lan).key, ids
+
+
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", WSGIHandler())
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+
+@schema.parametrize()
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+def test_generated_requests_get_documented_answers(case, player, keep_connections):
+    user, key, ids = player
+    for name, value in (case.path_parameters or {}).items():
+        if isinstance(value, int) and name in ids:
+            case.path_parameters[name] = ids[name][value % len(ids[name])]
+
+    response = case.call(headers={"Authorization": f"Token {key}"})
+
+    case.validate_response(response, checks=CHECKS)
+    Token.objects.get_or_create(key=key, defaults={"user": user})  # log-out revokes it

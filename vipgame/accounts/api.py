@@ -1,0 +1,146 @@
+"""Accounts API: log in for a token, log out (revokes it), sign up, who am I."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from vipgame.api.schema import errors
+from vipgame.api.throttling import LoginThrottle, SignupThrottle
+
+from .models import User
+from .services import token_issue, token_login, token_logout, user_register
+
+
+class UserOut(serializers.ModelSerializer[User]):
+    class Meta:
+        model = User
+        fields = ("id", "username", "display_name", "is_staff", "date_joined")
+        read_only_fields = fields
+
+
+class LoginIn(serializers.Serializer[dict[str, Any]]):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class TokenOut(serializers.Serializer[dict[str, Any]]):
+    token = serializers.CharField(
+        help_text="Send as `Authorization: Token <token>` over HTTP and on the WebSocket."
+    )
+    user = UserOut()
+
+
+class SignupIn(serializers.Serializer[dict[str, Any]]):
+    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    display_name = serializers.CharField(max_length=40)
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+    def validate_username(self, value: str) -> str:
+        if User.objects.filter(username__iexact=value).exists():
+            raise serializers.ValidationError(_("This username is taken."))
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        candidate = User(username=attrs["username"], display_name=attrs["display_name"])
+        try:
+            validate_password(attrs["password"], candidate)
+        except DjangoValidationError as err:
+            raise serializers.ValidationError({"password": list(err.messages)}) from None
+        return attrs
+
+
+class LoginView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [LoginThrottle]
+
+    @extend_schema(
+        operation_id="auth_login",
+        summary="Log in for an API token",
+        description=(
+            "Checks the password through django-axes: 5 failures for a username from one "
+            "address lock it out for 15 minutes (`locked_out`, 429). Bots never log in. "
+            "The token is the same on every device until log-out."
+        ),
+        request=LoginIn,
+        responses={
+            200: TokenOut,
+            **errors(400, 429, bad=["invalid_credentials"], throttle=["locked_out"]),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = LoginIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = token_login(
+            request=request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        return Response(TokenOut({"token": token, "user": user}).data)
+
+
+class LogoutView(APIView):
+    @extend_schema(
+        operation_id="auth_logout",
+        summary="Log out: revoke the API token",
+        description=(
+            "Deletes the caller's token (on every device: HTTP and new WebSocket "
+            "connections refuse it) and ends the browser session if there is one."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        token_logout(request=request._request, user=request.user)  # type: ignore[arg-type]
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SignupView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [SignupThrottle]
+
+    @extend_schema(
+        operation_id="auth_signup",
+        summary="Sign up",
+        description=(
+            "Creates a player with the sign-up grant of chips and returns their token. "
+            "The password must pass Django's validators (`details.password`)."
+        ),
+        request=SignupIn,
+        responses={201: TokenOut, **errors(400, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = SignupIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            user = user_register(**data.validated_data)
+        except IntegrityError:  # the same name taken a moment ago
+            raise serializers.ValidationError(
+                {"username": [_("This username is taken.")]}
+            ) from None
+        body = TokenOut({"token": token_issue(user=user), "user": user}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MeView(APIView):
+    @extend_schema(
+        operation_id="me",
+        summary="The logged-in player",
+        responses={200: UserOut, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        return Response(UserOut(user).data)

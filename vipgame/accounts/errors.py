@@ -1,0 +1,15 @@
+from django.utils.translation import gettext_lazy as _
+
+from vipgame.errors import ServiceError
+
+
+class InvalidCredentials(ServiceError):
+    code = "invalid_credentials"
+    template = _("Wrong username or password.")
+    status = 400
+
+
+class LockedOut(ServiceError):
+    code = "locked_out"
+    template = _("Too many failed log-ins: try again in %(minutes)s minutes.")
+    status = 429

@@ -1,0 +1,48 @@
+"""Per-user throttles on writes and per-address throttles on log-in and sign-up.
+
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (settings, from the
+environment) and are read on every request, so a test can change them; a
+rate of ``None`` turns that throttle off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+
+if TYPE_CHECKING:  # rest_framework.views imports this module through its settings
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
+
+
+class _LiveRate:
+    def get_rate(self) -> str | None:
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(str(getattr(self, "scope", "")))
+        return rate if isinstance(rate, str) else None
+
+
+class WriteThrottle(_LiveRate, UserRateThrottle):
+    """Every POST, per user (per address when anonymous)."""
+
+    scope = "writes"
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return super().allow_request(request, view)
+
+
+class AddressThrottle(_LiveRate, SimpleRateThrottle):
+    def get_cache_key(self, request: Request, view: APIView) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class LoginThrottle(AddressThrottle):
+    scope = "login"
+
+
+class SignupThrottle(AddressThrottle):
+    scope = "signup"
