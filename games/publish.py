@@ -117,7 +117,8 @@ def hand_info(hand: Hand | None, view: dict[str, Any] | None) -> dict[str, Any] 
 
 
 def event_json(event: HandEvent) -> dict[str, Any]:
-    return {"seq": event.seq, "v": event.table_version, "type": event.type, **event.payload}
+    """An event as clients see it (its own fields never override seq, v and type)."""
+    return {**event.payload, "seq": event.seq, "v": event.table_version, "type": event.type}
 
 
 def visible_events(events: Iterable[HandEvent], player: int | None) -> list[dict[str, Any]]:

@@ -72,7 +72,7 @@ def start(
         events.append(
             Event(
                 "instant_win",
-                {"player": winner, "type": instant.type, "cards": tl_strs(hands[winner])},
+                {"player": winner, "kind": instant.type, "cards": tl_strs(hands[winner])},
             )
         )
         events.append(_finished_event(state))

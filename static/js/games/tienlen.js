@@ -126,9 +126,8 @@ const game = {
         else ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
       } else if (e.type === "chop_settled") {
         ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.from), winner: ctx.nameOf(e.to), units: e.units }), "big");
-      } else if (e.type === "instant_win" || (TOI_TRANG[e.type] && e.cards)) {
-        // The event's own "type" field (the kind of tới trắng) overrides the event type.
-        ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.type] || e.type }), "big");
+      } else if (e.type === "instant_win") {
+        ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.kind] || e.kind }), "big");
       } else if (e.type === "passed") {
         ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
       } else if (e.type === "hand_finished" && e.winner !== null) {

@@ -306,3 +306,17 @@ def _load_error(data: dict[str, Any]) -> str | None:
     except RulesError as err:
         return err.code
     return None
+
+
+def test_an_instant_win_at_the_deal_names_its_kind_and_ends_the_hand() -> None:
+    # given player 1 dealt a dragon (3 to A, one of each) and two 2s
+    dragon = ["3s", "4s", "5s", "6s", "7s", "8s", "9s", "Ts", "Js", "Qs", "Ks", "As", "2s"]
+    used = set(dragon)
+    rest = [c for c in (r + s for r in "3456789TJQKA2" for s in "scdh") if c not in used]
+    deck = parse_cards(rest[:13] + dragon + rest[13:])
+    # when the hand starts
+    state, events = ENGINE.start(ENGINE.ruleset("vipgame", {}), deck, 2, {"random_first": 0})
+    # then the hand is over at once and the event says which tới trắng it was
+    instant = next(e for e in events if e.type == "instant_win")
+    assert instant.data == {"player": 1, "kind": "dragon", "cards": dragon}
+    assert ENGINE.status(state).finished
