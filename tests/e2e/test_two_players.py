@@ -72,9 +72,12 @@ def test_two_people_play_tien_len_and_see_each_other(pages, site):
             mover.click("[data-action=pass]")
             mover.wait_for_function(f"() => window.vipTable.state.v > {version}")
             continue
+        version = table_state(mover)["v"]
         card = mover.get_attribute("[data-my-hand] .card.playable >> nth=0", "data-card")
         mover.click(f"[data-my-hand] .card[data-card='{card}']")
         mover.click("[data-action=play]")
+        # The mover's own page has the new state before it is asked to move again.
+        mover.wait_for_function(f"() => window.vipTable.state.v > {version}")
         # The other player sees the card land on the table, and loses nothing of theirs.
         other.wait_for_function(
             "(card) => { const h = window.vipTable.state.hand;"
