@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
 import tempfile
 import threading
@@ -265,6 +266,9 @@ def main() -> None:
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"vipgame-drill-{name}-") as tmp:
             result = run_drill(name, args.tables, Path(tmp))
+            logs = RESULTS / f"drill-{name}-logs"
+            shutil.rmtree(logs, ignore_errors=True)
+            shutil.copytree(tmp, logs, ignore=shutil.ignore_patterns("*.sock", "pg", "beat-*"))
         results.append(result)
         print(json.dumps(result, indent=2, default=str))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -133,6 +133,13 @@ class Stack:
                     env=env,
                     check=True,
                 )
+            # DEBUG=0 serves hashed static files: they must be collected first.
+            subprocess.run(
+                [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+            )
             for name in ("daphne-a", "daphne-b", "celery"):
                 self.start(name)
             for port in self.ports:

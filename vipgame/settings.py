@@ -113,7 +113,10 @@ CHANNEL_LAYERS = {
     "default": {
         "BACKEND": env.str("CHANNEL_BACKEND", default="channels_redis.core.RedisChannelLayer"),
         "CONFIG": {
-            "hosts": [REDIS_URL],
+            # redis-py 8 reads with a 5 s socket timeout by default, the same as the
+            # layer's blocking pop: an idle socket's consumer would die every 5 s
+            # (django/channels_redis#422). The read timeout must outlast the pop.
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "health_check_interval": 30}],
             "prefix": env.str("CHANNEL_PREFIX", default="asgi"),
             "capacity": 1000,
             "expiry": 30,

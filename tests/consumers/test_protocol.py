@@ -120,3 +120,16 @@ def test_lobby_lists_open_tables_and_follows_seat_counts(make_user):
         await lobby.close()
 
     run(scenario)
+
+
+
+def test_the_channel_layer_reads_from_redis_longer_than_it_blocks():
+    """The layer waits for messages with a blocking pop of ``brpop_timeout``
+    seconds; a shorter socket read timeout (redis-py 8's default is 5 s, the
+    same) kills idle consumers at random (django/channels_redis#422)."""
+    from channels.layers import get_channel_layer
+    from channels_redis.utils import create_pool
+
+    layer = get_channel_layer()
+    pool = create_pool(layer.hosts[0])
+    assert pool.connection_kwargs["socket_timeout"] >= layer.brpop_timeout + 5
