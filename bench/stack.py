@@ -92,6 +92,10 @@ class Stack:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.redis: subprocess.Popen[bytes] | None = None
         self.env: dict[str, str] = {}
+        self.restarts: dict[str, int] = {}
+        self._supervising = threading.Event()
+        self._unsupervised = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -120,6 +124,10 @@ class Stack:
             CACHE_PREFIX=f"bench-{run}",
             CELERY_QUEUE=f"bench-{run}",
             VAR_DIR=str(self.workdir),
+            # The players here move the instant it is their turn: more than a
+            # person's 30 messages in 10 s. The flood limit itself is tested in
+            # tests/consumers and by the fuzzer.
+            WS_RATE_LIMIT="1000",
             PATH=f"{BIN}:{env.get('PATH', '')}",
         )
         env.update(self.extra_env)
@@ -150,6 +158,10 @@ class Stack:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._supervising.clear()
+        self._unsupervised.set()
+        if self._supervisor is not None:
+            self._supervisor.join()
         for name in list(self.processes):
             self.stop(name)
         if self.redis is not None:
@@ -181,6 +193,21 @@ class Stack:
                 start_new_session=True,
                 preexec_fn=raise_file_limit,
             )
+
+    def supervise(self) -> None:
+        """Restart a server process that exits by itself, as systemd's
+        ``Restart=always`` would (processes this stack kills are not restarted)."""
+
+        def loop() -> None:
+            while not self._unsupervised.wait(0.5):
+                for name, process in list(self.processes.items()):
+                    if process.poll() is not None and self._supervising.is_set():
+                        self.restarts[name] = self.restarts.get(name, 0) + 1
+                        self.start(name)
+
+        self._supervising.set()
+        self._supervisor = threading.Thread(target=loop, daemon=True)
+        self._supervisor.start()
 
     def kill(self, name: str) -> None:
         """``kill -9`` the process and everything it started."""

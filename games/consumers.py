@@ -3,8 +3,10 @@ service, send views. No game logic lives here."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections import deque
 from datetime import UTC, datetime
@@ -13,9 +15,11 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from redis.exceptions import RedisError
 
 from games import publish, selectors, services
 from games.errors import ChatMuted, GameError, TableNotFound
@@ -26,8 +30,9 @@ from wallet.notify import user_group as wallet_group
 
 from .ws_auth import header, user_for_token
 
+logger = logging.getLogger(__name__)
+SERVICE_RESTART = 1012
 MAX_MESSAGE_BYTES = 8 * 1024
-RATE_LIMIT = 30
 RATE_WINDOW_S = 10.0
 MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
@@ -49,6 +54,18 @@ class RoomSocket(AsyncWebsocketConsumer):
     """What the lobby and table sockets share: language, auth, limits, JSON."""
 
     user: Any
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Lost the channel layer (Redis restarted or unreachable): close with
+        1012 so the client reconnects and resyncs, instead of crashing."""
+        try:
+            await super().__call__(scope, receive, send)
+        except (RedisError, OSError) as exc:
+            logger.warning("socket closed, the channel layer is unreachable: %s", exc)
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": SERVICE_RESTART})
+            with contextlib.suppress(Exception):  # presence; the groups went with Redis
+                await asyncio.wait_for(self.disconnect(SERVICE_RESTART), timeout=5)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user") or AnonymousUser()
@@ -76,7 +93,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         self.sent_at.append(now)
         while self.sent_at and self.sent_at[0] < now - RATE_WINDOW_S:
             self.sent_at.popleft()
-        if len(self.sent_at) > RATE_LIMIT:
+        if len(self.sent_at) > settings.WS_RATE_LIMIT:
             raise protocol_error("rate_limited", _("Too many messages: slow down."))
         if text_data is None:
             raise protocol_error("binary_not_supported", _("Send JSON text messages."))
@@ -172,6 +189,14 @@ class LobbySocket(RoomSocket):
         kind = message["type"]
         if kind == "ping":
             await self.pong(message)
+            now = time.monotonic()
+            if now - getattr(self, "heard_at", 0.0) > HEARTBEAT_S:  # renew (see TableSocket)
+                self.heard_at = now
+                await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
+                if self.user.is_authenticated:
+                    await self.channel_layer.group_add(
+                        wallet_group(self.user.pk), self.channel_name
+                    )
         elif kind == "auth":
             await self.authenticate(message)
             await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
@@ -219,11 +244,21 @@ class TableSocket(RoomSocket):
             await self._join(publish.public_group(self.table_id))
 
     async def _heartbeat(self) -> None:
-        """Seated sockets say they are alive at most every 15 s (clients ping)."""
+        """At most every 15 s (clients ping): seated sockets say they are alive,
+        and every socket renews its groups and catches up if it fell behind.
+        Group memberships live in Redis: a restarted Redis forgets them, and
+        this socket would hear nothing more without noticing."""
         now = time.monotonic()
-        if self.seated and now - getattr(self, "heard_at", 0.0) > HEARTBEAT_S:
-            self.heard_at = now
+        if now - getattr(self, "heard_at", 0.0) <= HEARTBEAT_S:
+            return
+        self.heard_at = now
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if self.seated:
             await self._call(services.seat_presence, delta=0)
+        version = await database_sync_to_async(selectors.table_version)(table_id=self.table_id)
+        if version is not None and version > self.last_version:
+            await self._deliver(await self._state(self.last_version), force=True)
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "seated", False):

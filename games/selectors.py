@@ -76,6 +76,10 @@ def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
     ]
 
 
+def table_version(*, table_id: int) -> int | None:
+    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+
+
 def seated_position(*, table_id: int, user: User) -> int | None:
     return (
         Seat.objects.filter(table_id=table_id, user=user).values_list("position", flat=True).first()

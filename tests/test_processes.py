@@ -8,6 +8,7 @@ import signal
 import time
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from games import services
@@ -186,3 +187,27 @@ def test_killed_worker_timeout_is_fired_by_the_sweeper(tmp_path, make_user):
     text = log.read_text()
     assert "games.tasks.sweeper" in text
     assert not [task for task in pending if task in text]  # not redelivered: the sweeper fired
+
+
+def flood_until_closed(ws, codes):
+    for _ in range(200):
+        ws.send(json.dumps({"type": "ping"}))
+    while True:
+        codes.append(decode(ws.recv(timeout=10)).get("code"))
+
+
+def test_daphne_closes_a_flooding_socket_with_1008(tmp_path, make_user):
+    """The flood limit closes with 1008 through the real server (Autobahn under
+    Daphne refuses that code unless it is let through: games/ws_close.py)."""
+    table = services.table_create(owner=make_user(), game="tienlen", stake=1)
+    port = free_port()
+    with running(daphne(port), process_env(tmp_path), tmp_path / "daphne.log"):
+        wait_http(port)
+        ws = connect(f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/", open_timeout=10)
+        assert decode(ws.recv(timeout=10))["type"] == "state"
+        codes: list[str] = []
+        with pytest.raises(ConnectionClosed) as closed:
+            flood_until_closed(ws, codes)
+        assert closed.value.rcvd.code == 1008
+        assert "rate_limited" in codes
+    assert "invalid close code" not in (tmp_path / "daphne.log").read_text()

@@ -11,7 +11,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import websocket_stack  # noqa: E402
+from games.ws_close import allow_protocol_close_codes  # noqa: E402
 
+allow_protocol_close_codes()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,

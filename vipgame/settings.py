@@ -124,6 +124,10 @@ CHANNEL_LAYERS = {
     }
 }
 
+# WebSocket flood limit: messages per socket per 10 s (a person sends a few;
+# the load benchmark's clients, with no think time, get a higher one).
+WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
+
 CELERY_BROKER_URL = (
     "redis+socket://" + REDIS_URL.removeprefix("unix://")
     if REDIS_URL.startswith("unix://")

@@ -4,8 +4,9 @@ import json
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 
-from games import services
+from games import publish, services
 from games.models import Seat
 
 from .helpers import Client, token_for
@@ -122,7 +123,6 @@ def test_lobby_lists_open_tables_and_follows_seat_counts(make_user):
     run(scenario)
 
 
-
 def test_the_channel_layer_reads_from_redis_longer_than_it_blocks():
     """The layer waits for messages with a blocking pop of ``brpop_timeout``
     seconds; a shorter socket read timeout (redis-py 8's default is 5 s, the
@@ -133,3 +133,56 @@ def test_the_channel_layer_reads_from_redis_longer_than_it_blocks():
     layer = get_channel_layer()
     pool = create_pool(layer.hosts[0])
     assert pool.connection_kwargs["socket_timeout"] >= layer.brpop_timeout + 5
+
+
+def test_a_socket_that_loses_the_channel_layer_is_closed_for_a_restart(make_user, monkeypatch):
+    """Redis restarted under a live socket: the client is told to reconnect
+    (1012) instead of the consumer crashing."""
+    from channels_redis.core import RedisChannelLayer
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    table = services.table_create(owner=make_user(), game="tienlen", stake=1)
+
+    async def lost(self, channel):
+        raise RedisConnectionError("Connection closed by server.")
+
+    async def scenario():
+        monkeypatch.setattr(RedisChannelLayer, "receive", lost)
+        watcher = Client(f"/ws/tables/{table.pk}/")
+        connected, code = await watcher.ws.connect(timeout=5)
+        while connected:
+            output = await watcher.ws.receive_output(timeout=5)
+            connected, code = output["type"] != "websocket.close", output.get("code")
+        assert code == 1012
+
+    run(scenario)
+
+
+def test_a_socket_whose_groups_redis_forgot_catches_up_at_its_next_ping(make_user):
+    """A restarted Redis forgets group memberships: the socket hears nothing
+    more until its next heartbeat renews them and sends what it missed."""
+    owner = make_user()
+    table = services.table_create(owner=owner, game="tienlen", stake=1)
+
+    async def scenario():
+        watcher = Client(f"/ws/tables/{table.pk}/")
+        assert await watcher.connect()
+        first = await watcher.recv()
+        layer = get_channel_layer()
+        groups = [publish.public_group(table.pk), publish.chat_group(table.pk)]
+        async with layer.connection(0) as redis:  # what a restart does to the groups
+            await redis.delete(*[layer._group_key(g) for g in groups])
+        await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)
+        assert await watcher.ws.receive_nothing(timeout=0.5)  # the change went unheard
+
+        await watcher.send(type="ping", t=1)
+        assert (await watcher.recv())["type"] == "pong"
+        caught_up = await watcher.recv()
+        assert caught_up["type"] == "state"
+        assert caught_up["v"] == first["v"] + 1
+        assert [s["bot"] for s in caught_up["table"]["seats"]] == [True]
+        await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)
+        assert (await watcher.recv())["v"] == first["v"] + 2  # and hears again
+        await watcher.close()
+
+    run(scenario)
