@@ -74,6 +74,7 @@ class Action:
     version: int | None = None  # the table version the action produced (its ack says)
     duplicate: bool = False
     refused: str | None = None
+    acked: float | None = None
 
 
 class Run:
@@ -196,6 +197,7 @@ class Player:
             elif kind == "ack" and message.get("id") in self.run.actions:
                 action = self.run.actions[message["id"]]
                 action.version, action.duplicate = message.get("v"), bool(message.get("duplicate"))
+                action.acked = now
                 if message["id"] == self.pending:
                     self.pending = None
             elif kind == "error":

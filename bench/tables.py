@@ -118,6 +118,7 @@ def backlog_sampler(stop: threading.Event, samples: list[tuple[float, int, int, 
 
 def summarise(run: Run, seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
+    acks: list[float] = []
     lost = 0
     refused: Counter[str] = Counter()
     versions: Counter[tuple[int, int]] = Counter()
@@ -130,6 +131,8 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
             lost += 1
             continue
         versions[(action.table, action.version)] += 1
+        if action.acked is not None:
+            acks.append((action.acked - action.sent) * 1000)
         reached = run.reached_all(action.table, action.version)
         if reached is None:
             lost += 1
@@ -141,6 +144,7 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
         "actions_per_s": len(measured) / seconds,
         "latency_ms": {q: percentile(latencies, q) for q in (50, 95, 99)},
         "latency_mean_ms": statistics.fmean(latencies) if latencies else None,
+        "ack_ms": {q: percentile(acks, q) for q in (50, 95, 99)},
         "ping_ms": {q: percentile(pings, q) for q in (50, 95, 99)},
         "pings": len(pings),
         "lost_actions": lost,
@@ -217,6 +221,8 @@ def report(result: dict[str, Any]) -> None:
         ("actions", f"{load['actions']} ({load['actions_per_s']:.1f}/s)"),
         ("action -> every seat, p50/p95/p99 ms",
          " / ".join(ms(load["latency_ms"][q]) for q in (50, 95, 99))),
+        ("ack to the mover, p50/p95/p99 ms",
+         " / ".join(ms(load["ack_ms"][q]) for q in (50, 95, 99))),
         ("ping round trip, p50/p95/p99 ms",
          " / ".join(ms(load["ping_ms"][q]) for q in (50, 95, 99))),
         ("hands/s, settled/s",

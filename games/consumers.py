@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -32,6 +33,15 @@ from .ws_auth import header, user_for_token
 
 logger = logging.getLogger(__name__)
 SERVICE_RESTART = 1012
+
+
+def db(func: Any) -> Any:
+    """Run a service or selector in the thread pool. Not thread-sensitive: each
+    call gets a pool thread (and its own database connection), so one socket's
+    move does not queue behind another's in a single shared thread."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
 MAX_MESSAGE_BYTES = 8 * 1024
 RATE_WINDOW_S = 10.0
 MAX_STRIKES = 10
@@ -74,13 +84,16 @@ class RoomSocket(AsyncWebsocketConsumer):
             header(self.scope, b"accept-language"),
         )
         self.sent_at: deque[float] = deque()
-        self.strikes = 0
+        self.strikes: deque[float] = deque()
+        self.closed = False
         await self.open()
 
     async def open(self) -> None:
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closed:
+            return  # what the client sent before the close arrived
         with translation.override(self.language):
             try:
                 message = self._parse(text_data, bytes_data)
@@ -108,16 +121,28 @@ class RoomSocket(AsyncWebsocketConsumer):
         return message
 
     async def refuse(self, err: ServiceError, client_id: Any) -> None:
-        """Answer with an error; close with 1008 when the client keeps misbehaving."""
+        """Answer with an error; close with 1008 when the client keeps misbehaving
+        (more than MAX_STRIKES malformed or excess messages within 10 s)."""
         body = {"type": "error", "id": client_id, **err.as_dict()}
         await self.send_json(body)
         if isinstance(err, ProtocolError):
-            self.strikes += 1
-            if self.strikes > MAX_STRIKES:
+            now = time.monotonic()
+            self.strikes.append(now)
+            while self.strikes and self.strikes[0] < now - RATE_WINDOW_S:
+                self.strikes.popleft()
+            if len(self.strikes) > MAX_STRIKES:
                 await self.close(code=POLICY_VIOLATION)
+                self.closed = True
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":")))
+        if self.closed:
+            return
+        try:
+            await self.send(
+                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+            )
+        except Disconnected:  # the client went away before its disconnect arrived
+            self.closed = True
 
     async def handle(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -177,7 +202,7 @@ class LobbySocket(RoomSocket):
         await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
         if self.user.is_authenticated:
             await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
-        tables = await database_sync_to_async(selectors.lobby_tables)()
+        tables = await db(selectors.lobby_tables)()
         await self.send_json({"type": "lobby", "tables": tables})
 
     async def disconnect(self, code: int) -> None:
@@ -234,9 +259,7 @@ class TableSocket(RoomSocket):
         if self.user.is_authenticated:
             await self._join(publish.user_group(self.table_id, self.user.pk))
             await self._join(wallet_group(self.user.pk))
-            position = await database_sync_to_async(selectors.seated_position)(
-                table_id=self.table_id, user=self.user
-            )
+            position = await db(selectors.seated_position)(table_id=self.table_id, user=self.user)
             if position is not None:
                 self.seated = True
                 await self._call(services.seat_presence, delta=1)
@@ -256,7 +279,7 @@ class TableSocket(RoomSocket):
             await self.channel_layer.group_add(group, self.channel_name)
         if self.seated:
             await self._call(services.seat_presence, delta=0)
-        version = await database_sync_to_async(selectors.table_version)(table_id=self.table_id)
+        version = await db(selectors.table_version)(table_id=self.table_id)
         if version is not None and version > self.last_version:
             await self._deliver(await self._state(self.last_version), force=True)
 
@@ -279,15 +302,13 @@ class TableSocket(RoomSocket):
 
     async def _state(self, since: int | None) -> dict[str, Any]:
         user = self.user if self.user.is_authenticated else None
-        result: dict[str, Any] = await database_sync_to_async(selectors.table_state)(
+        result: dict[str, Any] = await db(selectors.table_state)(
             table_id=self.table_id, user=user, invite_code=self.invite, since=since
         )
         return result
 
     async def _call(self, service: Any, **kwargs: Any) -> Any:
-        return await database_sync_to_async(service)(
-            table_id=self.table_id, user=self.user, **kwargs
-        )
+        return await db(service)(table_id=self.table_id, user=self.user, **kwargs)
 
     async def _deliver(
         self, payload: dict[str, Any], *, personal: bool = True, force: bool = False

@@ -6,13 +6,17 @@ state it already holds) and sent to the channel layer after commit.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
+from django.db.models import CharField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Cast, Concat
 from redis.exceptions import RedisError
 
 from games import clock
@@ -40,8 +44,27 @@ def epoch_ms(moment: datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp() * 1000)
 
 
+def seats_with_chips(table: Table) -> QuerySet[Seat]:
+    """The table's seats with their players and, as ``chips``, what each shows:
+    the Hold'em stack on the seat, else the wallet balance (one query)."""
+    if adapter_for(table.game).uses_escrow:
+        key = Concat(Value(f"seat:{table.pk}:"), Cast(OuterRef("position"), CharField()))
+        accounts = Account.objects.filter(key=key)
+    else:
+        accounts = Account.objects.filter(kind=Account.Kind.USER, user=OuterRef("user"))
+    return (
+        Seat.objects.filter(table=table)
+        .select_related("user")
+        .order_by("position")
+        .annotate(chips=Subquery(accounts.values("balance")[:1]))
+    )
+
+
 def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
     """What each seat shows: the Hold'em stack on the seat, else the wallet balance."""
+    if all(hasattr(s, "chips") for s in seats):
+        shown = {s.position: getattr(s, "chips", None) for s in seats}
+        return {position: chips for position, chips in shown.items() if chips is not None}
     if adapter_for(table.game).uses_escrow:
         keys = {f"seat:{table.pk}:{s.position}": s.position for s in seats}
         stacks = Account.objects.filter(key__in=keys).values_list("key", "balance")
@@ -168,16 +191,40 @@ def lobby_entry(table: Table, seats: Sequence[Seat]) -> dict[str, Any]:
 
 
 async def _send_all(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    for group, message in messages:
-        await layer.group_send(group, message)
+    # Each group is one seat (or the spectators): the order between groups does
+    # not matter, so the sends go out together instead of one round trip each.
+    # Each message still reaches its group in order.
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of the server that called into this thread through
+    ``sync_to_async`` (Daphne's, for a WebSocket message), if any."""
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return loop if loop is not None and loop.is_running() else None
+
+
+async def _send_logged(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    try:
+        await _send_all(layer, messages)
+    except (OSError, RedisError) as exc:
+        logger.warning("table update not published: %s", exc)
 
 
 def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """Best effort after commit: a client that misses a message resyncs by version."""
+    """Best effort after commit: a client that misses a message resyncs by version.
+
+    Inside the server the sends are handed to its event loop and the service
+    returns at once (the mover's ``ack`` need not wait for everyone's
+    ``state``); elsewhere (Celery, management commands) they are sent here.
+    """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    try:
-        async_to_sync(_send_all)(layer, messages)
-    except (OSError, RedisError) as exc:
-        logger.warning("table update not published: %s", exc)
+    loop = _server_loop()
+    if loop is not None:
+        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages)), loop)
+        return
+    async_to_sync(_send_logged)(layer, messages)

@@ -46,7 +46,7 @@ def table_state(
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
         raise TableNotFound()
-    seats = list(Seat.objects.filter(table=table).select_related("user").order_by("position"))
+    seats = list(publish.seats_with_chips(table))
     viewer = None
     if user is not None and user.is_authenticated:
         viewer = next((s for s in seats if s.user_id == user.pk), None)

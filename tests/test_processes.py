@@ -208,6 +208,8 @@ def test_daphne_closes_a_flooding_socket_with_1008(tmp_path, make_user):
         codes: list[str] = []
         with pytest.raises(ConnectionClosed) as closed:
             flood_until_closed(ws, codes)
-        assert closed.value.rcvd.code == 1008
+        received = closed.value.rcvd
+        assert received is not None
+        assert received.code == 1008
         assert "rate_limited" in codes
     assert "invalid close code" not in (tmp_path / "daphne.log").read_text()

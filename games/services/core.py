@@ -31,6 +31,8 @@ class TableTx:
         self.table = table
         self.adapter: Adapter = adapter_for(table.game)
         self._seats: list[Seat] | None = None
+        # Read after the lock, not joined to it: in READ COMMITTED a joined row
+        # can be an older version than the table row we waited to lock.
         self._hand: Hand | None = None
         self._hand_loaded = False
         self._state: Any = None
@@ -48,9 +50,9 @@ class TableTx:
     @property
     def seats(self) -> list[Seat]:
         if self._seats is None:
-            self._seats = list(
-                Seat.objects.filter(table=self.table).select_related("user").order_by("position")
-            )
+            # With their chips: the balances they show only change when chips
+            # move, and whoever moves them calls forget_seats().
+            self._seats = list(publish.seats_with_chips(self.table))
         return self._seats
 
     def forget_seats(self) -> None:
@@ -158,7 +160,7 @@ class TableTx:
         """Save everything and register the after-commit work."""
         if self._hand is not None and self.changed and self._state is not None:
             self._hand.state = self.adapter.engine.dumps(self._state)
-            self._hand.save()
+            self._hand.save(update_fields=["state", "event_count", "ended_at", "result"])
         if self.events:
             HandEvent.objects.bulk_create(self.events)
         if not self.changed:

@@ -57,6 +57,7 @@ def hand_settle(*, hand_id: int) -> bool:
             reason=f"{table.get_game_display()} #{table.pk}/{hand.number}",
             hand_id=hand.pk,
         )
+        tx.forget_seats()  # their chips moved
     hand.settled = True
     hand.settled_at = clock.now()
     hand.result = {**(hand.result or {}), "chips": net}
