@@ -240,6 +240,7 @@ class TableSocket(RoomSocket):
         query = parse_qs((self.scope.get("query_string") or b"").decode())
         self.invite = (query.get("invite") or [""])[0]
         self.last_version = 0
+        self.last_personal = False
         self.groups_joined: set[str] = set()
         self.seated = False
         try:
@@ -313,14 +314,21 @@ class TableSocket(RoomSocket):
     async def _deliver(
         self, payload: dict[str, Any], *, personal: bool = True, force: bool = False
     ) -> None:
-        """Send a state unless it is older than one already sent. Personal states
-        (built for this user) say whether the user is seated; public ones are
-        only for sockets that are not."""
+        """Send a state unless one as new was already sent (a version arrives
+        twice when a heartbeat's catch-up overtakes the publication, and the
+        player would act on it twice). Personal states (built for this user)
+        say whether the user is seated, and win over a public one of the same
+        version; public ones are only for sockets that are not seated."""
         if not personal and self.seated:
             return
-        if payload["v"] < self.last_version and not force:
+        version = payload["v"]
+        if not force and (
+            version < self.last_version
+            or (version == self.last_version and (self.last_personal or not personal))
+        ):
             return
-        self.last_version = max(self.last_version, payload["v"])
+        self.last_version = max(self.last_version, version)
+        self.last_personal = personal
         seated = payload["you"] is not None
         if personal and seated != self.seated:
             self.seated = seated

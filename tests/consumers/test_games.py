@@ -102,23 +102,22 @@ def test_resync_after_a_gap_and_disconnects_are_shown(tables, make_user):
     async def scenario():
         a = Client(f"/ws/tables/{table.pk}/", tokens[0])
         b = Client(f"/ws/tables/{table.pk}/", tokens[1])
+        def minh_shown(connected):
+            return lambda m: m["type"] == "state" and [
+                s["connected"] for s in m["table"]["seats"] if s["position"] == 1
+            ] == [connected]
+
         assert await a.connect()
         assert await b.connect()
-        await a.settle()
-        await b.settle()
-        seats = {s["position"]: s for s in a.state["table"]["seats"]}
-        assert seats[1]["connected"]
+        await a.until(minh_shown(True))
         await b.close()
-        await a.settle()
-        seats = {s["position"]: s for s in a.state["table"]["seats"]}
-        assert not seats[1]["connected"]
+        await a.until(minh_shown(False))
         # Minh readies from another device while Lan's socket misses nothing; then
         # Lan asks for everything since an old version and gets the full state.
         old = a.state["v"]
         await sync_to_async(services.table_ready)(table_id=table.pk, user=lan)
         await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
-        await a.settle()
-        assert a.state["hand"] is not None
+        await a.until(lambda m: m["type"] == "state" and m["hand"] is not None)
         await a.send(type="sync", v=old)
         resync = await a.until(lambda m: m["type"] == "state" and m.get("resync"))
         assert resync["v"] == a.state["v"]

@@ -170,8 +170,9 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
         watcher = Client(f"/ws/tables/{table.pk}/")
         assert await watcher.connect()
         first = await watcher.recv()
+        held = []
         with monkeypatch.context() as lost:
-            lost.setattr(publish, "send", lambda messages: None)
+            lost.setattr(publish, "send", held.extend)
             await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)
         assert await watcher.ws.receive_nothing(timeout=0.5)  # the change went unheard
 
@@ -181,6 +182,8 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
         assert caught_up["type"] == "state"
         assert caught_up["v"] == first["v"] + 1
         assert [s["bot"] for s in caught_up["table"]["seats"]] == [True]
+        await sync_to_async(publish.send)(held)  # the publication comes after all
+        assert await watcher.ws.receive_nothing(timeout=0.5)  # not sent twice
         await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)
         assert (await watcher.recv())["v"] == first["v"] + 2  # and hears as before
         await watcher.close()
