@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -270,7 +271,15 @@ def main() -> None:
     parser.add_argument("drill", choices=[*DRILLS, "all"])
     parser.add_argument("--tables", type=int, default=4)
     args = parser.parse_args()
-    names = list(DRILLS) if args.drill == "all" else [args.drill]
+    if args.drill == "all":  # each drill in a process of its own (its own settings)
+        codes = [
+            subprocess.call(
+                [sys.executable, "-m", "bench.drills", name, "--tables", str(args.tables)]
+            )
+            for name in DRILLS
+        ]
+        sys.exit(max(codes))
+    names = [args.drill]
     results = []
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"vipgame-drill-{name}-") as tmp:

@@ -102,10 +102,13 @@ def test_resync_after_a_gap_and_disconnects_are_shown(tables, make_user):
     async def scenario():
         a = Client(f"/ws/tables/{table.pk}/", tokens[0])
         b = Client(f"/ws/tables/{table.pk}/", tokens[1])
+
         def minh_shown(connected):
-            return lambda m: m["type"] == "state" and [
-                s["connected"] for s in m["table"]["seats"] if s["position"] == 1
-            ] == [connected]
+            return lambda m: (
+                m["type"] == "state"
+                and [s["connected"] for s in m["table"]["seats"] if s["position"] == 1]
+                == [connected]
+            )
 
         assert await a.connect()
         assert await b.connect()
