@@ -32,7 +32,7 @@ from typing import Any
 from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
 from bench.stack import RESULTS, Monitor, Stack, setup_django
 
-GRACE_S = 3.0
+GRACE_S = 15.0
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -65,6 +65,9 @@ class Table(models.Model):
     clock = models.CharField(max_length=10, choices=Clock.choices, blank=True)
     clock_started_at = models.DateTimeField(null=True, blank=True)
     clock_version = models.PositiveBigIntegerField(default=0)
+    # The clock version whose timer task is queued (a long clock gets its task
+    # from the sweeper shortly before it runs out; most are answered before).
+    timer_version = models.PositiveBigIntegerField(default=0)
     current_hand = models.ForeignKey(
         "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -2,10 +2,11 @@
 
 from celery import shared_task
 
+from games import scheduling
 from games.services import hand_settle, table_bot_move, table_bot_ready, table_timeout
 from games.services.play import table_bots_due
 from games.services.settle import unsettled_hands
-from games.services.tables import bots_unready, sweep
+from games.services.tables import bots_unready, sweep, timers_to_queue
 
 
 @shared_task(acks_late=True)
@@ -30,10 +31,12 @@ def settle_hand(hand_id: int) -> bool:
 
 @shared_task
 def sweeper() -> dict[str, int]:
-    """Every 2 s (beat): fire overdue clocks, settle forgotten hands, nudge
-    stalled bots and ready idle ones, so a lost task or a dead worker delays
-    things by seconds."""
+    """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
+    overdue clocks, settle forgotten hands, nudge stalled bots and ready idle
+    ones, so a lost task or a dead worker delays things by seconds."""
     fired = sum(table_timeout(table_id=t, clock_version=v) for t, v in sweep())
+    for table_id, clock_version, deadline in timers_to_queue():
+        scheduling.scheduler.timer(table_id, clock_version, deadline)
     settled = sum(hand_settle(hand_id=h) for h in unsettled_hands())
     moved = sum(table_bot_move(table_id=t, hand_id=h, position=p) for t, h, p in table_bots_due())
     for table_id, position in bots_unready():

@@ -153,6 +153,9 @@ CELERY_BEAT_SCHEDULE = {
     "wallet-expire-holds": {"task": "wallet.tasks.expire_holds", "schedule": 60.0},
     "games-sweeper": {"task": "games.tasks.sweeper", "schedule": 2.0},
 }
+# A table clock that runs out within this many seconds gets its timer task when
+# it is set; a longer one from the sweeper (every 2 s) this long before it ends.
+TIMER_QUEUE_AHEAD_S = env.float("TIMER_QUEUE_AHEAD_S", default=4.0)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
 AUTH_USER_MODEL = "accounts.User"

@@ -12,6 +12,7 @@ import random
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from games import clock, publish
@@ -165,17 +166,27 @@ class TableTx:
             HandEvent.objects.bulk_create(self.events)
         if not self.changed:
             return
-        self.table.save()
-        messages = self._messages()
         table_id, clock_version, deadline = (
             self.table.pk,
             self.table.clock_version,
             self.table.deadline,
         )
+        # A clock that runs out soon gets its timer task now; a longer one from
+        # the sweeper a few seconds before its deadline (tasks.sweeper): most
+        # turn clocks are answered long before, and need no task at all.
+        timer = (
+            self.timer_due
+            and deadline is not None
+            and (deadline - clock.now()).total_seconds() <= settings.TIMER_QUEUE_AHEAD_S
+        )
+        if timer:
+            self.table.timer_version = clock_version
+        self.table.save()
+        messages = self._messages()
         hand_id = None if self._hand is None else self._hand.pk
         bots = [(p, self.bot_delay()) for p in sorted(self.bots_to_move)]
         ready = [(p, self.bot_delay()) for p in sorted(self.bots_to_ready)]
-        settle, timer = self.to_settle, self.timer_due and deadline is not None
+        settle = self.to_settle
 
         def after_commit() -> None:
             publish.send(messages)

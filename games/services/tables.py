@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from games import clock, publish
@@ -448,6 +449,24 @@ def sweep(*, grace_ms: int = 1000) -> list[tuple[int, int]]:
         .exclude(status=Table.Status.CLOSED)
         .values_list("pk", "clock_version")
     )
+
+
+def timers_to_queue() -> list[tuple[int, int, datetime]]:
+    """Clocks that run out within ``TIMER_QUEUE_AHEAD_S`` and have no timer task
+    yet: (table, clock version, deadline). Each is marked queued here, once."""
+    limit = clock.now() + timedelta(seconds=settings.TIMER_QUEUE_AHEAD_S)
+    due = []
+    for table_id, version, deadline in (
+        Table.objects.filter(deadline__lte=limit, timer_version__lt=F("clock_version"))
+        .exclude(status=Table.Status.CLOSED)
+        .values_list("pk", "clock_version", "deadline")
+    ):
+        marked = Table.objects.filter(
+            pk=table_id, clock_version=version, timer_version__lt=version
+        ).update(timer_version=version)
+        if marked and deadline is not None:
+            due.append((table_id, version, deadline))
+    return due
 
 
 def bots_unready() -> list[tuple[int, int]]:

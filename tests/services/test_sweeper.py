@@ -1,6 +1,8 @@
 """The beat sweeper repairs what lost tasks leave behind: overdue clocks,
 unsettled hands, bots that never readied up and bots that never moved."""
 
+from datetime import timedelta
+
 import pytest
 
 from games import services, tasks
@@ -107,3 +109,41 @@ def test_a_finished_hand_left_unsettled_is_settled(tables, make_user):
     hand.refresh_from_db()
     assert hand.settled
     assert tasks.sweeper()["settled"] == 0
+
+
+def test_a_long_clock_gets_its_timer_from_the_sweeper_shortly_before_it_ends(tables, make_user):
+    lan, minh = make_user(), make_user()
+
+    def open_table():
+        table = services.table_create(owner=lan, game="tienlen", stake=10, seat_count=2)
+        for user in (lan, minh):
+            services.table_sit(table_id=table.pk, user=user)
+            services.table_ready(table_id=table.pk, user=user)
+        return table
+
+    table = in_play(open_table)
+    assert tables.scheduler.timers == []  # a 20 s turn: no task when it is set
+
+    tables.clock.moment = table.deadline - timedelta(seconds=5)
+    tasks.sweeper()
+    assert tables.scheduler.timers == []
+    tables.clock.advance(seconds=1.5)  # 3.5 s left: within TIMER_QUEUE_AHEAD_S
+    tasks.sweeper()
+    tasks.sweeper()
+    assert tables.scheduler.timers == [(table.pk, table.clock_version, table.deadline)]
+
+
+def test_a_short_clock_gets_its_timer_at_once(tables, make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(
+        owner=lan, game="tienlen", stake=10, seat_count=2, ready_seconds=3
+    )
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+
+    services.table_ready(table_id=table.pk, user=lan)  # minh has 3 s to be ready
+
+    table.refresh_from_db()
+    assert tables.scheduler.timers == [(table.pk, table.clock_version, table.deadline)]
+    tasks.sweeper()
+    assert len(tables.scheduler.timers) == 1
