@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -76,6 +77,16 @@ class RoomSocket(AsyncWebsocketConsumer):
                 await send({"type": "websocket.close", "code": SERVICE_RESTART})
             with contextlib.suppress(Exception):  # presence; the groups went with Redis
                 await asyncio.wait_for(self.disconnect(SERVICE_RESTART), timeout=5)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As Channels' own, without its ``aclose_old_connections()`` per message:
+        a hop to the one shared sync thread for every frame and every state
+        delivered, there to tidy connections that thread does not hold. All our
+        database work runs through ``db()``, whose calls tidy their own."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user") or AnonymousUser()
