@@ -395,6 +395,14 @@ def _summary_over(tx: TableTx) -> None:
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
     a heartbeat that changes nothing others see unless the seat looked gone)."""
+    if delta == 0:
+        # The usual heartbeat: the seat is connected and stays so. One UPDATE,
+        # no table lock, nothing to tell anyone.
+        recently = clock.now() - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+        if Seat.objects.filter(
+            table_id=table_id, user=user, connections__gt=0, last_seen__gte=recently
+        ).update(last_seen=clock.now()):
+            return
     tx = TableTx(table_id)
     seat = tx.seat_of(user)
     if seat is None:

@@ -294,3 +294,29 @@ def test_bad_table_settings_are_refused_and_create_nothing(tables, make_user, se
     if problem:
         assert err.value.message == problem
     assert not Table.objects.exists()
+
+
+def test_a_heartbeat_keeps_a_seat_connected_and_tells_others_only_when_it_was_gone(
+    tables, make_user
+):
+    table, lan, _ = two_player_table(make_user)
+    services.seat_presence(table_id=table.pk, user=lan, delta=1)
+    table.refresh_from_db()
+    connected_at = table.version
+
+    tables.clock.advance(seconds=50)
+    services.seat_presence(table_id=table.pk, user=lan, delta=0)
+    table.refresh_from_db()
+    seat = Seat.objects.get(table=table, user=lan)
+    assert (table.version, seat.last_seen, seat.connected) == (
+        connected_at,
+        tables.clock.moment,
+        True,
+    )
+
+    tables.clock.advance(seconds=61)  # the server lost track: the seat shows as gone
+    assert not Seat.objects.get(table=table, user=lan).connected
+    services.seat_presence(table_id=table.pk, user=lan, delta=0)
+    table.refresh_from_db()
+    assert table.version == connected_at + 1
+    assert Seat.objects.get(table=table, user=lan).connected
