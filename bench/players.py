@@ -138,6 +138,7 @@ class Player:
         self.pending: str | None = None
         self.readied_for: int | None = None
         self.bought_for: int | None = None
+        self.submitted: int | None = None
         self.counter = 0
         self.rng = random.Random(spec.id * 10 + position)
         self.server = position % len(self.urls)
@@ -237,8 +238,10 @@ class Player:
         if hand is None or hand["finished"] or self.pending is not None or not hand["view"]:
             return
         action = self.choose(hand["view"])
-        if action is None:
-            return
+        if action is None or (self.spec.game == "maubinh" and self.submitted == hand["id"]):
+            return  # a Mậu Binh player arranges once (a state older than its own
+            # submission can still arrive, showing it not submitted)
+        self.submitted = hand["id"]
         client_id = self.next_id()
         self.pending = client_id
         self.run.actions[client_id] = Action(self.spec.id, time.perf_counter())
