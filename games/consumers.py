@@ -9,6 +9,7 @@ import json
 import logging
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs
@@ -36,11 +37,15 @@ logger = logging.getLogger(__name__)
 SERVICE_RESTART = 1012
 
 
+_DB_THREADS = ThreadPoolExecutor(max_workers=settings.DB_THREADS, thread_name_prefix="db")
+
+
 def db(func: Any) -> Any:
-    """Run a service or selector in the thread pool. Not thread-sensitive: each
-    call gets a pool thread (and its own database connection), so one socket's
-    move does not queue behind another's in a single shared thread."""
-    return database_sync_to_async(func, thread_sensitive=False)
+    """Run a service or selector in the database threads. Not thread-sensitive:
+    each call gets a thread (and its database connection) of a small pool, so
+    one socket's move does not queue behind another's in a single shared
+    thread, and the event loop, which delivers the states, keeps the GIL often."""
+    return database_sync_to_async(func, thread_sensitive=False, executor=_DB_THREADS)
 
 
 MAX_MESSAGE_BYTES = 8 * 1024

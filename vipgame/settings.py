@@ -137,6 +137,9 @@ CHANNEL_LAYERS = {
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
+# Threads (each with its database connection) running table services for the
+# sockets of one Daphne process.
+DB_THREADS = env.int("DB_THREADS", default=4)
 
 CELERY_BROKER_URL = (
     "redis+socket://" + REDIS_URL.removeprefix("unix://")
