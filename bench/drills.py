@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import Run, TableSpec, create_tables, money_checks, money_ok, players_for
-from bench.stack import RESULTS, Stack, setup_django
+from bench.stack import RESULTS, Stack, setup_django, wait_until
 
 TIMERS = {"turn_seconds": 8, "summary_seconds": 2, "reveal_seconds": 1}
 
@@ -50,16 +50,6 @@ def hands_in_play(specs: list[TableSpec]) -> dict[int, int]:
         .exclude(current_hand=None)
         .values_list("pk", "current_hand_id")
     )
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float, step: float = 0.25) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return None
 
 
 def play_in_background(run: Run, specs: list[TableSpec], stack: Stack) -> threading.Thread:

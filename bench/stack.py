@@ -53,6 +53,17 @@ def fresh_database(url: str, suffix: str = "_bench") -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
+def wait_until(predicate: Any, timeout: float, step: float = 0.25) -> Any:
+    """The predicate's first true value within ``timeout`` seconds, else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
 def wait_http(port: int, timeout: float = 60) -> None:
     import requests
 

@@ -6,25 +6,20 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import requests
 from django.db import connection
+
+from bench.stack import free_port, wait_http, wait_until
+
+__all__ = ["free_port", "wait_http"]
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_database_url() -> str:
@@ -73,24 +68,11 @@ def celery_worker(var_dir: Path, beat: bool) -> list[str]:
     return command
 
 
-def wait_http(port: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(requests.ConnectionError):
-            requests.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"no server on port {port}")
-
-
 def wait_for(predicate: Any, timeout: float, step: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not reached in time")
+    value = wait_until(predicate, timeout, step)
+    if not value:
+        raise AssertionError("condition not reached in time")
+    return value
 
 
 def decode(raw: str | bytes) -> dict[str, Any]:

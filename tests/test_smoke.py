@@ -3,7 +3,6 @@
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -13,14 +12,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from bench.stack import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def run_config_env(var_dir: Path, port: int) -> dict[str, str]:

@@ -170,7 +170,7 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
         watcher = Client(f"/ws/tables/{table.pk}/")
         assert await watcher.connect()
         first = await watcher.recv()
-        held = []
+        held: list[tuple[str, dict]] = []
         with monkeypatch.context() as lost:
             lost.setattr(publish, "send", held.extend)
             await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)

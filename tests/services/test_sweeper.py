@@ -122,6 +122,7 @@ def test_a_long_clock_gets_its_timer_from_the_sweeper_shortly_before_it_ends(tab
         return table
 
     table = in_play(open_table)
+    assert table.deadline is not None
     assert tables.scheduler.timers == []  # a 20 s turn: no task when it is set
 
     tables.clock.moment = table.deadline - timedelta(seconds=5)
