@@ -7,7 +7,8 @@ It runs until every game has ``--hands`` finished hands (or ``--minutes``
 pass), then checks the money: Σ balances = 0, no negative balance, every
 finished hand settled exactly once, no hand stuck, no traceback logged.
 
-    python -m bench.soak --hands 2000
+    python -m bench.soak --hands 2000                 # the three games at once
+    python -m bench.soak --hands 2000 --games tienlen  # one game
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bench.stack import RESULTS, Stack, setup_django
 TIMERS = {"turn_seconds": 10, "reveal_seconds": 1, "summary_seconds": 1, "arrange_seconds": 30}
 
 
-def finished_by_game() -> dict[str, int]:
+def finished_by_game(games: list[str]) -> dict[str, int]:
     from django.db.models import Count
 
     from games.models import Hand
@@ -39,15 +40,17 @@ def finished_by_game() -> dict[str, int]:
         .values("game")
         .annotate(n=Count("pk"))
     )
-    counts = dict.fromkeys(GAMES, 0)
-    counts.update({row["game"]: row["n"] for row in rows})
+    counts = dict.fromkeys(games, 0)
+    counts.update({row["game"]: row["n"] for row in rows if row["game"] in counts})
     return counts
 
 
-def soak(tables: int, hands: int, minutes: float, chaos: float, workdir: Path) -> dict[str, Any]:
+def soak(
+    games: list[str], tables: int, hands: int, minutes: float, chaos: float, workdir: Path
+) -> dict[str, Any]:
     with Stack(workdir) as stack:
         setup_django()
-        specs = [s for game in GAMES for s in create_tables(tables, game, prefix="s", **TIMERS)]
+        specs = [s for game in games for s in create_tables(tables, game, prefix="s", **TIMERS)]
         start = time.perf_counter()
         run = Run((start, start + minutes * 60))
         urls = [f"ws://127.0.0.1:{port}" for port in stack.ports]
@@ -64,7 +67,7 @@ def soak(tables: int, hands: int, minutes: float, chaos: float, workdir: Path) -
         progress: list[tuple[float, dict[str, int]]] = []
         while time.perf_counter() < run.window[1]:
             time.sleep(5)
-            counts = finished_by_game()
+            counts = finished_by_game(games)
             progress.append((round(time.perf_counter() - start, 1), counts))
             print(f"{progress[-1][0]:>7} s  {counts}", flush=True)
             if all(n >= hands for n in counts.values()):
@@ -75,13 +78,14 @@ def soak(tables: int, hands: int, minutes: float, chaos: float, workdir: Path) -
         deadline = time.monotonic() + 30
         while money_checks()["hands_unsettled"] and time.monotonic() < deadline:
             time.sleep(1)
-        counts = finished_by_game()
+        counts = finished_by_game(games)
         money = money_checks()
         from games.models import Table
 
         stuck = Table.objects.filter(deadline__lt=_ago(30), pk__in=[s.id for s in specs]).count()
         errors = stack.errors_in_logs()
         result = {
+            "games": games,
             "tables_per_game": tables,
             "chaos": chaos,
             "seconds": round(elapsed, 1),
@@ -117,13 +121,14 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per game")
     parser.add_argument("--minutes", type=float, default=45)
     parser.add_argument("--chaos", type=float, default=0.01)
+    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="vipgame-soak-") as tmp:
-        result = soak(args.tables, args.hands, args.minutes, args.chaos, Path(tmp))
+        result = soak(args.games, args.tables, args.hands, args.minutes, args.chaos, Path(tmp))
     summary = {k: v for k, v in result.items() if k != "progress"}
     print(json.dumps(summary, indent=2, default=str))
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "soak.json"
+    path = RESULTS / f"soak-{'-'.join(args.games)}.json"
     path.write_text(json.dumps(result, indent=2, default=str))
     print(f"\nwrote {path}")
     sys.exit(0 if result["passed"] else 1)
