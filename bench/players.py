@@ -81,8 +81,9 @@ class Action:
 class Run:
     """What every player saw: arrivals of versions per seat, actions, pings, errors."""
 
-    def __init__(self, window: tuple[float, float]) -> None:
+    def __init__(self, window: tuple[float, float], think: float = 0.0) -> None:
         self.window = window
+        self.think = think  # mean seconds a player waits before moving (0: at once)
         self.acting = True
         self.actions: dict[str, Action] = {}
         self.arrivals: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
@@ -140,6 +141,7 @@ class Player:
         self.bought_for: int | None = None
         self.submitted: int | None = None
         self.counter = 0
+        self.thinking: set[asyncio.Task[None]] = set()
         self.rng = random.Random(spec.id * 10 + position)
         self.server = position % len(self.urls)
 
@@ -244,9 +246,29 @@ class Player:
         self.submitted = hand["id"]
         client_id = self.next_id()
         self.pending = client_id
-        self.run.actions[client_id] = Action(self.spec.id, time.perf_counter())
         act = {"type": "act", "id": client_id, "v": state["v"], "action": action}
-        await ws.send(json.dumps(act))
+        if not self.run.think:
+            await self._send_act(ws, act)
+            return
+        # Think without holding up this socket's reading: arrival times stay exact.
+        delay = self.rng.uniform(0.5, 1.5) * self.run.think
+        task = asyncio.create_task(self._send_act(ws, act, delay))
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
+
+    async def _send_act(self, ws: Any, act: dict[str, Any], delay: float = 0.0) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+            if time.perf_counter() >= self.run.window[1]:
+                self.pending = None
+                return
+        self.run.actions[act["id"]] = Action(self.spec.id, time.perf_counter())
+        try:
+            await ws.send(json.dumps(act))
+        except Exception:
+            if not delay:
+                raise
+            self.pending = None  # the socket went while thinking: the listener reconnects
 
     def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
         """Move at once when it is this seat's turn; Hold'em checks or calls."""

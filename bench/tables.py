@@ -4,9 +4,10 @@ It starts the stack itself (PostgreSQL and Redis from ``DATABASE_URL`` /
 ``REDIS_URL`` or embedded ones; a fresh database ``<name>_bench``; two Daphne
 processes; one Celery worker with beat; ``DEBUG=0``), seats four players at
 each of N tables and drives them with WebSocket clients that move as soon as it
-is their turn (no think time), the seats of a table split across both Daphne
-processes. It measures, per action, the time from sending it to every seat of
-the table having received the new version; the ``ping``/``pong`` round trip in
+is their turn (no think time; ``--think S``: about S seconds before each move),
+the seats of a table split across both Daphne processes. It measures, per
+action, the time from sending it to every seat of the table having received
+the new version; the ``ping``/``pong`` round trip in
 the same run; actions, hands and settled hands per second; the settlement
 backlog; errors; lost or duplicated actions; and the server processes' CPU
 and peak memory. With ``--idle K`` it first measures the server memory taken
@@ -47,11 +48,13 @@ def server_urls(stack: Stack) -> list[str]:
     return [f"ws://127.0.0.1:{port}" for port in stack.ports]
 
 
-async def drive(specs: list[TableSpec], urls: list[str], warmup: float, seconds: float) -> Run:
+async def drive(
+    specs: list[TableSpec], urls: list[str], warmup: float, seconds: float, think: float = 0.0
+) -> Run:
     """Play until the window closes, then listen a little longer (no new moves)
     so that the last moves' states can arrive."""
     start = time.perf_counter()
-    run = Run((start + warmup, start + warmup + seconds))
+    run = Run((start + warmup, start + warmup + seconds), think)
     players = players_for(run, specs, urls)
     await asyncio.gather(*(p.play(run.window[1] + GRACE_S) for p in players))
     return run
@@ -171,7 +174,8 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             cpu_before: dict[str, float] = {}
             timer = threading.Timer(args.warmup, lambda: cpu_before.update(monitor.cpu()))
             timer.start()
-            run = asyncio.run(drive(specs, server_urls(stack), args.warmup, args.seconds))
+            urls = server_urls(stack)
+            run = asyncio.run(drive(specs, urls, args.warmup, args.seconds, args.think))
             cpu_after = monitor.cpu()
             stop.set()
             sampler.join()
@@ -205,7 +209,11 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
 def report(result: dict[str, Any]) -> None:
     config = result["config"]
-    print(f"\n{config['tables']} four-seat tables, game {config['game']}, {config['seconds']} s")
+    think = f", thinking {config['think']} s a move" if config.get("think") else ""
+    print(
+        f"\n{config['tables']} four-seat tables, game {config['game']}, "
+        f"{config['seconds']} s{think}"
+    )
     if "idle" in result:
         idle = result["idle"]
         print(
@@ -256,12 +264,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=10)
     parser.add_argument("--idle", type=int, default=0, help="idle sockets to measure first")
+    parser.add_argument(
+        "--think", type=float, default=0.0,
+        help="mean seconds a player thinks before moving (uniform 0.5-1.5 times it); 0: at once",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = benchmark(args)
     report(result)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = args.json or RESULTS / f"tables-{args.game}-{args.tables}.json"
+    suffix = f"-think{args.think:g}" if args.think else ""
+    path = args.json or RESULTS / f"tables-{args.game}-{args.tables}{suffix}.json"
     path.write_text(json.dumps(result, indent=2, default=str))
     print(f"\nwrote {path}")
 

@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 from games import publish, selectors, services
 from games.errors import ChatMuted, GameError, TableNotFound
+from vipgame.accounts.services import credential_mark
 from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
@@ -53,6 +54,7 @@ RATE_WINDOW_S = 10.0
 MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
 ACCOUNT_BANNED = 4401
+LOGGED_OUT = 4400
 HEARTBEAT_S = 15
 
 
@@ -95,6 +97,13 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.user = self.scope.get("user") or AnonymousUser()
+        # How this socket proved who it is, so that a log-out closes it.
+        self.credentials: set[str] = set()
+        session = self.scope.get("session")
+        if self.scope.get("auth_token"):
+            self.credentials.add(self.scope["auth_token"])
+        elif self.user.is_authenticated and getattr(session, "session_key", None):
+            self.credentials.add(credential_mark(session.session_key))
         self.language = language_for(
             (self.scope.get("cookies") or {}).get("django_language"),
             header(self.scope, b"accept-language"),
@@ -176,6 +185,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         if not user.is_authenticated:
             raise PermissionDenied()
         self.user = user
+        self.credentials = {credential_mark(token)}
         if isinstance(message.get("lang"), str):
             self.language = language_for(message["lang"], None)
         await self.send_json({"type": "event", "event": "authenticated", "user_id": user.pk})
@@ -187,6 +197,17 @@ class RoomSocket(AsyncWebsocketConsumer):
             err = AccountBanned(reason=event.get("reason") or "-")
             await self.send_json({"type": "error", "id": None, **err.as_dict()})
         await self.close(code=ACCOUNT_BANNED)
+
+    async def account_logged_out(self, event: dict[str, Any]) -> None:
+        """The token or browser session this socket was opened with was ended."""
+        marks = set(event.get("tokens") or ())
+        if event.get("session"):
+            marks.add(event["session"])
+        if self.credentials.isdisjoint(marks):
+            return
+        await self.send_json({"type": "event", "event": "logged_out"})
+        await self.close(code=LOGGED_OUT)
+        self.closed = True
 
     async def account_muted(self, event: dict[str, Any]) -> None:
         until = datetime.fromtimestamp(event["until"] / 1000, tz=UTC)

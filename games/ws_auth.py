@@ -17,6 +17,8 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from vipgame.accounts.services import credential_mark
+
 
 @database_sync_to_async
 def user_for_token(key: str) -> Any:
@@ -43,7 +45,10 @@ class TokenAuthMiddleware:
         authorization = header(scope, b"authorization") or ""
         scheme, _, key = authorization.partition(" ")
         if scheme.lower() in ("token", "bearer") and key:
-            scope = {**scope, "user": await user_for_token(key.strip())}
+            user = await user_for_token(key.strip())
+            scope = {**scope, "user": user}
+            if user.is_authenticated:
+                scope["auth_token"] = credential_mark(key.strip())
         return await self.app(scope, receive, send)
 
 

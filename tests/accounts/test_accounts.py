@@ -32,6 +32,34 @@ def test_sign_up_logs_in_and_shows_ten_thousand_chips(client):
     assert "<strong>10.000</strong>" in home.content.decode()
 
 
+@pytest.mark.parametrize(
+    ("wanted", "lands_on"),
+    [("/tables/7/", "/tables/7/"), ("https://evil.example/", "/"), ("", "/")],
+)
+def test_sign_up_goes_on_to_the_page_asked_for_on_this_site_only(client, wanted, lands_on):
+    page = client.get(reverse("signup"), {"next": wanted}).content.decode()
+    kept = wanted if wanted == lands_on else ""  # an address elsewhere is dropped
+    assert f'name="next" value="{kept}"' in page
+
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "lan",
+            "display_name": "Lan",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "next": wanted,
+        },
+    )
+
+    assert (response.status_code, response["Location"]) == (302, lands_on)
+
+
+def test_the_log_in_page_passes_next_on_to_sign_up(client):
+    page = client.get(reverse("login"), {"next": "/tables/7/"}).content.decode()
+    assert f'href="{reverse("signup")}?next=/tables/7/"' in page
+
+
 def test_sign_up_refuses_a_weak_password_and_creates_nothing(client):
     response = signup(client, password="123")
 

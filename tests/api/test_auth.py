@@ -2,7 +2,7 @@
 sign up, ``me``, and the browser session with its CSRF token."""
 
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -211,12 +211,14 @@ def test_password_errors_speak_the_request_language():
     )
     vietnamese = signup(password="123")
 
-    assert english.json()["details"]["password"][1:] == [
+    assert english.json()["details"]["password"] == [
+        "This password is too short. It must contain at least 8 characters.",
         "This password is too common.",
         "This password is entirely numeric.",
     ]
     assert english.json()["message"] == "Some of the data sent is not valid."
-    assert vietnamese.json()["details"]["password"][1:] == [
+    assert vietnamese.json()["details"]["password"] == [
+        "Mật khẩu quá ngắn. Mật khẩu phải có ít nhất 8 ký tự.",
         "Mật khẩu này quá phổ biến.",
         "Mật khẩu này hoàn toàn là số.",
     ]
@@ -255,3 +257,67 @@ def test_the_browser_session_works_with_its_csrf_token(make_user):
     claimed = browser.post(url("wallet/bonus"), HTTP_X_CSRFTOKEN=token)
     assert claimed.status_code == 201
     assert Account.objects.get(user=lan).balance == 12_000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_log_out_closes_the_sockets_opened_with_that_token_or_session(make_user):
+    from channels.testing import WebsocketCommunicator
+    from django.test import Client as Browser
+
+    from vipgame.asgi import application
+
+    from ..consumers.helpers import token_for
+    from ..moderation.test_sockets import until_closed
+
+    lan, minh = make_user(username="lan"), make_user(username="minh")
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    path = f"/ws/tables/{table.pk}/"
+    token, minh_token = log_in("lan").json()["token"], token_for(minh)
+    browsers = Browser(), Browser()
+    for browser in browsers:
+        browser.force_login(lan)
+
+    def browser_socket(browser: Browser) -> Client:
+        socket = Client(path)
+        cookie = f"sessionid={browser.cookies['sessionid'].value}"
+        socket.ws = WebsocketCommunicator(
+            application,
+            path,
+            headers=[(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")],
+        )
+        return socket
+
+    async def still_open(socket: Client) -> bool:
+        await socket.settle()
+        await socket.send(type="ping", t=1)
+        return (await socket.until(lambda m: m["type"] == "pong"))["t"] == 1
+
+    async def scenario():
+        phone = Client(path, token)  # the token in the Authorization header
+        app = Client(path)  # the token in a first message
+        tab, other_tab = browser_socket(browsers[0]), browser_socket(browsers[1])
+        bystander = Client(path, minh_token)
+        for socket in (phone, app, tab, other_tab, bystander):
+            assert await socket.connect()
+            state = await socket.until(lambda m: m["type"] == "state")
+        assert state["you"] is None  # not seated: still, a player's socket
+        await app.send(type="auth", token=token)
+        await app.until(lambda m: m.get("event") == "authenticated")
+
+        logout = APIClient()
+        logout.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        assert (await sync_to_async(logout.post)(url("auth/logout"))).status_code == 204
+        for socket in (phone, app):
+            messages, code = await until_closed(socket)
+            assert (code, messages[-1]) == (4400, {"type": "event", "event": "logged_out"})
+        for socket in (tab, other_tab, bystander):
+            assert await still_open(socket)
+
+        assert (await sync_to_async(browsers[0].post)("/accounts/logout/")).status_code == 302
+        messages, code = await until_closed(tab)
+        assert (code, messages[-1]) == (4400, {"type": "event", "event": "logged_out"})
+        for socket in (other_tab, bystander):
+            assert await still_open(socket)
+            await socket.close()
+
+    async_to_sync(scenario)()

@@ -97,7 +97,8 @@ class LogoutView(APIView):
         summary="Log out: revoke the API token",
         description=(
             "Deletes the caller's token (on every device: HTTP and new WebSocket "
-            "connections refuse it) and ends the browser session if there is one."
+            "connections refuse it; open sockets opened with it are closed with code "
+            "4400) and ends the browser session if there is one."
         ),
         request=None,
         responses={204: None, **errors(401, 403, 429)},

@@ -6,3 +6,10 @@ class AccountsConfig(AppConfig):
     name = "vipgame.accounts"
     label = "accounts"
     verbose_name = _("Accounts")
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_out
+
+        from .services import session_ended
+
+        user_logged_out.connect(session_ended, dispatch_uid="accounts.session_ended")

@@ -1,3 +1,7 @@
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
 from django.contrib.auth import SESSION_KEY, authenticate, logout
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.signals import user_logged_in, user_logged_out
@@ -5,6 +9,7 @@ from django.db import transaction
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
+from wallet.notify import tell_user
 from wallet.services import account_for_user, signup_grant
 
 from .errors import InvalidCredentials, LockedOut
@@ -57,9 +62,33 @@ def token_issue(*, user: User) -> str:
     return str(token.key)
 
 
+def credential_mark(secret: str) -> str:
+    """What sockets and messages carry instead of a token or session key."""
+    return hashlib.sha256(secret.encode()).hexdigest()[:32]
+
+
+def sockets_sign_out(*, user_id: int, tokens: Sequence[str] = (), session: str = "") -> None:
+    """After commit: close the user's open sockets that were opened with one of
+    these tokens or this session (marks from ``credential_mark``)."""
+    message = {"type": "account.logged_out", "tokens": list(tokens), "session": session}
+    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
+
+
+def session_ended(sender: Any, request: HttpRequest | None, user: User | None, **_: Any) -> None:
+    """Django's ``user_logged_out``: the sockets of the session that ends close."""
+    session = getattr(request, "session", None)
+    key = getattr(session, "session_key", None)
+    if user is not None and key:
+        sockets_sign_out(user_id=user.pk, session=credential_mark(key))
+
+
 def token_logout(*, request: HttpRequest, user: User) -> None:
-    """Revoke the player's API token (every device) and end this browser session."""
-    Token.objects.filter(user=user).delete()
+    """Revoke the player's API token (every device) and end this browser session;
+    the sockets opened with either close."""
+    tokens = Token.objects.filter(user=user)
+    marks = [credential_mark(key) for key in tokens.values_list("key", flat=True)]
+    tokens.delete()
+    sockets_sign_out(user_id=user.pk, tokens=marks)
     if request.session.get(SESSION_KEY) is not None:
         logout(request)
     else:

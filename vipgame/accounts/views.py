@@ -1,6 +1,7 @@
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from .forms import SignupForm
@@ -10,6 +11,7 @@ from .services import user_register
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
+    next_url = _next_url(request)
     if request.method == "POST" and form.is_valid():
         user = user_register(
             username=form.cleaned_data["username"],
@@ -17,5 +19,14 @@ def signup(request: HttpRequest) -> HttpResponse:
             password=form.cleaned_data["password1"],
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
+        return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where to go after signing up: ``next`` when it is a page of this site."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if safe else ""

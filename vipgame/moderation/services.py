@@ -7,18 +7,14 @@ sockets only after commit.
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth import SESSION_KEY
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
-from redis.exceptions import RedisError
 from rest_framework.authtoken.models import Token
 
 from games import clock, publish
@@ -28,7 +24,7 @@ from games.models import Seat, Table
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from wallet import services as wallet
-from wallet.notify import user_group
+from wallet.notify import tell_user
 
 from .errors import (
     AlreadyBanned,
@@ -40,7 +36,6 @@ from .errors import (
 )
 from .models import AuditEntry, Sighting
 
-logger = logging.getLogger(__name__)
 Action = AuditEntry.Action
 MAX_MUTE_MINUTES = 60 * 24 * 365
 
@@ -91,13 +86,7 @@ def audit_record(
 
 def _tell(user_id: int, message: dict[str, Any]) -> None:
     """Best effort after commit, to every lobby and table socket of the user."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(user_group(user_id), message)
-    except (OSError, RedisError) as exc:
-        logger.warning("moderation notice to user %s not sent: %s", user_id, exc)
+    tell_user(user_id, message)
 
 
 def _session_keys(user: User) -> list[str]:
