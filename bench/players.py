@@ -91,6 +91,7 @@ class Run:
         self.errors: Counter[str] = Counter()
         self.reconnects = 0
         self.hands_seen: dict[int, set[int]] = {}
+        self.error_times: list[float] = []
 
     def arrived(self, table: int, position: int, version: int, at: float) -> None:
         versions, times = self.arrivals.setdefault((table, position), ([], []))
@@ -172,6 +173,7 @@ class Player:
             except Exception as exc:  # the server went away: try the next one
                 self.run.reconnects += 1
                 self.run.errors[f"socket:{type(exc).__name__}"] += 1
+                self.run.error_times.append(time.perf_counter() - self.run.window[0])
                 self.server = (self.server + 1) % len(self.urls)
                 await asyncio.sleep(0.2 + self.rng.random() * 0.5)
 

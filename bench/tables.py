@@ -156,6 +156,7 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
         "refused_actions": dict(refused),
         "errors": dict(run.errors),
         "reconnects": run.reconnects,
+        "socket_error_times": [round(t, 1) for t in run.error_times],
     }
 
 
@@ -239,6 +240,9 @@ def report(result: dict[str, Any]) -> None:
         ("lost / duplicated actions", f"{load['lost_actions']} / {load['duplicated_actions']}"),
         ("refused actions", str(load["refused_actions"])),
         ("errors", str(load["errors"])),
+        ("socket errors in warm-up / window",
+         f"{sum(1 for t in load['socket_error_times'] if t < 0)} / "
+         f"{sum(1 for t in load['socket_error_times'] if t >= 0)}"),
     ]  # fmt: skip
     for name, server in result["servers"].items():
         rows.append(
