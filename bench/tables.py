@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
-from bench.stack import RESULTS, Monitor, Stack, setup_django
+from bench.stack import RESULTS, Monitor, Stack, setup_django, wait_until
 
 GRACE_S = 15.0
 
@@ -180,7 +180,11 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             cpu_after = monitor.cpu()
             stop.set()
             sampler.join()
-        time.sleep(4)  # let the last settlements land before the money checks
+        # Let the last settlements land (up to 30 s) before the money checks.
+        from games.models import Hand
+
+        unsettled = Hand.objects.filter(ended_at__isnull=False, settled=False)
+        wait_until(lambda: not unsettled.exists(), 30, 0.5)
         load = summarise(run, args.seconds)
         window = [x for x in samples if run.in_window(x[0])]
         if len(window) >= 2:

@@ -68,6 +68,22 @@ def protocol_error(code: str, template: Any) -> ProtocolError:
     return err
 
 
+def _has_nul(message: Any) -> bool:
+    """Whether any string in the parsed message (keys included) holds a NUL."""
+    pending = [message]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
+
+
 class RoomSocket(AsyncWebsocketConsumer):
     """What the lobby and table sockets share: language, auth, limits, JSON."""
 
@@ -139,10 +155,12 @@ class RoomSocket(AsyncWebsocketConsumer):
             raise protocol_error("message_too_large", _("Messages are limited to 8 KB."))
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise protocol_error("bad_json", _("That message is not valid JSON.")) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise protocol_error("bad_message", _("A message is a JSON object with a type."))
+        if _has_nul(message):  # PostgreSQL text and jsonb cannot hold it
+            raise protocol_error("nul_character", _("Text may not contain the NUL character."))
         return message
 
     async def refuse(self, err: ServiceError, client_id: Any) -> None:

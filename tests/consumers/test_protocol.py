@@ -6,8 +6,9 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from games import publish, services
-from games.models import Seat
+from games.models import ChatMessage, Seat
 
+from ..services.test_tables import table_snapshot
 from .helpers import Client, token_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -85,6 +86,49 @@ def test_bad_messages_get_errors_then_a_1008_close(make_user):
         assert "rate_limited" in codes
 
     run(scenario)
+
+
+def test_nul_characters_and_deep_nesting_are_refused_and_change_nothing(make_user):
+    """PostgreSQL text and jsonb cannot hold NUL: a seed, an id or a chat line
+    with one used to end the socket with 1011 (found by bench/fuzz.py)."""
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+    token = token_for(lan)
+
+    def picture():  # what the refused messages would have changed
+        seats = Seat.objects.filter(table=table).order_by("position")
+        return (
+            table_snapshot(table)[1:4],
+            list(seats.values_list("ready", "client_seed")),
+            ChatMessage.objects.filter(table=table).count(),
+        )
+
+    before = picture()
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", token)
+        assert await a.connect()
+        await a.until(lambda m: m["type"] == "state")
+        for message in (
+            {"type": "ready", "id": "r1", "client_seed": "seed\x00"},
+            {"type": "ready", "id": "r\x00"},
+            {"type": "chat", "id": "c1", "text": "xin chào\x00"},
+            {"type": "act", "id": "a1", "action": {"type": "play", "cards\x00": ["3s"]}},
+        ):
+            await a.send(**message)
+            refused = await a.recv()
+            assert (refused["type"], refused["code"]) == ("error", "nul_character")
+            assert refused["message"] == "Văn bản không được chứa ký tự NUL."
+        await a.ws.send_to(text_data="[" * 4000 + "]" * 4000)
+        assert (await a.recv())["code"] == "bad_json"
+        await a.send(type="ping", t=1)
+        assert (await a.until(lambda m: m["type"] == "pong"))["t"] == 1
+        await a.close()
+
+    run(scenario)
+    assert picture() == before
 
 
 def test_origin_must_match_when_sent(make_user):
