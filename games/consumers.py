@@ -136,11 +136,16 @@ class RoomSocket(AsyncWebsocketConsumer):
         if self.closed:
             return  # what the client sent before the close arrived
         with translation.override(self.language):
+            message: dict[str, Any] = {}
             try:
                 message = self._parse(text_data, bytes_data)
+                if _has_nul(message):  # PostgreSQL text and jsonb cannot hold it
+                    raise protocol_error(
+                        "nul_character", _("Text may not contain the NUL character.")
+                    )
                 await self.handle(message)
             except ServiceError as err:
-                await self.refuse(err, None)
+                await self.refuse(err, message.get("id"))
 
     def _parse(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
         now = time.monotonic()
@@ -159,8 +164,6 @@ class RoomSocket(AsyncWebsocketConsumer):
             raise protocol_error("bad_json", _("That message is not valid JSON.")) from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise protocol_error("bad_message", _("A message is a JSON object with a type."))
-        if _has_nul(message):  # PostgreSQL text and jsonb cannot hold it
-            raise protocol_error("nul_character", _("Text may not contain the NUL character."))
         return message
 
     async def refuse(self, err: ServiceError, client_id: Any) -> None:

@@ -120,6 +120,7 @@ def test_nul_characters_and_deep_nesting_are_refused_and_change_nothing(make_use
             await a.send(**message)
             refused = await a.recv()
             assert (refused["type"], refused["code"]) == ("error", "nul_character")
+            assert refused["id"] == message["id"]
             assert refused["message"] == "Văn bản không được chứa ký tự NUL."
         await a.ws.send_to(text_data="[" * 4000 + "]" * 4000)
         assert (await a.recv())["code"] == "bad_json"
