@@ -1,4 +1,5 @@
-"""Tell a player's open pages that their balance changed (after commit only)."""
+"""Tell a player's open pages something after commit: their balance changed,
+a moderator acted, a log-out closes their sockets (best effort)."""
 
 import logging
 from typing import Any

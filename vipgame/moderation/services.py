@@ -84,11 +84,6 @@ def audit_record(
     )
 
 
-def _tell(user_id: int, message: dict[str, Any]) -> None:
-    """Best effort after commit, to every lobby and table socket of the user."""
-    tell_user(user_id, message)
-
-
 def _session_keys(user: User) -> list[str]:
     """The user's live sessions (database sessions carry no user column: each
     live session is decoded, once per ban)."""
@@ -145,7 +140,7 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
     )
     user_id = locked.pk
     transaction.on_commit(
-        lambda: _tell(user_id, {"type": "account.banned", "reason": reason}), robust=True
+        lambda: tell_user(user_id, {"type": "account.banned", "reason": reason}), robust=True
     )
     user.is_active = False
     return entry
@@ -213,7 +208,7 @@ def user_mute(*, by: User, user: User, minutes: int, reason: str) -> AuditEntry:
         "reason": locked.muted_reason,
     }
     user_id = locked.pk
-    transaction.on_commit(lambda: _tell(user_id, message), robust=True)
+    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
     return entry
 
 
@@ -237,7 +232,7 @@ def user_unmute(*, by: User, user: User, reason: str) -> AuditEntry:
         after=_mute_picture(locked),
     )
     user_id = locked.pk
-    transaction.on_commit(lambda: _tell(user_id, {"type": "account.unmuted"}), robust=True)
+    transaction.on_commit(lambda: tell_user(user_id, {"type": "account.unmuted"}), robust=True)
     return entry
 
 
