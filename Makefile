@@ -40,8 +40,15 @@ types: $(VENV)/.dev
 	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules
 	$(BIN)/mypy .
 
+# pytest-xdist: each worker has its own test database and Redis keys.
+PYTEST_WORKERS ?= 2
+
 test: lint types translations
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
+
+# Everything but the browser tests and the slow drills / real-process tests.
+test-fast: lint types translations
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -m "not e2e and not slow"
 
 test-rules: $(VENV)/.dev
 	$(BIN)/ruff check games/rules tests/rules

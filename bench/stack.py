@@ -69,8 +69,10 @@ def wait_http(port: int, timeout: float = 60) -> None:
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(requests.ConnectionError):
-            requests.get(f"http://127.0.0.1:{port}/", timeout=2)
+        # A first request can outlast a short read time-out on a loaded machine
+        # (the application is imported on it): wait for it, then try again.
+        with contextlib.suppress(requests.RequestException):
+            requests.get(f"http://127.0.0.1:{port}/", timeout=10)
             return
         time.sleep(0.2)
     raise RuntimeError(f"no server on port {port}")
