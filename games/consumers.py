@@ -171,17 +171,18 @@ class RoomSocket(AsyncWebsocketConsumer):
         caps = [("ws-address", self.address, settings.WS_MAX_SOCKETS_PER_ADDRESS)]
         if self.user.is_authenticated:
             caps.append(("ws-user", str(self.user.pk), settings.WS_MAX_SOCKETS_PER_USER))
-        if not await self._register(caps):
+        if not await self._register(caps, accepted=False):
             return
         await self.open()
 
-    async def _register(self, caps: list[tuple[str, str, int]]) -> bool:
+    async def _register(self, caps: list[tuple[str, str, int]], *, accepted: bool = True) -> bool:
         """Count this socket against the per-address and per-user caps (every
         process shares them in Redis); over a cap, say so and close (4429)."""
         refused = await asyncio.to_thread(limits.socket_join, self.channel_name, caps)
         if refused:
             if not self.closed:
-                await self.accept()
+                if not accepted:
+                    await self.accept()
                 with translation.override(self.language):
                     await self.send_json(
                         {"type": "error", "id": None, **TooManySockets().as_dict()}

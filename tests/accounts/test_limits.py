@@ -93,9 +93,7 @@ def web_signup(n, forwarded, peer=ATTACKER):
         ([], "not-an-address", [], None),
     ],
 )
-def test_the_client_is_the_rightmost_untrusted_address(
-    settings, trusted, peer, forwarded, client
-):
+def test_the_client_is_the_rightmost_untrusted_address(settings, trusted, peer, forwarded, client):
     settings.TRUSTED_PROXIES = trusted
 
     assert resolve(peer, forwarded) == client
