@@ -129,7 +129,8 @@ def test_ssl_redirect_is_not_skipped_by_a_forged_proto_header(settings):
     forged = Client(REMOTE_ADDR=ATTACKER).get("/", HTTP_X_FORWARDED_PROTO="https")
     proxied = Client(REMOTE_ADDR=PROXY).get("/", HTTP_X_FORWARDED_PROTO="https")
 
-    assert forged.status_code == 301 and forged["Location"].startswith("https://")
+    assert forged.status_code == 301
+    assert forged["Location"].startswith("https://")
     assert proxied.status_code == 200
 
 
@@ -143,7 +144,8 @@ def test_api_sign_ups_rotating_forwarded_for_from_an_untrusted_peer_are_limited(
 
     assert answers == [201, 201, 201, 429, 429]
     refused = api_signup(9, "198.51.100.99")
-    assert refused.json()["code"] == "throttled" and refused.json()["details"]["wait"] > 0
+    assert refused.json()["code"] == "throttled"
+    assert refused.json()["details"]["wait"] > 0
     users, grants, _tokens, _sessions = picture()
     assert users == sorted([*before[0], "farm0", "farm1", "farm2"])
     assert grants == before[1] + 3

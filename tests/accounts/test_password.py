@@ -47,7 +47,8 @@ def change_on_the_site(lan: User, changer: Browser, staff: Browser) -> Browser |
         "/accounts/password/",
         {"old_password": PASSWORD, "new_password1": NEW, "new_password2": NEW},
     )
-    assert response.status_code == 302 and response["Location"] == "/accounts/password/done/"
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/password/done/"
     return changer  # this browser stays logged in
 
 
@@ -175,6 +176,7 @@ def test_a_hash_upgrade_at_log_in_is_not_a_password_change(make_user, settings):
     )
 
     lan.refresh_from_db()
-    assert lan.password != old_hash and lan.password.startswith("scrypt$")
+    assert lan.password != old_hash
+    assert lan.password.startswith("scrypt$")
     assert response.json()["token"] == token
     assert Token.objects.get(user=lan).key == token
