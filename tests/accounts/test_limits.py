@@ -112,7 +112,12 @@ def test_forwarded_proto_counts_only_from_a_trusted_proxy(settings):
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     settings.TRUSTED_PROXIES = [PROXY]
     seen = []
-    middleware = ProxyHeadersMiddleware(lambda r: seen.append(r.is_secure()) or HttpResponse())
+
+    def view(request):
+        seen.append(request.is_secure())
+        return HttpResponse()
+
+    middleware = ProxyHeadersMiddleware(view)
 
     for peer in (ATTACKER, PROXY):
         request = RequestFactory().get("/", REMOTE_ADDR=peer, HTTP_X_FORWARDED_PROTO="https")
