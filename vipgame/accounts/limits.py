@@ -61,7 +61,10 @@ def signup_take(request: HttpRequest) -> None:
 def login_check(request: HttpRequest | None) -> None:
     """Count a log-in attempt from the request's address; refuse when the
     address is over ``LOGIN_FAILURE_RATE`` (failures, checked first and not
-    counted) or ``LOGIN_RATE`` (attempts)."""
+    counted) or ``LOGIN_RATE`` (attempts). Without a request (code calling
+    ``authenticate()`` itself, not a client) there is no address to limit."""
+    if request is None:
+        return
     address = _address(request)
     failures = limits.take(
         "login-failures", address, limits.settings_rate("LOGIN_FAILURE_RATE"), record=False
