@@ -98,18 +98,6 @@ def scope_client_ip(scope: dict[str, Any]) -> str | None:
     return resolve(peer, _headers(scope, b"x-forwarded-for"))
 
 
-def scope_is_secure(scope: dict[str, Any]) -> bool:
-    """Whether the connection came over TLS: the server's own scheme, or a
-    trusted proxy's ``X-Forwarded-Proto: https``."""
-    if scope.get("scheme") in ("https", "wss"):
-        return True
-    client = scope.get("client")
-    if not is_trusted(parse_address(str(client[0]) if client else None)):
-        return False
-    proto = _headers(scope, b"x-forwarded-proto")
-    return bool(proto) and proto[-1].split(",")[-1].strip().lower() == "https"
-
-
 class ProxyHeadersMiddleware:
     """First in ``MIDDLEWARE``: a request whose peer is not a trusted proxy
     loses its ``X-Forwarded-*`` headers, so ``SECURE_PROXY_SSL_HEADER``

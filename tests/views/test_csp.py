@@ -86,3 +86,27 @@ def test_the_api_docs_load_their_script_from_a_file(make_user):
     script = client.get(init.replace("&amp;", "&"))
     assert script.status_code == 200
     assert "SwaggerUIBundle" in script.content.decode()
+
+
+def test_the_admin_pages_have_no_inline_script_or_handler(make_user):
+    staff, lan = make_user(is_staff=True), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    client = Client()
+    client.force_login(staff)
+
+    for path in (
+        "/admin/",
+        "/admin/accounts/user/",
+        f"/admin/accounts/user/{lan.pk}/change/",
+        f"/admin/accounts/user/{lan.pk}/password/",
+        "/admin/games/table/",
+        f"/admin/games/table/{table.pk}/change/",
+        "/admin/moderation/integrityreport/",
+        "/admin/login/",
+    ):
+        response = client.get(path)
+        html = response.content.decode()
+        assert response.status_code in (200, 302), path
+        assert "script-src 'self'" in response["Content-Security-Policy"], path
+        assert not INLINE_SCRIPT.search(html), (path, INLINE_SCRIPT.search(html))
+        assert not HANDLER.search(html), (path, HANDLER.search(html))
