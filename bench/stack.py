@@ -141,6 +141,9 @@ class Stack:
             # person's 30 messages in 10 s. The flood limit itself is tested in
             # tests/consumers and by the fuzzer.
             WS_RATE_LIMIT="1000",
+            # Every client of the benchmarks is on 127.0.0.1 (thousands of sockets):
+            # the per-address cap is tested in tests/consumers/test_limits.py.
+            WS_MAX_SOCKETS_PER_ADDRESS="0",
             PATH=f"{BIN}:{env.get('PATH', '')}",
         )
         env.update(self.extra_env)

@@ -26,10 +26,13 @@ from redis.exceptions import RedisError
 
 from games import publish, selectors, services
 from games.errors import ChatMuted, GameError, TableNotFound
+from vipgame import limits
+from vipgame.accounts.models import User
 from vipgame.accounts.services import credential_mark
 from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
+from vipgame.net import scope_client_ip
 from wallet.notify import user_group as wallet_group
 
 from .ws_auth import header, user_for_token
@@ -55,11 +58,46 @@ MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
 ACCOUNT_BANNED = 4401
 LOGGED_OUT = 4400
+TOO_MANY_SOCKETS = 4429
 HEARTBEAT_S = 15
 
 
 class ProtocolError(ServiceError):
     code = "bad_message"
+
+
+class AccountInactive(ServiceError):
+    """The account was deactivated (banned) while this socket was open: its
+    ban message may have been lost, the database says so on every action."""
+
+    code = "account_banned"
+    template = _("Your account is no longer active.")
+    status = 403
+
+
+class TooManySockets(ServiceError):
+    code = "too_many_sockets"
+    template = _("Too many open connections: close another tab or device first.")
+    status = 429
+
+
+class ChatTooFast(ServiceError):
+    code = "chat_rate_limited"
+    template = _("You are chatting too fast: wait %(wait)s seconds.")
+    status = 429
+
+
+def as_active(service: Any) -> Any:
+    """``service`` run only while the user's account is active (read in the same
+    database thread, just before it): a ban whose message never reached this
+    socket still stops every action."""
+
+    def run(*, user: Any, **kwargs: Any) -> Any:
+        if not User.objects.filter(pk=user.pk, is_active=True).exists():
+            raise AccountInactive()
+        return service(user=user, **kwargs)
+
+    return run
 
 
 def protocol_error(code: str, template: Any) -> ProtocolError:
@@ -127,7 +165,48 @@ class RoomSocket(AsyncWebsocketConsumer):
         self.sent_at: deque[float] = deque()
         self.strikes: deque[float] = deque()
         self.closed = False
+        self.address = scope_client_ip(self.scope) or "unknown"
+        self.socket_keys: list[tuple[str, str, int]] = []
+        self.registered_at = 0.0
+        caps = [("ws-address", self.address, settings.WS_MAX_SOCKETS_PER_ADDRESS)]
+        if self.user.is_authenticated:
+            caps.append(("ws-user", str(self.user.pk), settings.WS_MAX_SOCKETS_PER_USER))
+        if not await self._register(caps, accepted=False):
+            return
         await self.open()
+
+    async def _register(self, caps: list[tuple[str, str, int]], *, accepted: bool = True) -> bool:
+        """Count this socket against the per-address and per-user caps (every
+        process shares them in Redis); over a cap, say so and close (4429)."""
+        refused = await asyncio.to_thread(limits.socket_join, self.channel_name, caps)
+        if refused:
+            if not self.closed:
+                if not accepted:
+                    await self.accept()
+                with translation.override(self.language):
+                    await self.send_json(
+                        {"type": "error", "id": None, **TooManySockets().as_dict()}
+                    )
+                await self.close(code=TOO_MANY_SOCKETS)
+                self.closed = True
+            return False
+        self.socket_keys.extend(caps)
+        self.registered_at = time.monotonic()
+        return True
+
+    async def _renew(self) -> None:
+        """With the heartbeat: this socket still counts (a process that dies
+        without closing its sockets stops renewing them; they age out)."""
+        if self.socket_keys and time.monotonic() - self.registered_at > HEARTBEAT_S:
+            self.registered_at = time.monotonic()
+            await asyncio.to_thread(limits.socket_join, self.channel_name, self.socket_keys)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        keys = [(scope, ident) for scope, ident, _cap in getattr(self, "socket_keys", ())]
+        if keys:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(limits.socket_leave, self.channel_name, keys)
+        await super().websocket_disconnect(message)
 
     async def open(self) -> None:
         await self.accept()
@@ -207,6 +286,9 @@ class RoomSocket(AsyncWebsocketConsumer):
         user = await user_for_token(token)
         if not user.is_authenticated:
             raise PermissionDenied()
+        cap = ("ws-user", str(user.pk), settings.WS_MAX_SOCKETS_PER_USER)
+        if cap not in self.socket_keys and not await self._register([cap]):
+            return False
         self.user = user
         self.credentials = {credential_mark(token)}
         if isinstance(message.get("lang"), str):
@@ -222,11 +304,12 @@ class RoomSocket(AsyncWebsocketConsumer):
         await self.close(code=ACCOUNT_BANNED)
 
     async def account_logged_out(self, event: dict[str, Any]) -> None:
-        """The token or browser session this socket was opened with was ended."""
+        """The token or browser session this socket was opened with was ended
+        (``all``: every credential of the user, after a password change)."""
         marks = set(event.get("tokens") or ())
         if event.get("session"):
             marks.add(event["session"])
-        if self.credentials.isdisjoint(marks):
+        if not event.get("all") and self.credentials.isdisjoint(marks):
             return
         await self.send_json({"type": "event", "event": "logged_out"})
         await self.close(code=LOGGED_OUT)
@@ -274,6 +357,7 @@ class LobbySocket(RoomSocket):
         kind = message["type"]
         if kind == "ping":
             await self.pong(message)
+            await self._renew()
             now = time.monotonic()
             if now - getattr(self, "heard_at", 0.0) > HEARTBEAT_S:  # renew (see TableSocket)
                 self.heard_at = now
@@ -283,8 +367,8 @@ class LobbySocket(RoomSocket):
                         wallet_group(self.user.pk), self.channel_name
                     )
         elif kind == "auth":
-            await self.authenticate(message)
-            await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
+            if await self.authenticate(message):
+                await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
         else:
             raise protocol_error("unknown_type", _("Unknown message type."))
 
@@ -369,6 +453,10 @@ class TableSocket(RoomSocket):
         return result
 
     async def _call(self, service: Any, **kwargs: Any) -> Any:
+        """A table service for this socket's user; an action (``act`` and the
+        other ACTIONS) runs only while the account is active."""
+        if service is not services.seat_presence:
+            service = as_active(service)
         return await db(service)(table_id=self.table_id, user=self.user, **kwargs)
 
     async def _deliver(
@@ -403,6 +491,7 @@ class TableSocket(RoomSocket):
         client_id = message.get("id")
         if kind == "ping":
             await self.pong(message)
+            await self._renew()
             await self._heartbeat()
             return
         if kind == "sync":
@@ -424,6 +513,11 @@ class TableSocket(RoomSocket):
             return
         try:
             result = await handler(self, message)
+        except AccountInactive as err:
+            await self.refuse(err, client_id)
+            await self.close(code=ACCOUNT_BANNED)
+            self.closed = True
+            return
         except ServiceError as err:
             await self.refuse(err, client_id)
             if kind == "act":
@@ -460,6 +554,11 @@ class TableSocket(RoomSocket):
         )
 
     async def do_chat(self, message: dict[str, Any]) -> Any:
+        """Chat lines are limited per user over all of their sockets (``WS_CHAT_RATE``)."""
+        rate = limits.settings_rate("WS_CHAT_RATE")
+        wait = await asyncio.to_thread(limits.take, "chat", str(self.user.pk), rate)
+        if wait:
+            raise ChatTooFast(wait=max(1, round(wait)))
         await self._call(services.chat_post, text=message.get("text"))
 
     async def do_buy_in(self, message: dict[str, Any]) -> Any:

@@ -1,7 +1,9 @@
 """WebSocket authentication and origin checks.
 
 Browsers authenticate with the Django session and always send ``Origin``,
-which must then be one of ``ALLOWED_HOSTS``. Mobile apps send a DRF token in
+which must then be one of ``ALLOWED_ORIGINS``: scheme, host and port all
+compared (a page on another port of the same host is another origin). Mobile
+apps send a DRF token in
 the ``Authorization`` header (or in a first ``auth`` message) and usually no
 ``Origin``: a missing Origin is accepted, since a cross-site page cannot open
 a socket without one.
@@ -9,11 +11,13 @@ a socket without one.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+from urllib.parse import urlsplit
 
 from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
-from channels.security.websocket import OriginValidator
+from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
@@ -52,15 +56,46 @@ class TokenAuthMiddleware:
         return await self.app(scope, receive, send)
 
 
-class BrowserOriginValidator(OriginValidator):
-    def valid_origin(self, parsed_origin: Any) -> bool:
-        if parsed_origin is None:
-            return True
-        return bool(self.validate_origin(parsed_origin))
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_key(origin: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an origin, the port made explicit; None when
+    it is not an http(s) origin (``null``, a file, garbage)."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in DEFAULT_PORTS or not host or parts.path not in ("", "/"):
+        return None
+    return scheme, host, port if port is not None else DEFAULT_PORTS[scheme]
+
+
+@lru_cache(maxsize=4)
+def _allowed(origins: tuple[str, ...]) -> frozenset[tuple[str, str, int]]:
+    return frozenset(key for key in map(origin_key, origins) if key is not None)
+
+
+def origin_allowed(origin: str) -> bool:
+    key = origin_key(origin)
+    return key is not None and key in _allowed(tuple(settings.ALLOWED_ORIGINS))
+
+
+class BrowserOriginValidator:
+    """Refuse the handshake (403) when an ``Origin`` is sent and is not one of
+    ``ALLOWED_ORIGINS``; no ``Origin``: a non-browser client (token)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        origin = header(scope, b"origin")
+        if origin is not None and not origin_allowed(origin):
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.app(scope, receive, send)
 
 
 def websocket_stack(app: Any) -> Any:
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not hosts:
-        hosts = ["localhost", "127.0.0.1", "[::1]"]
-    return BrowserOriginValidator(AuthMiddlewareStack(TokenAuthMiddleware(app)), hosts)
+    return BrowserOriginValidator(AuthMiddlewareStack(TokenAuthMiddleware(app)))

@@ -21,6 +21,20 @@ def _fast_password_hashing() -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limits() -> None:
+    """Each test counts its own rate-limit hits and open sockets (vipgame.limits)."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return
+    import uuid
+
+    from vipgame import limits
+
+    limits.NAMESPACE = uuid.uuid4().hex[:12]
+
+
 @pytest.fixture
 def make_user(db: None) -> Callable[..., "User"]:
     """A registered player (with the sign-up grant), or staff with ``is_staff=True``."""

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "vipgame.accounts",
     "vipgame.moderation",
     "wallet",
@@ -53,7 +54,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vipgame.net.ProxyHeadersMiddleware",  # trust-access: first, before anything reads headers
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "vipgame.middleware.LanguageMiddleware",
@@ -64,6 +67,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
+    "vipgame.accounts.limits.LoginLimitMiddleware",
 ]
 
 ROOT_URLCONF = "vipgame.urls"
@@ -170,6 +174,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "vipgame.accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
@@ -226,14 +231,12 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "vipgame.api.pagination.Pages",
     "EXCEPTION_HANDLER": "vipgame.api.errors.exception_handler",
-    # Per user on every POST; per address on log-in and sign-up ("none" turns one off).
+    # Per user on every POST ("none" turns it off); log-in and sign-up limits per
+    # address are SIGNUP_RATE / LOGIN_RATE / LOGIN_FAILURE_RATE (vipgame.accounts.limits).
     "DEFAULT_THROTTLE_CLASSES": ["vipgame.api.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "writes": throttle_rate("API_RATE_WRITES", "120/min"),
-        "login": throttle_rate("API_RATE_LOGIN", "20/min"),
-        "signup": throttle_rate("API_RATE_SIGNUP", "10/hour"),
     },
-    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
@@ -272,8 +275,6 @@ INTEGRITY_MIN_SHARE_PERCENT = env.int("INTEGRITY_MIN_SHARE_PERCENT", default=80)
 DEVICE_COOKIE_NAME = "device"
 DEVICE_COOKIE_AGE = 2 * 365 * 24 * 3600
 SIGHTING_REFRESH_S = env.int("SIGHTING_REFRESH_S", default=600)
-# Behind a proxy: the META key holding the client address (e.g. HTTP_X_REAL_IP).
-CLIENT_IP_HEADER = env.str("CLIENT_IP_HEADER", default="")
 # Clocks and bot think times of the tables the lobby creates, e.g.
 # TABLE_DEFAULTS=arrange_seconds=30,reveal_seconds=1,bot_delay_ms=100,bot_delay_max_ms=300
 # (any of the Table fields *_seconds, bot_delay_ms, bot_delay_max_ms; the browser tests
@@ -285,6 +286,8 @@ for _key in TABLE_DEFAULTS:
         raise ImproperlyConfigured(f"TABLE_DEFAULTS: unknown field {_key}")
 
 if not DEBUG:
+    # Honoured only when the peer is one of TRUSTED_PROXIES: vipgame.net.ProxyHeadersMiddleware
+    # drops X-Forwarded-Proto from anyone else.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SESSION_COOKIE_SECURE = True
@@ -294,6 +297,54 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
+
+# --- trust-access (issue 13 items 7-10): client addresses, limits, sockets, CSP ---------
+# The one client-address policy (vipgame.net): the socket peer, unless it is one of these
+# proxies (addresses or CIDR networks, comma-separated); then the rightmost address of
+# X-Forwarded-For that is not a trusted proxy. Empty: no forwarded header is believed.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+AXES_CLIENT_IP_CALLABLE = "vipgame.net.client_ip"
+# Per client address ("none" turns one off; e.g. 10/hour, 20/min, 5/10s):
+SIGNUP_RATE = env.str("SIGNUP_RATE", default="10/hour")  # accounts created, web + API together
+LOGIN_RATE = env.str("LOGIN_RATE", default="20/min")  # log-in attempts: web, API and admin
+LOGIN_FAILURE_RATE = env.str("LOGIN_FAILURE_RATE", default="30/hour")  # failures, any username
+# Open WebSockets per user and per address (0: no cap), and chat lines per user over all
+# of their sockets.
+WS_MAX_SOCKETS_PER_USER = env.int("WS_MAX_SOCKETS_PER_USER", default=10)
+WS_MAX_SOCKETS_PER_ADDRESS = env.int("WS_MAX_SOCKETS_PER_ADDRESS", default=100)
+WS_CHAT_RATE = env.str("WS_CHAT_RATE", default="5/10s")
+# Origins (scheme://host[:port]) whose pages may open a WebSocket with the session cookie.
+# Default: CSRF_TRUSTED_ORIGINS, https:// on each ALLOWED_HOSTS name and, with DEBUG,
+# http:// on WEB_PORT (make run's address).
+_web_port = env.int("WEB_PORT", default=8000)
+ALLOWED_ORIGINS = env.list(
+    "ALLOWED_ORIGINS",
+    default=[
+        *CSRF_TRUSTED_ORIGINS,
+        *(
+            origin
+            for host in ALLOWED_HOSTS
+            if host and not host.startswith(".") and host != "*"
+            for origin in ([f"https://{host}"] + ([f"http://{host}:{_web_port}"] if DEBUG else []))
+        ),
+    ],
+)
+# Content-Security-Policy (django-csp): no inline script or style, nothing from elsewhere.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# --- end trust-access ------------------------------------------------------------------
 
 LOGGING = {
     "version": 1,

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from vipgame.accounts import api as accounts_api
 from vipgame.api import views as api_views
@@ -12,6 +12,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("auth/login", accounts_api.LoginView.as_view(), name="api-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="api-logout"),
     path("auth/signup", accounts_api.SignupView.as_view(), name="api-signup"),
+    path("auth/password", accounts_api.PasswordView.as_view(), name="api-password"),
     path("me", accounts_api.MeView.as_view(), name="api-me"),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
@@ -27,7 +28,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^api/", api_views.not_found),
 ]
 

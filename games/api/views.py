@@ -247,7 +247,11 @@ class BotView(APIView):
     @extend_schema(
         operation_id="tables_add_bot",
         summary="Seat a bot",
-        description="The table's owner, a player seated there, or staff may ask.",
+        description=(
+            "The table's owner or a player seated there may ask; staff may too at a "
+            "public table. At a private table anyone else, staff included, gets "
+            "`private_table` (403)."
+        ),
         request=s.BotIn,
         responses={
             200: s.TableStateOut,

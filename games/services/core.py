@@ -231,7 +231,9 @@ class TableTx:
                     {"type": "table.state", "payload": public, "personal": True},
                 )
             )
-        if self.lobby_changed:
+        # Private tables are never in the lobby (nor in its first list): their
+        # players know them from the invite link.
+        if self.lobby_changed and not table.is_private:
             entry = publish.lobby_entry(table, seats)
             messages.append((publish.LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
         return messages

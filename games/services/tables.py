@@ -222,11 +222,14 @@ def _fill_with_bots(tx: TableTx) -> None:
 
 @transaction.atomic
 def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> Seat:
-    """Seat a bot (the table's owner, a seated player, or staff may ask)."""
+    """Seat a bot. The table's owner or a player seated there may ask; staff
+    may too at a public table. A private table is its owner's and invited
+    players' game: anyone else, staff included, gets ``private_table``."""
     tx = TableTx(table_id)
-    if not (user.is_staff or tx.table.owner_id == user.pk or tx.seat_of(user) is not None):
+    seated = tx.seat_of(user) is not None
+    if not (user.is_staff or tx.table.owner_id == user.pk or seated):
         raise PermissionDenied()
-    _check_open(tx, user, "")
+    _check_open(tx, user, tx.table.invite_code if seated else "")
     if len(tx.seats) >= tx.table.seat_count:
         raise NoBotSeat()
     seat = _add_bot(tx, position)

@@ -23,8 +23,9 @@ PASSWORD = "Bai-Tien-Len-42"
 def throttles_off(settings: Any) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"writes": None, "login": None, "signup": None},
+        "DEFAULT_THROTTLE_RATES": {"writes": None},
     }
+    settings.SIGNUP_RATE = settings.LOGIN_RATE = settings.LOGIN_FAILURE_RATE = None
 
 
 def client_for(user: Any = None, language: str | None = None) -> APIClient:

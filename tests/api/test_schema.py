@@ -26,6 +26,7 @@ OPERATIONS = {
     ("post", "/api/v1/auth/login"),
     ("post", "/api/v1/auth/logout"),
     ("post", "/api/v1/auth/signup"),
+    ("post", "/api/v1/auth/password"),
     ("get", "/api/v1/me"),
     ("get", "/api/v1/wallet"),
     ("get", "/api/v1/wallet/ledger"),

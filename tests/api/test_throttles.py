@@ -15,8 +15,10 @@ pytestmark = pytest.mark.django_db
 def rates(settings, **rates):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"writes": None, "login": None, "signup": None, **rates},
+        "DEFAULT_THROTTLE_RATES": {"writes": None, **rates},
     }
+    # Log-in and sign-up: per-address limits of vipgame.accounts.limits (web and API).
+    settings.SIGNUP_RATE = settings.LOGIN_RATE = settings.LOGIN_FAILURE_RATE = None
 
 
 def test_writes_are_throttled_per_user_and_reads_are_not(settings, make_user, api, monkeypatch):
@@ -39,7 +41,8 @@ def test_writes_are_throttled_per_user_and_reads_are_not(settings, make_user, ap
 
 
 def test_log_in_is_throttled_per_address(settings, make_user):
-    rates(settings, login="2/min")
+    rates(settings)
+    settings.LOGIN_RATE = "2/min"
     make_user(username="lan")
     here = APIClient(REMOTE_ADDR="10.0.0.1")
     there = APIClient(REMOTE_ADDR="10.0.0.2")
@@ -53,7 +56,8 @@ def test_log_in_is_throttled_per_address(settings, make_user):
 
 
 def test_sign_up_is_throttled_per_address(settings):
-    rates(settings, signup="1/hour")
+    rates(settings)
+    settings.SIGNUP_RATE = "1/hour"
     client = APIClient(REMOTE_ADDR="10.0.0.3")
 
     first = client.post(

@@ -61,7 +61,16 @@ def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
     test database is flushed (a worker mid-transaction would deadlock the flush)."""
     var = tmp_path_factory.mktemp("e2e")
     port = free_port()
-    env = process_env(var, TABLE_DEFAULTS=E2E_TABLE_DEFAULTS, AXES_ENABLED="0")
+    env = process_env(
+        var,
+        TABLE_DEFAULTS=E2E_TABLE_DEFAULTS,
+        AXES_ENABLED="0",
+        # The browser's pages are on this port; every test signs up from 127.0.0.1
+        # (the limits have their own tests: tests/accounts/test_limits.py).
+        ALLOWED_ORIGINS=f"http://127.0.0.1:{port}",
+        SIGNUP_RATE="none",
+        LOGIN_RATE="none",
+    )
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with (
         running(daphne(port), env, var / "daphne.log"),

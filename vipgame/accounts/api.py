@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from vipgame.api.schema import errors
-from vipgame.api.throttling import LoginThrottle, SignupThrottle
 
+from .limits import signup_take
 from .models import User
-from .services import token_issue, token_login, token_logout, user_register
+from .services import password_change, token_issue, token_login, token_logout, user_register
 
 
 class UserOut(serializers.ModelSerializer[User]):
@@ -61,9 +61,28 @@ class SignupIn(serializers.Serializer[dict[str, Any]]):
         return attrs
 
 
+class PasswordIn(serializers.Serializer[dict[str, Any]]):
+    old_password = serializers.CharField(max_length=128, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            validate_password(attrs["new_password"], self.context["user"])
+        except DjangoValidationError as err:
+            raise serializers.ValidationError({"new_password": list(err.messages)}) from None
+        return attrs
+
+
+LIMITS = (
+    'Per client address (README "Security"): `LOGIN_RATE` attempts and '
+    "`LOGIN_FAILURE_RATE` failures over every username, then `throttled` (429, "
+    "`details.wait`), even with the right password."
+)
+
+
 class LoginView(APIView):
     permission_classes = [AllowAny]
-    throttle_classes = [LoginThrottle]
+    throttle_classes: list[Any] = []
 
     @extend_schema(
         operation_id="auth_login",
@@ -71,7 +90,7 @@ class LoginView(APIView):
         description=(
             "Checks the password through django-axes: 5 failures for a username from one "
             "address lock it out for 15 minutes (`locked_out`, 429). Bots never log in. "
-            "The token is the same on every device until log-out."
+            "The token is the same on every device until log-out or a password change. " + LIMITS
         ),
         request=LoginIn,
         responses={
@@ -108,16 +127,43 @@ class LogoutView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class PasswordView(APIView):
+    @extend_schema(
+        operation_id="auth_password",
+        summary="Change your password",
+        description=(
+            "Checks the current password and Django's validators "
+            "(`details.new_password`), then revokes every API token and browser session "
+            "of the account and closes its open sockets (code 4400): every device must "
+            "log in again. Answers a new token for this client."
+        ),
+        request=PasswordIn,
+        responses={200: TokenOut, **errors(400, 401, 403, 429, bad=["wrong_password"])},
+    )
+    def post(self, request: Request) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        data = PasswordIn(data=request.data, context={"user": user})
+        data.is_valid(raise_exception=True)
+        token = password_change(
+            user=user,
+            old_password=data.validated_data["old_password"],
+            new_password=data.validated_data["new_password"],
+        )
+        return Response(TokenOut({"token": token, "user": user}).data)
+
+
 class SignupView(APIView):
     permission_classes = [AllowAny]
-    throttle_classes = [SignupThrottle]
+    throttle_classes: list[Any] = []
 
     @extend_schema(
         operation_id="auth_signup",
         summary="Sign up",
         description=(
             "Creates a player with the sign-up grant of chips and returns their token. "
-            "The password must pass Django's validators (`details.password`)."
+            "The password must pass Django's validators (`details.password`). Sign-ups "
+            "are limited per client address, web and API together (`SIGNUP_RATE`, "
+            "`throttled` with `details.wait`)."
         ),
         request=SignupIn,
         responses={201: TokenOut, **errors(400, 429)},
@@ -126,6 +172,7 @@ class SignupView(APIView):
     def post(self, request: Request) -> Response:
         data = SignupIn(data=request.data)
         data.is_valid(raise_exception=True)
+        signup_take(request._request)
         try:
             user = user_register(**data.validated_data)
         except IntegrityError:  # the same name taken a moment ago

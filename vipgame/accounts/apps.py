@@ -8,8 +8,10 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts")
 
     def ready(self) -> None:
-        from django.contrib.auth.signals import user_logged_out
+        from django.contrib.auth.signals import user_logged_out, user_login_failed
 
+        from .limits import login_failed
         from .services import session_ended
 
         user_logged_out.connect(session_ended, dispatch_uid="accounts.session_ended")
+        user_login_failed.connect(login_failed, dispatch_uid="accounts.login_failed")

@@ -13,3 +13,9 @@ class LockedOut(ServiceError):
     code = "locked_out"
     template = _("Too many failed log-ins: try again in %(minutes)s minutes.")
     status = 429
+
+
+class WrongPassword(ServiceError):
+    code = "wrong_password"
+    template = _("Your current password is wrong.")
+    status = 400

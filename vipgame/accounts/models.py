@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -13,6 +15,17 @@ class User(AbstractUser):
 
     class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
         swappable = "AUTH_USER_MODEL"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # A new password (set_password, then save) on an existing account: every
+        # API token and session is revoked and the sockets close (a hash
+        # upgrade at log-in clears _password first and is not a change).
+        changed = self._password is not None and not self._state.adding  # type: ignore[attr-defined]
+        super().save(*args, **kwargs)
+        if changed:
+            from .services import credentials_revoke
+
+            credentials_revoke(user=self)
 
     def __str__(self) -> str:
         return self.display_name or self.username

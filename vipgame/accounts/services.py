@@ -5,14 +5,17 @@ from typing import Any
 from django.contrib.auth import SESSION_KEY, authenticate, logout
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from wallet.notify import tell_user
 from wallet.services import account_for_user, signup_grant
 
 from .errors import InvalidCredentials, LockedOut
+from .limits import LIMITED, TooManyAttempts
 from .models import User
 
 
@@ -46,6 +49,9 @@ def token_login(*, request: HttpRequest, username: str, password: str) -> tuple[
     Bots never log in. The token is the same on every device until log-out.
     """
     user = authenticate(request, username=username, password=password)
+    wait = getattr(request, LIMITED, None)
+    if wait:
+        raise TooManyAttempts(wait)
     if getattr(request, "axes_locked_out", False):
         from .lockout import cool_off_minutes
 
@@ -93,3 +99,41 @@ def token_logout(*, request: HttpRequest, user: User) -> None:
         logout(request)
     else:
         user_logged_out.send(sender=User, request=request, user=user)
+
+
+def user_session_keys(user: User) -> list[str]:
+    """The user's live sessions (database sessions carry no user column: each
+    live session is decoded; bans and password changes are rare)."""
+    wanted = str(user.pk)
+    return [
+        session.session_key
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if str(session.get_decoded().get(SESSION_KEY)) == wanted
+    ]
+
+
+def credentials_revoke(*, user: User) -> None:
+    """After a password change or reset (any path: the site's form, the API, the
+    admin, ``changepassword``): delete every API token and session of the user
+    and, after commit, close every socket they have open (code 4400). The
+    browser that changed its own password keeps its session: Django gives it a
+    new key right after (``update_session_auth_hash``)."""
+    Token.objects.filter(user=user).delete()
+    Session.objects.filter(session_key__in=user_session_keys(user)).delete()
+    message = {"type": "account.logged_out", "all": True}
+    user_id = user.pk
+    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
+
+
+def password_change(*, user: User, old_password: str, new_password: str) -> str:
+    """The API's password change: check the old one, validate the new one,
+    revoke everything (``credentials_revoke``) and return a fresh token."""
+    from .errors import WrongPassword
+
+    if not user.check_password(old_password):
+        raise WrongPassword()
+    validate_password(new_password, user)
+    with transaction.atomic():
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        return token_issue(user=user)

@@ -5,6 +5,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from .forms import SignupForm
+from .limits import TooManyAttempts, signup_take, too_many
 from .services import user_register
 
 
@@ -13,6 +14,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     next_url = _next_url(request)
     if request.method == "POST" and form.is_valid():
+        try:
+            signup_take(request)
+        except TooManyAttempts as err:
+            return too_many(request, err.params["wait"])
         user = user_register(
             username=form.cleaned_data["username"],
             display_name=form.cleaned_data["display_name"],

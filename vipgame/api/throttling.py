@@ -1,8 +1,11 @@
-"""Per-user throttles on writes and per-address throttles on log-in and sign-up.
+"""Per-user throttles on writes (per address when anonymous).
 
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (settings, from the
 environment) and are read on every request, so a test can change them; a
-rate of ``None`` turns that throttle off.
+rate of ``None`` turns that throttle off. Addresses come from the one
+client-address policy (``vipgame.net``), never from DRF's ``NUM_PROXIES``.
+Log-in and sign-up are limited per address in ``vipgame.accounts.limits``
+(the same limits for the web forms and the API).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+from rest_framework.throttling import UserRateThrottle
+
+from vipgame.net import client_ip
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings
     from rest_framework.request import Request
@@ -19,6 +24,9 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
 
 
 class _LiveRate:
+    def get_ident(self, request: Request) -> str:
+        return client_ip(request._request) or "unknown"
+
     def get_rate(self) -> str | None:
         rate = api_settings.DEFAULT_THROTTLE_RATES.get(str(getattr(self, "scope", "")))
         return rate if isinstance(rate, str) else None
@@ -33,16 +41,3 @@ class WriteThrottle(_LiveRate, UserRateThrottle):
         if request.method in SAFE_METHODS:
             return True
         return super().allow_request(request, view)
-
-
-class AddressThrottle(_LiveRate, SimpleRateThrottle):
-    def get_cache_key(self, request: Request, view: APIView) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
-
-
-class LoginThrottle(AddressThrottle):
-    scope = "login"
-
-
-class SignupThrottle(AddressThrottle):
-    scope = "signup"

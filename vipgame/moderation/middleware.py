@@ -6,7 +6,6 @@ import contextlib
 import re
 import secrets
 from collections.abc import Callable
-from ipaddress import ip_address
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
@@ -15,20 +14,11 @@ from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 
 from vipgame.accounts.models import User
+from vipgame.net import client_ip
 
 from .services import sighting_record
 
 DEVICE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
-
-
-def client_ip(request: HttpRequest) -> str | None:
-    """REMOTE_ADDR, or the last address of ``CLIENT_IP_HEADER`` behind a proxy."""
-    raw = request.META.get(settings.CLIENT_IP_HEADER) if settings.CLIENT_IP_HEADER else None
-    candidate = (raw or "").split(",")[-1].strip() or request.META.get("REMOTE_ADDR", "")
-    try:
-        return str(ip_address(candidate))
-    except ValueError:
-        return None
 
 
 def _session_user(request: HttpRequest) -> str | None:
