@@ -3,8 +3,12 @@
 Each pair of players is settled on its own and itemised as payments with a
 reason: ``chi1``/``chi2``/``chi3`` (chi won on strength), ``lung`` or ``left``
 (chi won because the other side is lủng or left), ``bonus`` (the extra units
-of a special hand, RULES.md 2.5), ``sap`` (the extra of a sweep) and
-``instant`` (an instant win). Net results are zero-sum before the balance cap.
+of a special hand, RULES.md 2.5), ``sap`` (the extra of a sweep, or of a
+pair a lủng player lost under ``lung_pays_sap``; its detail lists the rules
+applied) and ``instant`` (an instant win). With
+``instant_win_stops_comparison`` (maubinh_com) an instant win anywhere at the
+table leaves only the pairs with an instant-win holder. Net results are
+zero-sum before the balance cap.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""The result of a finished hand: itemised payments in units (RULES.md 3.3, 3.5, 3.7)."""
+"""The result of a finished hand: itemised payments in units (RULES.md 3.3, 3.5, 3.7).
+
+Under chặn kết 3 bích each blocked player pays ``chan_ket_3_bich`` to every
+other player who played in the final round; with ``chan_ket_final_round_only``
+(the default) a loser who made no play in that round pays nothing (its chop
+penalties, settled with their chains, stand).
+"""
 
 from __future__ import annotations
 
