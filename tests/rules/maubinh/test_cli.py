@@ -106,6 +106,11 @@ def test_compare_accepts_ten_as_10() -> None:
             "bad_option",
         ),
         ({"op": "maubinh.arrange", "options": {"lung_is_swept": 1}, "cards": HAND}, "bad_option"),
+        ({"op": "maubinh.settle", "options": {"lung_pays_sap": "on"}, "players": []}, "bad_option"),
+        (
+            {"op": "maubinh.compare", "options": {"instant_win_stops_comparison": 0}},
+            "bad_option",
+        ),
         (
             {"op": "maubinh.arrange", "options": {"instant_units": {"dragon": -1}}, "cards": HAND},
             "bad_option",
@@ -184,6 +189,9 @@ requests = st.fixed_dictionaries(
                     "four_aces_village_units",
                     "lung_is_swept",
                     "instant_units",
+                    "instant_win_stops_comparison",
+                    "lung_pays_sap",
+                    "split_instant_tiebreak",
                     "x",
                 ]
             ),
