@@ -222,13 +222,14 @@ def test_rulesets_are_presets_with_named_options() -> None:
     rules = ENGINE.ruleset("vipgame", {"time_bank_max_ms": 60_000})
     assert rules.time_bank_max_ms == 60_000
     assert rules.action_clock_ms == 20_000
-    for preset, options, code in [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         ("casino", {}, "unknown_preset"),
         ("vipgame", {"rake": 5}, "unknown_option"),
         ("vipgame", {"max_players": 12}, "bad_option"),
         ("vipgame", {"short_blind_full_call": 1}, "bad_option"),
         ("vipgame", {"short_blind_full_call": None}, "bad_option"),
-    ]:
+    ]
+    for preset, options, code in cases:
         with pytest.raises(RulesError) as refused:
             ENGINE.ruleset(preset, options)
         assert refused.value.code == code
