@@ -128,11 +128,23 @@ def _post_blind(state: HandState, player: int, amount: int, kind: str) -> None:
 
 
 def top_bet(state: HandState) -> int:
-    return max(state.bets)
+    """The bet to match this round. Preflop with ``short_blind_full_call`` it is
+    at least the full big blind, even when the big blind was posted short."""
+    top = max(state.bets)
+    if state.street == 0 and state.rules.short_blind_full_call:
+        return max(top, state.big_blind_chips)
+    return top
 
 
 def call_amount(state: HandState, player: int) -> int:
-    return min(state.stacks[player], top_bet(state) - state.bets[player])
+    """Chips the player adds to call (at most their stack). Above the highest bet
+    in front of anyone, the full big blind binds only while another live player
+    still has chips to match it: against all-in players alone nobody could."""
+    top = top_bet(state)
+    others = [q for q in range(state.players) if q != player and not state.folded[q]]
+    if top > max(state.bets) and not any(state.stacks[q] for q in others):
+        top = max(state.bets)
+    return max(0, min(state.stacks[player], top - state.bets[player]))
 
 
 def full_raise_size(state: HandState) -> int:
@@ -386,7 +398,7 @@ def _deal_street(state: HandState) -> None:
 
 
 def _return_uncalled(state: HandState) -> None:
-    top = top_bet(state)
+    top = max(state.bets)
     leaders = [p for p in range(state.players) if state.bets[p] == top]
     if top == 0 or len(leaders) != 1 or state.folded[leaders[0]]:
         return

@@ -13,7 +13,8 @@ player's total bet in the round.
 
 A key an op does not know is refused (a misspelt ``max_raise`` must not
 quietly mean "no cap"); ``max_raise`` and ``actions`` may be left out (no
-cap, no actions yet).
+cap, no actions yet), and ``preset`` (``vipgame``) and ``options`` (named
+ruleset overrides such as ``{"short_blind_full_call": false}``) too.
 """
 
 from __future__ import annotations
@@ -25,14 +26,27 @@ from ..cards import cards_str, ensure_distinct, parse_cards
 from ..errors import RulesError
 from . import betting
 from .evaluator import evaluate_text
-from .rules import PRESETS
+from .rules import ruleset
 from .state import HandState
 from .view import current_pots
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 
 _SIMPLE_ACTIONS = {"fold", "check", "call", "all_in"}
-_PLAY_KEYS = frozenset({"op", "stake", "max_raise", "button", "stacks", "hole", "board", "actions"})
+_PLAY_KEYS = frozenset(
+    {
+        "op",
+        "preset",
+        "options",
+        "stake",
+        "max_raise",
+        "button",
+        "stacks",
+        "hole",
+        "board",
+        "actions",
+    }
+)
 _BEST_KEYS = frozenset({"op", "cards"})
 
 
@@ -68,7 +82,8 @@ def _action(item: object, index: int) -> dict[str, Any]:
 
 def play_hand(request: dict[str, Any]) -> HandState:
     _check_keys(request, _PLAY_KEYS)
-    rules = PRESETS["vipgame"]
+    options = request.get("options")
+    rules = ruleset(request.get("preset", "vipgame"), {} if options is None else options)
     stacks = request.get("stacks")
     if not isinstance(stacks, list):
         raise RulesError("bad_request", "stacks must be a list of chip counts, one per player")

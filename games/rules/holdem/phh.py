@@ -11,6 +11,11 @@ the viewer's own cards, or all of them for the house archive
 out of turn in our engine, which PHH cannot express; such a fold is written
 where it happened with the commentary ``left the table`` (pokerkit refuses
 it; our importer replays it as a leave).
+
+A hand whose big blind was posted short replays in pokerkit with the short
+amount as the call, while ``short_blind_full_call`` (RULES.md 4) makes callers
+match the full big blind: the import replays ``cc`` as a call of what our
+ruleset asks.
 """
 
 from __future__ import annotations

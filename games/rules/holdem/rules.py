@@ -28,6 +28,10 @@ class HoldemRules:
     timeouts_to_sit_out: int = 2
     buy_in_min_big_blinds: int = 20
     buy_in_max_big_blinds: int = 100
+    # A big blind posted short (all in) still sets the amount to call at the
+    # full big blind and the minimum raise to two of them (RULES.md 4, changed
+    # on 2026-11-23); off: the short amount posted is the bet to call.
+    short_blind_full_call: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -35,14 +39,25 @@ class HoldemRules:
 
 PRESETS: dict[str, HoldemRules] = {"vipgame": HoldemRules()}
 
-_COUNT_FIELDS = frozenset(f.name for f in fields(HoldemRules)) - {"name"}
+_SWITCH_FIELDS = frozenset({"short_blind_full_call"})
+_COUNT_FIELDS = frozenset(f.name for f in fields(HoldemRules)) - {"name"} - _SWITCH_FIELDS
+# A state stored before a switch existed was played without it.
+_STORED_DEFAULTS = {"short_blind_full_call": False}
 
 
 def ruleset(preset: str, options: Mapping[str, Any]) -> HoldemRules:
     """The preset with ``options`` overriding its named fields."""
-    if preset not in PRESETS:
-        raise RulesError("unknown_preset", f"Unknown Hold'em preset: {preset!r}", preset=preset)
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise RulesError(
+            "unknown_preset", f"Unknown Hold'em preset: {preset!r}", preset=str(preset)
+        )
+    if not isinstance(options, Mapping):
+        raise RulesError("bad_option", "options must be an object")
     for key, value in options.items():
+        if key in _SWITCH_FIELDS:
+            if not isinstance(value, bool):
+                raise RulesError("bad_option", f"Option {key} must be true or false", option=key)
+            continue
         if key not in _COUNT_FIELDS:
             raise RulesError("unknown_option", f"Unknown Hold'em option: {key!r}", option=key)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -71,4 +86,4 @@ def rules_from_dict(data: Mapping[str, Any]) -> HoldemRules:
     unknown = set(data) - known
     if unknown:
         raise RulesError("bad_state", f"Unknown ruleset fields: {sorted(unknown)}")
-    return HoldemRules(**dict(data))
+    return HoldemRules(**{**_STORED_DEFAULTS, **dict(data)})

@@ -8,8 +8,10 @@ ruleset overrides).
 * ``maubinh.settle``: ``players`` (2 to 4 of ``{"chi1", "chi2", "chi3"}``) ->
   ``{"units": [...], "lung": [...], "instant": [...]}`` (units before the balance cap)
 * ``maubinh.arrange``: ``cards`` (13) ->
-  ``{"chi1", "chi2", "chi3", "instant", "expected_units"}``; ``expected_units`` is
-  the arrangement's expected result against one opponent (see ``arranger``)
+  ``{"chi1", "chi2", "chi3", "instant", "expected_units"}``; ``instant`` lists
+  every instant win the cards qualify for under the ruleset, strongest first
+  (the first is the one declared; ``[]`` for none); ``expected_units`` is the
+  arrangement's expected result against one opponent (see ``arranger``)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..cards import cards_str, ensure_distinct, parse_cards
 from ..errors import RulesError
 from .arranger import arrange
 from .chi import Arrangement, compare_chi
+from .instant import qualifying_instants
 from .rules import DEFAULT_PRESET, Ruleset, make_ruleset
 from .settle import contender, settle
 
@@ -55,13 +58,14 @@ def op_settle(request: dict[str, Any]) -> dict[str, Any]:
 
 def op_arrange(request: dict[str, Any]) -> dict[str, Any]:
     rules = _rules(request)
-    result = arrange(rules, parse_cards(request.get("cards"), count=13))
+    cards = parse_cards(request.get("cards"), count=13)
+    result = arrange(rules, cards)
     best = result.best.arrangement
     return {
         "chi1": cards_str(best.chi1),
         "chi2": cards_str(best.chi2),
         "chi3": cards_str(best.chi3),
-        "instant": result.instant,
+        "instant": qualifying_instants(rules, cards),
         "expected_units": round(result.best.expected_units, 4),
     }
 

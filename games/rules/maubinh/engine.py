@@ -32,7 +32,7 @@ from ..errors import RulesError
 from ..game import JSON, Event, GameEngine, Outcome, Payment, Status
 from .arranger import ArrangeResult, Suggestion, arrange
 from .chi import Arrangement, hand_name
-from .instant import top_pair
+from .instant import split_tiebreak, top_pair
 from .rules import Ruleset, make_ruleset
 from .settle import Contender, Settlement, chi_units, settle
 
@@ -87,7 +87,13 @@ def _suggestion_json(suggestion: Suggestion) -> JSON:
 
 def _contenders(state: HandState) -> list[Contender]:
     return [
-        Contender(p.submission, p.analysis.instant, top_pair(p.cards), p.left_at)
+        Contender(
+            p.submission,
+            p.analysis.instant,
+            top_pair(p.cards),
+            p.left_at,
+            split_tiebreak(state.rules, p.cards, p.analysis.instant),
+        )
         for p in state.players
     ]
 

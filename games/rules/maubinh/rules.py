@@ -63,6 +63,27 @@ class Ruleset:
     leaver still counts among "every opponent", so nobody sweeps every
     opponent) and ``leaver_keeps_instant`` (an instant win still decides the
     leaver's pairs instead of the forfeit).
+
+    The contract changes of 2026-11-23, each a switch (a stored state without
+    the field loads with it off, the rule it was played under):
+
+    * ``instant_win_stops_comparison`` (2.6 rule 1): when anyone holds an
+      instant win, nobody compares chi; the others settle only with the
+      instant-win holders.
+    * ``lung_pays_sap`` (2.6 rule 4): a lủng player pays every opponent that is
+      neither lủng nor an instant-win holder its pair total x
+      ``sweep_all_loser_multiplier``, whoever else swept it.
+    * ``four_aces_village_floor`` (2.6 rule 4): the four-aces sweep pays the
+      larger of ``four_aces_village_units`` and the pair total with every
+      multiplier (off: exactly ``four_aces_village_units``).
+    * ``leaver_blocks_swept_by_all`` (2.6 rule 5): a player who left before the
+      reveal did not sweep anyone, so nobody is "swept by every opponent".
+    * ``leaver_counts_as_swept`` (2.6 rule 5): for "sweeps every opponent"
+      (four aces, sập làng) a leaver before the reveal counts as an opponent
+      swept, also in ``sweep_village_min_players`` (off: it is left out).
+    * ``split_instant_tiebreak`` (2.9): two three-flush or two three-straight
+      instant wins are compared chi by chi on each holder's strongest
+      qualifying split.
     """
 
     preset: str
@@ -90,6 +111,12 @@ class Ruleset:
     left_blocks_every_opponent: bool = False
     lung_is_swept: bool = True
     leaver_keeps_instant: bool = False
+    instant_win_stops_comparison: bool = False
+    lung_pays_sap: bool = False
+    four_aces_village_floor: bool = False
+    leaver_blocks_swept_by_all: bool = False
+    leaver_counts_as_swept: bool = False
+    split_instant_tiebreak: bool = False
 
     def instant_rank(self, name: str) -> int:
         """Position of a declared instant win in the strength order (weak = 0)."""
@@ -142,6 +169,9 @@ VIPGAME = Ruleset(
     sweep_village_multiplier=1,
     sweep_village_min_players=3,
     four_aces_village_units=0,
+    four_aces_village_floor=True,
+    leaver_blocks_swept_by_all=True,
+    leaver_counts_as_swept=True,
 )
 
 MAUBINH_COM = Ruleset(
@@ -176,6 +206,11 @@ MAUBINH_COM = Ruleset(
     sweep_village_multiplier=1,
     sweep_village_min_players=3,
     four_aces_village_units=80,
+    instant_win_stops_comparison=True,
+    lung_pays_sap=True,
+    four_aces_village_floor=True,
+    leaver_blocks_swept_by_all=True,
+    leaver_counts_as_swept=True,
 )
 
 CLASSIC = Ruleset(
@@ -209,6 +244,10 @@ CLASSIC = Ruleset(
     sweep_village_multiplier=2,
     sweep_village_min_players=3,
     four_aces_village_units=0,
+    four_aces_village_floor=True,
+    leaver_blocks_swept_by_all=True,
+    leaver_counts_as_swept=True,
+    split_instant_tiebreak=True,
 )
 
 PRESETS: dict[str, Ruleset] = {r.preset: r for r in (VIPGAME, MAUBINH_COM, CLASSIC)}

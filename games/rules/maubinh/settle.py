@@ -3,8 +3,12 @@
 Each pair of players is settled on its own and itemised as payments with a
 reason: ``chi1``/``chi2``/``chi3`` (chi won on strength), ``lung`` or ``left``
 (chi won because the other side is lủng or left), ``bonus`` (the extra units
-of a special hand, RULES.md 2.5), ``sap`` (the extra of a sweep) and
-``instant`` (an instant win). Net results are zero-sum before the balance cap.
+of a special hand, RULES.md 2.5), ``sap`` (the extra of a sweep, or of a
+pair a lủng player lost under ``lung_pays_sap``; its detail lists the rules
+applied) and ``instant`` (an instant win). With
+``instant_win_stops_comparison`` (maubinh_com) an instant win anywhere at the
+table leaves only the pairs with an instant-win holder. Net results are
+zero-sum before the balance cap.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 from ..game import Outcome, Payment
 from ..settlement import cap_debts, nets
 from .chi import Arrangement, chi_bonus, hand_name, is_four_aces
-from .instant import compare_instants, declared_instant, top_pair
+from .instant import compare_instants, declared_instant, split_tiebreak, top_pair
 from .rules import Ruleset
 
 CHIS = (1, 2, 3)
@@ -28,13 +32,16 @@ class Contender:
     ``left_at`` is the number of chi already revealed when the player left
     (0 = before the reveal: loses all three chi, forfeits any instant win and
     is never swept), or None if the player stayed. ``arrangement`` may be
-    None only for a player who left before the reveal.
+    None only for a player who left before the reveal. ``top_pair`` and
+    ``split_key`` break ties between instant wins of the same type
+    (``instant.top_pair``, ``instant.split_tiebreak``).
     """
 
     arrangement: Arrangement | None
     instant: str | None = None
     top_pair: int = -1
     left_at: int | None = None
+    split_key: tuple[int, ...] = ()
 
     @property
     def left_before_reveal(self) -> bool:
@@ -45,7 +52,8 @@ def contender(rules: Ruleset, arrangement: Arrangement, left_at: int | None = No
     cards = arrangement.cards()
     forfeits = left_at == 0 and not rules.leaver_keeps_instant
     instant = None if forfeits else declared_instant(rules, cards)
-    return Contender(arrangement, instant, top_pair(cards), left_at)
+    split_key = split_tiebreak(rules, cards, instant)
+    return Contender(arrangement, instant, top_pair(cards), left_at, split_key)
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,9 @@ def _strength(hand: _Hand, chi: int) -> int:
 
 def _instant_payment(rules: Ruleset, x: Contender, y: Contender, a: int, b: int) -> list[Payment]:
     if x.instant and y.instant:
-        result = compare_instants(rules, x.instant, x.top_pair, y.instant, y.top_pair)
+        result = compare_instants(
+            rules, x.instant, x.top_pair, y.instant, y.top_pair, x.split_key, y.split_key
+        )
     else:
         result = 1 if x.instant else -1
     if result == 0:
@@ -137,7 +147,9 @@ def _instant_payment(rules: Ruleset, x: Contender, y: Contender, a: int, b: int)
 
 def settle(rules: Ruleset, players: Sequence[Contender]) -> Settlement:
     """Settle every pair (RULES.md 2.6). A player who left before the reveal
-    forfeits any instant win unless ``rules.leaver_keeps_instant``."""
+    forfeits any instant win unless ``rules.leaver_keeps_instant``; with
+    ``rules.instant_win_stops_comparison`` an instant win anywhere at the table
+    leaves only the pairs with an instant-win holder to settle."""
     if not rules.leaver_keeps_instant:
         players = [
             Contender(p.arrangement, None, p.top_pair, 0) if p.left_before_reveal else p
@@ -145,19 +157,28 @@ def settle(rules: Ruleset, players: Sequence[Contender]) -> Settlement:
         ]
     hands = [_Hand(rules, p) for p in players]
     n = len(players)
+    stopped = rules.instant_win_stops_comparison and any(p.instant for p in players)
     payments: list[Payment] = []
     pair_totals: dict[tuple[int, int], int] = {}
+    lung_totals: dict[tuple[int, int], int] = {}
     for a in range(n):
         for b in range(a + 1, n):
             if players[a].instant or players[b].instant:
                 payments += _instant_payment(rules, players[a], players[b], a, b)
+                continue
+            if stopped:
                 continue
             chi_items, sweeper = _chi_payments(rules, hands, a, b)
             payments += chi_items
             if sweeper is not None:
                 loser = b if sweeper == a else a
                 pair_totals[(sweeper, loser)] = sum(p.amount for p in chi_items)
-    payments += _sweep_payments(rules, hands, pair_totals)
+            for winner, loser in ((a, b), (b, a)):
+                if hands[loser].lung and not hands[winner].lung:
+                    lung_totals[(winner, loser)] = sum(
+                        p.amount for p in chi_items if p.payer == loser
+                    )
+    payments += _sweep_payments(rules, hands, pair_totals, lung_totals)
     owed = [[0] * n for _ in range(n)]
     for p in payments:
         owed[p.payer][p.payee] += p.amount
@@ -169,43 +190,86 @@ def settle(rules: Ruleset, players: Sequence[Contender]) -> Settlement:
     )
 
 
-def _counted_opponents(rules: Ruleset, players: Sequence[Contender], me: int) -> list[int]:
-    """Opponents that "every opponent" rules look at (RULES.md 2.6 rule 4)."""
-    return [
-        q
-        for q, p in enumerate(players)
-        if q != me and (rules.left_blocks_every_opponent or not p.left_before_reveal)
-    ]
+def _every_opponent(
+    rules: Ruleset, players: Sequence[Contender], pair_totals: dict[tuple[int, int], int]
+) -> tuple[list[bool], list[bool], list[int]]:
+    """Per player: swept every opponent, swept by every opponent, and how many
+    players the sweeping-every-opponent rules count (RULES.md 2.6 rules 4, 5).
+
+    A player who left before the reveal is never swept and sweeps nobody. For
+    "sweeps every opponent" it is left out (and not counted in the hand), or
+    with ``leaver_counts_as_swept`` counts as swept; with
+    ``left_blocks_every_opponent`` it blocks the rule. For "swept by every
+    opponent" it is left out, or with ``leaver_blocks_swept_by_all`` it blocks
+    the rule for everyone.
+    """
+    n = len(players)
+    left = [p.left_before_reveal for p in players]
+    sweeps_all, swept_by_all, counted = [], [], []
+    for me in range(n):
+        others = [q for q in range(n) if q != me]
+        stayed = [q for q in others if not left[q]]
+        if rules.left_blocks_every_opponent:
+            sweeps = bool(others) and all((me, q) in pair_totals for q in others)
+            hand_size = n
+        elif rules.leaver_counts_as_swept:
+            sweeps = bool(stayed) and all((me, q) in pair_totals for q in stayed)
+            hand_size = n
+        else:
+            sweeps = bool(stayed) and all((me, q) in pair_totals for q in stayed)
+            hand_size = 1 + len(stayed)
+        blockers = (
+            others
+            if rules.left_blocks_every_opponent or rules.leaver_blocks_swept_by_all
+            else stayed
+        )
+        swept = bool(blockers) and all((q, me) in pair_totals for q in blockers)
+        sweeps_all.append(sweeps)
+        swept_by_all.append(swept)
+        counted.append(hand_size)
+    return sweeps_all, swept_by_all, counted
 
 
 def _sweep_payments(
-    rules: Ruleset, hands: Sequence[_Hand], pair_totals: dict[tuple[int, int], int]
+    rules: Ruleset,
+    hands: Sequence[_Hand],
+    pair_totals: dict[tuple[int, int], int],
+    lung_totals: dict[tuple[int, int], int],
 ) -> list[Payment]:
+    """The sập extras of each swept pair, and of each pair a lủng player lost
+    (``lung_pays_sap``), as one ``sap`` payment per pair."""
     players = [h.player for h in hands]
-    n = len(players)
-    counted = [_counted_opponents(rules, players, p) for p in range(n)]
-    sweeps_all = [bool(c) and all((p, q) in pair_totals for q in c) for p, c in enumerate(counted)]
-    swept_by_all = [
-        bool(c) and all((q, p) in pair_totals for q in c) for p, c in enumerate(counted)
-    ]
+    sweeps_all, swept_by_all, counted = _every_opponent(rules, players, pair_totals)
+    lung_pairs = lung_totals if rules.lung_pays_sap else {}
     payments: list[Payment] = []
-    for (winner, loser), total in sorted(pair_totals.items()):
-        village = sweeps_all[winner] and 1 + len(counted[winner]) >= rules.sweep_village_min_players
-        four_aces = (
-            rules.four_aces_village_units > 0
-            and sweeps_all[winner]
-            and is_four_aces(_strength(hands[winner], 1))
-        )
-        applied = ["pair"]
-        multiplier = rules.sweep_pair_multiplier
-        if swept_by_all[loser] and rules.sweep_all_loser_multiplier != 1:
+    for winner, loser in sorted(set(pair_totals) | set(lung_pairs)):
+        swept = (winner, loser) in pair_totals
+        total = pair_totals[(winner, loser)] if swept else lung_pairs[(winner, loser)]
+        applied: list[str] = []
+        multiplier = 1
+        if swept:
+            multiplier *= rules.sweep_pair_multiplier
+            applied.append("pair")
+        all_loser = (swept and swept_by_all[loser]) or (winner, loser) in lung_pairs
+        if all_loser and rules.sweep_all_loser_multiplier != 1:
             multiplier *= rules.sweep_all_loser_multiplier
-            applied.append("all_loser")
+            applied.append("all_loser" if swept and swept_by_all[loser] else "lung")
+        village = (
+            swept and sweeps_all[winner] and counted[winner] >= rules.sweep_village_min_players
+        )
         if village and rules.sweep_village_multiplier != 1:
             multiplier *= rules.sweep_village_multiplier
             applied.append("village")
         final = total * multiplier
-        if four_aces:
+        four_aces = (
+            rules.four_aces_village_units > 0
+            and swept
+            and sweeps_all[winner]
+            and is_four_aces(_strength(hands[winner], 1))
+        )
+        if four_aces and (
+            not rules.four_aces_village_floor or rules.four_aces_village_units > final
+        ):
             final, applied = rules.four_aces_village_units, ["four_aces_village"]
         extra = final - total
         detail = {"pair_total": total, "total": final, "rules": applied}

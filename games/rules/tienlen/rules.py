@@ -78,6 +78,10 @@ class TienLenRules:
     toi_trang_tiers: tuple[tuple[str, int], ...] = field(default_factory=_default_tiers)
     ket_3_bich: int = 26
     chan_ket_3_bich: int = 26
+    # Under chặn kết 3 bích a loser who made no play in the final round pays
+    # and receives nothing (RULES.md 3.5, 3.7; changed on 2026-11-23); off:
+    # such a loser pays its card count and thối as usual.
+    chan_ket_final_round_only: bool = True
     chop_penalties: Penalties = field(default_factory=Penalties)
     thoi_penalties: Penalties = field(default_factory=Penalties)
     chops: tuple[tuple[str, tuple[str, ...]], ...] = field(default_factory=_default_chops)
@@ -98,7 +102,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "toi_trang_payout": ("flat", "tiered"),
 }
 UNITS = ("cong_penalty", "toi_trang_flat", "ket_3_bich", "chan_ket_3_bich")
-OPTIONS = (*CHOICES, *UNITS)
+SWITCHES = ("chan_ket_final_round_only",)
+OPTIONS = (*CHOICES, *UNITS, *SWITCHES)
 
 
 def ruleset(preset: str, options: Mapping[str, Any]) -> TienLenRules:
@@ -119,6 +124,8 @@ def ruleset(preset: str, options: Mapping[str, Any]) -> TienLenRules:
             raise RulesError(
                 "bad_option", f"Option {key} must be a non-negative integer", option=key
             )
+        if key in SWITCHES and not isinstance(value, bool):
+            raise RulesError("bad_option", f"Option {key} must be true or false", option=key)
     return replace(PRESETS[preset], **dict(options))
 
 

@@ -1,4 +1,10 @@
-"""The result of a finished hand: itemised payments in units (RULES.md 3.3, 3.5, 3.7)."""
+"""The result of a finished hand: itemised payments in units (RULES.md 3.3, 3.5, 3.7).
+
+Under chặn kết 3 bích each blocked player pays ``chan_ket_3_bich`` to every
+other player who played in the final round; with ``chan_ket_final_round_only``
+(the default) a loser who made no play in that round pays nothing (its chop
+penalties, settled with their chains, stand).
+"""
 
 from __future__ import annotations
 
@@ -23,10 +29,20 @@ def payments(state: HandState) -> list[Payment]:
     last_play = next(m.cards for m in reversed(state.history) if m.player == winner and m.cards)
     ket = THREE_SPADES in last_play
     final_round = {m.player for m in state.history if m.round == state.round and m.cards}
+    blocked = not ket and any(
+        is_on_ket(state.hands[p]) for p in range(state.players) if p != winner
+    )
     for loser in range(state.players):
         if loser == winner:
             continue
         hand = state.hands[loser]
+        if (
+            blocked
+            and state.rules.chan_ket_final_round_only
+            and loser not in final_round
+            and not is_on_ket(hand)
+        ):
+            continue  # chặn kết 3 bích: out of the final round, pays nothing (chops settled)
         if ket:
             result.append(
                 Payment(

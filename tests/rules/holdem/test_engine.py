@@ -222,11 +222,14 @@ def test_rulesets_are_presets_with_named_options() -> None:
     rules = ENGINE.ruleset("vipgame", {"time_bank_max_ms": 60_000})
     assert rules.time_bank_max_ms == 60_000
     assert rules.action_clock_ms == 20_000
-    for preset, options, code in [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         ("casino", {}, "unknown_preset"),
         ("vipgame", {"rake": 5}, "unknown_option"),
         ("vipgame", {"max_players": 12}, "bad_option"),
-    ]:
+        ("vipgame", {"short_blind_full_call": 1}, "bad_option"),
+        ("vipgame", {"short_blind_full_call": None}, "bad_option"),
+    ]
+    for preset, options, code in cases:
         with pytest.raises(RulesError) as refused:
             ENGINE.ruleset(preset, options)
         assert refused.value.code == code
@@ -238,3 +241,18 @@ def test_state_round_trips_through_json() -> None:
     again = ENGINE.loads(data)
     assert ENGINE.dumps(again) == ENGINE.dumps(state)
     assert ENGINE.view(again, 1) == ENGINE.view(state, 1)
+
+
+def test_a_state_stored_before_short_blind_full_call_keeps_the_short_call() -> None:
+    # given a hand whose big blind (1 chip of 2) is posted short, stored with the option on
+    state = deal({"stake": 1, "button": 0, "stacks": [100, 100, 1]})
+    assert ENGINE.view(state, 0)["legal"]["call"] == 2
+    data = json.loads(json.dumps(ENGINE.dumps(state)))
+    assert data["rules"]["short_blind_full_call"] is True
+    assert ENGINE.loads(data).rules.short_blind_full_call is True
+    # when a state stored before the option existed is loaded
+    del data["rules"]["short_blind_full_call"]
+    older = ENGINE.loads(data)
+    # then it keeps the rule it was dealt under: the short amount is the call
+    assert older.rules.short_blind_full_call is False
+    assert ENGINE.view(older, 0)["legal"]["call"] == 1

@@ -79,11 +79,14 @@ def test_raises_respect_the_minimum_and_the_cap(seed: int) -> None:
     state = play_random(random_spec(rng, capped=True), rng)
     cap = state.max_raise * state.stake if state.max_raise else None
     assert cap is not None
-    # then every raise is at least a full raise (or all-in) and at most the cap
+    # then every raise is at least a full raise (or all-in) and at most the cap,
+    # counted preflop from the full big blind even when it was posted short
     top, full, street = 0, state.big_blind_chips, "preflop"
     for record in state.log:
         if record["kind"] == "blind":
             top = max(top, record["amount"])
+            if record["blind"] == "big" and state.rules.short_blind_full_call:
+                top = max(top, state.big_blind_chips)
         if record["kind"] == "board":
             top, full, street = 0, state.big_blind_chips, record["street"]
         if record["kind"] == "action" and record["action"] == "raise":

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.rules.cards import parse_cards
+from games.rules.cards import ensure_distinct, parse_cards
 from games.rules.cli import main, run
 from games.rules.errors import RulesError
 from games.rules.maubinh.chi import Arrangement, chi_bonus, chi_strength, hand_name
@@ -24,8 +24,12 @@ CASES: dict[str, list[dict[str, Any]]] = json.loads(
 )
 
 
+def _case_id(c: dict[str, Any]) -> str:
+    return f"{c['section']}-{c.get('preset', 'vipgame')}-{c.get('id') or c['note']}"
+
+
 def _ids(group: str) -> list[str]:
-    return [f"{c['section']}-{c.get('preset', 'vipgame')}-{c['note']}" for c in CASES[group]]
+    return [_case_id(c) for c in CASES[group]]
 
 
 def test_every_case_names_its_rules_section() -> None:
@@ -76,6 +80,7 @@ def test_settle(case: dict[str, Any]) -> None:
     # given the players' arrangements (and who left when)
     rules = make_ruleset(_preset(case), case.get("options"))
     players = [contender(rules, Arrangement.parse(p), p.get("left_at")) for p in case["players"]]
+    ensure_distinct(p.arrangement.cards() for p in players if p.arrangement)
     # when the hand is settled
     result = settle(rules, players)
     # then each player's units, lủng flag and instant win are as expected
@@ -95,9 +100,7 @@ def test_settle(case: dict[str, Any]) -> None:
 _STAYED = [c for c in CASES["settle"] if all("left_at" not in p for p in c["players"])]
 
 
-@pytest.mark.parametrize(
-    "case", _STAYED, ids=[f"{c['section']}-{c['preset']}-{c['note']}" for c in _STAYED]
-)
+@pytest.mark.parametrize("case", _STAYED, ids=[_case_id(c) for c in _STAYED])
 def test_settle_command_line(case: dict[str, Any]) -> None:
     request = {"op": "maubinh.settle", "preset": _preset(case), "players": case["players"]}
     answer = run({**request, "options": case.get("options")})

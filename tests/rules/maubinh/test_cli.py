@@ -30,15 +30,15 @@ def test_arrange_shape() -> None:
     assert set(answer) == {"chi1", "chi2", "chi3", "instant", "expected_units"}
     assert sorted(answer["chi1"] + answer["chi2"] + answer["chi3"]) == sorted(HAND)
     assert answer["chi1"][:4] == ["Ah", "Ad", "Ac", "As"]
-    assert answer["instant"] is None
+    assert answer["instant"] == []
     assert isinstance(answer["expected_units"], float)
 
 
-def test_arrange_reports_the_instant_win() -> None:
+def test_arrange_lists_every_instant_win_strongest_first() -> None:
     dragon = ["2s", "3d", "4c", "5h", "6s", "7d", "8c", "9h", "Ts", "Jd", "Qc", "Kh", "Ad"]
     code, answer = _call({"op": "maubinh.arrange", "preset": "maubinh_com", "cards": dragon})
     assert code == 0
-    assert answer["instant"] == "dragon"
+    assert answer["instant"] == ["dragon", "three_straights"]
 
 
 def test_compare_accepts_ten_as_10() -> None:
@@ -106,6 +106,11 @@ def test_compare_accepts_ten_as_10() -> None:
             "bad_option",
         ),
         ({"op": "maubinh.arrange", "options": {"lung_is_swept": 1}, "cards": HAND}, "bad_option"),
+        ({"op": "maubinh.settle", "options": {"lung_pays_sap": "on"}, "players": []}, "bad_option"),
+        (
+            {"op": "maubinh.compare", "options": {"instant_win_stops_comparison": 0}},
+            "bad_option",
+        ),
         (
             {"op": "maubinh.arrange", "options": {"instant_units": {"dragon": -1}}, "cards": HAND},
             "bad_option",
@@ -184,6 +189,9 @@ requests = st.fixed_dictionaries(
                     "four_aces_village_units",
                     "lung_is_swept",
                     "instant_units",
+                    "instant_win_stops_comparison",
+                    "lung_pays_sap",
+                    "split_instant_tiebreak",
                     "x",
                 ]
             ),

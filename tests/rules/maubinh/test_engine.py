@@ -325,3 +325,28 @@ def test_a_leaver_keeps_the_instant_win_only_with_the_option() -> None:
             chi_bonus(rules, chi, s) for chi, s in enumerate(winner.strengths(rules), start=1)
         )
         assert ENGINE.outcome(state).net == ((12, -12) if keeps else (-forfeit, forfeit))
+
+
+CONTRACT_2026_11_23 = (
+    "instant_win_stops_comparison",
+    "lung_pays_sap",
+    "four_aces_village_floor",
+    "leaver_blocks_swept_by_all",
+    "leaver_counts_as_swept",
+    "split_instant_tiebreak",
+)
+
+
+def test_a_state_stored_before_the_contract_changes_keeps_its_rules() -> None:
+    # given a maubinh_com hand stored with the rules of 2026-11-23 ...
+    state, _ = ENGINE.start(ENGINE.ruleset("maubinh_com", {}), _deck(3), 3, {})
+    data = json.loads(json.dumps(ENGINE.dumps(state)))
+    assert ENGINE.loads(data) == state
+    assert all(data["rules"][name] is True for name in CONTRACT_2026_11_23[:-1])
+    # when one stored before those switches existed is loaded
+    for name in CONTRACT_2026_11_23:
+        del data["rules"][name]
+    older = ENGINE.loads(data)
+    # then it settles under the rules it was dealt with: every switch off
+    assert not any(getattr(older.rules, name) for name in CONTRACT_2026_11_23)
+    assert older.rules.four_aces_village_units == 80

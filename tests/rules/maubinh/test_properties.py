@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from games.rules.maubinh.arranger import arranger_for, split_arrangement
 from games.rules.maubinh.chi import Arrangement
 from games.rules.maubinh.engine import ENGINE
+from games.rules.maubinh.instant import declared_instant, qualifying_instants
 from games.rules.maubinh.rules import PRESETS, make_ruleset
 from games.rules.maubinh.settle import Settlement, capped_net, contender, settle
 
@@ -32,6 +33,12 @@ def settlements(draw: st.DrawFn) -> Settlement:
                 "lung_is_swept": st.booleans(),
                 "leaver_keeps_instant": st.booleans(),
                 "left_blocks_every_opponent": st.booleans(),
+                "instant_win_stops_comparison": st.booleans(),
+                "lung_pays_sap": st.booleans(),
+                "four_aces_village_floor": st.booleans(),
+                "leaver_blocks_swept_by_all": st.booleans(),
+                "leaver_counts_as_swept": st.booleans(),
+                "split_instant_tiebreak": st.booleans(),
             },
         )
     )
@@ -101,3 +108,13 @@ def test_states_round_trip_through_json(deck: list[int], players: int, seed: int
             state, _ = ENGINE.leave(state, rng.randrange(players))
         else:
             state, _ = ENGINE.timeout(state)
+
+
+@settings(max_examples=150, deadline=None)
+@given(presets, hands)
+def test_listed_instant_wins_start_with_the_declared_one(preset: str, cards: list[int]) -> None:
+    rules = PRESETS[preset]
+    listed = qualifying_instants(rules, cards)
+    assert listed[:1] == ([d] if (d := declared_instant(rules, cards)) else [])
+    ranks = [rules.instant_rank(name) for name in listed]
+    assert ranks == sorted(set(ranks), reverse=True)

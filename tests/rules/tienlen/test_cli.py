@@ -60,6 +60,8 @@ def test_balances_add_the_capped_units() -> None:
         ({"options": None}, "bad_option"),
         ({"options": {"first_lead": ["random"]}}, "bad_option"),
         ({"options": {"cong_penalty": 26.0}}, "bad_option"),
+        ({"options": {"chan_ket_final_round_only": 1}}, "bad_option"),
+        ({"options": {"chan_ket_final_round_only": "yes"}}, "bad_option"),
         ({"first": True}, "bad_setup"),
         ({"first": "0"}, "bad_setup"),
         ({"hands": "abc"}, "bad_request"),

@@ -207,6 +207,7 @@ def test_ruleset_options_are_checked() -> None:
         ("vipgame", {"stake": 2}, "unknown_option"),
         ("vipgame", {"first_lead": "lowest"}, "bad_option"),
         ("vipgame", {"cong_penalty": -1}, "bad_option"),
+        ("vipgame", {"chan_ket_final_round_only": 0}, "bad_option"),
     ]:
         with pytest.raises(RulesError) as err:
             ENGINE.ruleset(preset, options)  # type: ignore[arg-type]

@@ -71,12 +71,17 @@ def test_generated_plays_are_exactly_the_accepted_ones(
     three_spades=st.booleans(),
     cong=st.sampled_from([0, 26]),
     leaver=st.integers(-1, 3),
+    final_round_only=st.booleans(),
 )
 def test_random_games_end_conserve_cards_and_settle_zero_sum(
-    seed: int, players: int, three_spades: bool, cong: int, leaver: int
+    seed: int, players: int, three_spades: bool, cong: int, leaver: int, final_round_only: bool
 ) -> None:
     # given a deal and players making uniformly random legal moves (one may leave)
-    options = {"first_lead": "three_spades" if three_spades else "random", "cong_penalty": cong}
+    options = {
+        "first_lead": "three_spades" if three_spades else "random",
+        "cong_penalty": cong,
+        "chan_ket_final_round_only": final_round_only,
+    }
     state, _ = deal(seed, players, options)
     dealt = sorted(to_tl(c) for c in shuffled_deck(seed)[: 13 * players])
     rng = random.Random(seed)
@@ -99,6 +104,13 @@ def test_random_games_end_conserve_cards_and_settle_zero_sum(
     assert all(p.amount > 0 and p.payer != p.payee for p in result.payments)
     assert state.winner is not None
     assert result.net[state.winner] >= 0 or any(p.reason == "chop" for p in result.payments)
+    # and under chặn kết 3 bích a loser out of the final round pays only its chops
+    if final_round_only and any(p.reason == "chan_ket_3_bich" for p in result.payments):
+        final = {m.player for m in state.history if m.round == state.round and m.cards}
+        blocked = {p.payer for p in result.payments if p.reason == "chan_ket_3_bich"}
+        for loser in set(range(players)) - final - blocked:
+            assert all(p.reason == "chop" for p in result.payments if p.payer == loser)
+            assert not any(p.payee == loser and p.reason != "chop" for p in result.payments)
 
 
 @settings(max_examples=30, deadline=None)
