@@ -199,6 +199,8 @@ export class TableShell {
     this.renderSummary(ctx);
     this.renderFairness(ctx);
     this.root.dataset.status = ctx.table.status;
+    // The layout follows the phase (a Mậu Binh arrangement needs room for 13 cards).
+    this.root.dataset.phase = ctx.view && ctx.me !== null && !ctx.hand.finished ? ctx.view.phase || "play" : "";
     this.root.dataset.hand = ctx.hand ? String(ctx.hand.id) : "";
     this.root.dataset.finished = ctx.hand && ctx.hand.finished ? "1" : "0";
     this.root.dataset.version = String(this.state.v);
