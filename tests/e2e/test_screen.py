@@ -32,7 +32,9 @@ def outside(page: Any, selector: str) -> list[str]:
               for (const node of document.querySelectorAll(selector)) {
                 if (!node.offsetParent) continue; // not displayed
                 const r = node.getBoundingClientRect();
-                if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5) {
+                const inside = r.top >= 0 && r.left >= 0
+                  && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+                if (!inside) {
                   out.push(`${node.dataset.action || node.dataset.card || node.tagName} at ` +
                     `${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
                 }
