@@ -15,9 +15,7 @@ from .test_leaks import dealt
 pytestmark = pytest.mark.django_db
 
 
-def test_a_new_occupant_of_a_seat_sees_only_the_public_side_of_the_old_hand(
-    tables, make_user
-):
+def test_a_new_occupant_of_a_seat_sees_only_the_public_side_of_the_old_hand(tables, make_user):
     alice, bob, carol = make_user(), make_user(), make_user()
     table = services.table_create(owner=alice, game="holdem", stake=2, seat_count=2)
     services.table_sit(table_id=table.pk, user=alice, position=0, buy_in=400)
