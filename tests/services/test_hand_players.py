@@ -22,6 +22,7 @@ def test_a_new_occupant_of_a_seat_sees_only_the_public_side_of_the_old_hand(tabl
     services.table_sit(table_id=table.pk, user=bob, position=1, buy_in=400)
     ready_all(table)
     table.refresh_from_db()
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     bob_index = next(i for i, p in enumerate(hand.players) if p["user_id"] == bob.pk)
     # Bob folds at once: his hole cards are never shown to anyone.
