@@ -119,13 +119,30 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
     return info
 
 
-def hand_info(hand: Hand | None, view: dict[str, Any] | None) -> dict[str, Any] | None:
+def player_of_user(hand: Hand, user_id: int | None) -> int | None:
+    """The index of this user among the hand's players (never by seat: whoever
+    sits in a seat now may not be whoever was dealt there)."""
+    if user_id is None:
+        return None
+    return next((i for i, p in enumerate(hand.players) if p["user_id"] == user_id), None)
+
+
+def hand_info(
+    hand: Hand | None, view: dict[str, Any] | None, player: int | None = None
+) -> dict[str, Any] | None:
     if hand is None:
         return None
     info: dict[str, Any] = {
         "id": hand.pk,
         "number": hand.number,
+        # Where each player was dealt, who they are and their name then, and the
+        # viewer's own index (None if not dealt into this hand).
         "players": [p["position"] for p in hand.players],
+        "user_ids": [p["user_id"] for p in hand.players],
+        "names": [p["name"] for p in hand.players],
+        "you": player,
+        # The hand's last event so far: a client opening the table starts from it.
+        "last_seq": hand.event_count,
         "commitment": hand.commitment,
         "fair_id": hand.fair_id,
         "view": view,
@@ -165,9 +182,7 @@ def state_payload(
     """The ``state`` message for one viewer (a seat, or None for spectators)."""
     player = None
     if hand is not None and viewer is not None:
-        positions = [p["position"] for p in hand.players]
-        if viewer.position in positions:
-            player = positions.index(viewer.position)
+        player = player_of_user(hand, viewer.user_id)
     view = None
     if hand is not None and state is not None:
         view = adapter_for(table.game).engine.view(state, player)
@@ -177,7 +192,7 @@ def state_payload(
         "server_time": epoch_ms(clock.now()),
         "you": None if viewer is None else viewer.position,
         "table": table_info(table, seats, chips),
-        "hand": hand_info(hand, view),
+        "hand": hand_info(hand, view, player),
         "events": visible_events(events, player),
     }
 

@@ -199,6 +199,12 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def _rules_for_client(table: Table) -> dict[str, Any]:
     """What the Mậu Binh hand-name evaluator needs of the table's ruleset."""
+    if table.game == Game.TIENLEN:
+        # What leaving mid-hand most likely costs (the table page says it first).
+        return {
+            "preset": table.preset,
+            "cong_penalty": adapter_for(table.game).ruleset(table).cong_penalty,
+        }
     if table.game != Game.MAUBINH:
         return {"preset": table.preset}
     ruleset = adapter_for(table.game).ruleset(table)

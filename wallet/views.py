@@ -11,6 +11,7 @@ from vipgame.accounts.models import User
 from .errors import WalletError
 from .selectors import ledger_for_user, user_account
 from .services import bonus_day, daily_bonus_claim
+from .templatetags.chips import chips
 
 
 @login_required
@@ -40,5 +41,7 @@ def claim_bonus(request: HttpRequest) -> HttpResponse:
         messages.error(request, err.message)
     else:
         amount = result.transaction.entries.filter(account__user=user).get().amount
-        messages.success(request, _("Daily bonus claimed: +%(amount)s chips.") % {"amount": amount})
+        messages.success(
+            request, _("Daily bonus claimed: +%(amount)s chips.") % {"amount": chips(amount)}
+        )
     return redirect("wallet")

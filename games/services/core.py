@@ -101,8 +101,10 @@ class TableTx:
     def player_index(self, seat: Seat) -> int | None:
         if self.hand is None:
             return None
-        positions = [p["position"] for p in self.hand.players]
-        return positions.index(seat.position) if seat.position in positions else None
+        # By the player, not the seat: a seat's new occupant was not dealt in.
+        return next(
+            (i for i, p in enumerate(self.hand.players) if p["user_id"] == seat.user_id), None
+        )
 
     # -- writing -------------------------------------------------------------
 

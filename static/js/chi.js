@@ -100,3 +100,26 @@ export function lung(chi1, chi2, chi3, rules) {
   if (s3 > s2) return "3";
   return null;
 }
+
+const tieBreakRanks = (value) => {
+  const ranks = [];
+  for (let shift = 16; shift >= 0; shift -= 4) {
+    const nibble = Math.floor(value / 2 ** shift) % 16;
+    if (nibble) ranks.push(nibble - 1);
+  }
+  return ranks;
+};
+
+/** 1 if chi `a` beats `b`, 0 if equal, -1 if weaker (games/rules/maubinh/chi.py
+ * compare_chi): across sizes, the category, then only the ranks both have. */
+export function compare(a, b, rules = {}) {
+  const [sa, sb] = [strength(a, rules), strength(b, rules)];
+  if (a.length !== b.length && categoryOf(sa) === categoryOf(sb)) {
+    const [ra, rb] = [tieBreakRanks(sa), tieBreakRanks(sb)];
+    for (let i = 0; i < Math.min(ra.length, rb.length); i++) {
+      if (ra[i] !== rb[i]) return ra[i] > rb[i] ? 1 : -1;
+    }
+    return 0;
+  }
+  return Math.sign(sa - sb);
+}

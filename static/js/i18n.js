@@ -4,6 +4,9 @@ const g = globalThis;
 
 export const _ = (text) => (typeof g.gettext === "function" ? g.gettext(text) : text);
 
+/** A word whose meaning depends on where it stands ("Turn": whose move, or a poker street). */
+export const pgettext = (context, text) => (typeof g.pgettext === "function" ? g.pgettext(context, text) : text);
+
 /** "%(name)s" placeholders, as Django's interpolate(text, obj, true). */
 export const fmt = (text, params) =>
   text.replace(/%\((\w+)\)s/g, (all, key) => (key in params ? String(params[key]) : all));

@@ -7,6 +7,7 @@ import { cardRow, text } from "./cards.js";
 import { verifyHand } from "./fairness.js";
 import { HAND_NAMES_VI, INSTANT_NAMES_VI } from "./chi.js";
 import { COMBOS_VI, TOI_TRANG_VI } from "./terms.js";
+import { actionText, handName, streetName } from "./poker.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const root = document.querySelector("[data-replay-app]");
@@ -34,10 +35,10 @@ function describe(e) {
       return _("The hand is over");
     case "hand_start": return _("The cards are dealt");
     case "blind": return `${name(e.player)}: ${e.blind === "small" ? "SB" : "BB"} ${chips(e.amount)}`;
-    case "action": return `${name(e.player)}: ${e.action} ${e.to ? chips(e.to) : ""}`;
-    case "board": return `${e.street}: ${text(e.cards)}`;
+    case "action": return `${name(e.player)} ${actionText(e)}`;
+    case "board": return `${streetName(e.street)}: ${text(e.cards)}`;
     case "show": return `${name(e.player)}: ${text(e.cards)}`;
-    case "showdown": return e.hands.map((x) => `${name(x.player)} ${HAND_NAMES_VI[x.category] || x.category}`).join(" · ");
+    case "showdown": return e.hands.map((x) => `${name(x.player)}: ${handName(x.category, x.best)}`).join(" · ");
     case "pot": return e.winners.map((w, i) => fmt(_("%(name)s wins %(amount)s"), { name: name(w), amount: chips(e.shares[i]) })).join(", ");
     case "uncalled": return fmt(_("%(amount)s returned to %(name)s"), { amount: chips(e.amount), name: name(e.player) });
     case "hand_end": return _("The hand is over");

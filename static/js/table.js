@@ -28,7 +28,6 @@ export class TableShell {
     this.game = game;
     this.state = null;
     this.lastSeq = {};
-    this.names = {};
     this.clientSeed = randomSeed();
     this.summaryHidden = null;
     this.build();
@@ -52,6 +51,7 @@ export class TableShell {
     this.center = h("div", { class: "center", "data-center": "" });
     this.toast = h("div", { class: "toast", "aria-live": "polite", "data-toast": "" });
     this.summary = h("div", { class: "summary", hidden: true, "data-summary": "" });
+    this.dialog = h("div", { class: "dialog", hidden: true, role: "alertdialog", "aria-modal": "true", "data-confirm": "" });
     this.felt.append(this.center, this.toast, this.summary);
     this.mine = h("div", { class: "mine", "data-mine": "" });
     this.controls = h("div", { class: "controls", "data-controls": "" });
@@ -87,7 +87,7 @@ export class TableShell {
         h("summary", {}, _("Fairness (provably fair)")), this.fair),
       h("details", { class: "panel log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
-    replace(r, this.banner, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
+    replace(r, this.banner, this.dialog, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
   }
 
   connectionStatus(status, code) {
@@ -116,7 +116,18 @@ export class TableShell {
     const hand = state.hand;
     const players = hand ? hand.players : [];
     const you = state.you;
-    const me = hand && you !== null ? players.indexOf(you) : -1;
+    // The hand's own players (user ids and names from the deal), never whoever
+    // sits in their seats now: the server says which of them I am.
+    const me = hand && typeof hand.you === "number" ? hand.you : null;
+    const userIds = hand && hand.user_ids ? hand.user_ids : [];
+    const names = hand && hand.names ? hand.names : [];
+    const seatAt = (position) => state.table.seats.find((s) => s.position === position) || null;
+    // The player dealt at this seat if they still sit there, else -1.
+    const playerAt = (position) => {
+      const index = players.indexOf(position);
+      const seat = seatAt(position);
+      return index >= 0 && seat && seat.user_id === userIds[index] ? index : -1;
+    };
     return {
       shell: this,
       config: this.config,
@@ -125,11 +136,12 @@ export class TableShell {
       hand,
       view: hand ? hand.view : null,
       you,
-      me: me >= 0 ? me : null,
+      me,
       players,
-      posOf: (index) => players[index],
-      nameOf: (index) => this.names[players[index]] || `#${players[index] + 1}`,
-      seatAt: (position) => state.table.seats.find((s) => s.position === position) || null,
+      playerAt,
+      posOf: (index) => (playerAt(players[index]) === index ? players[index] : null),
+      nameOf: (index) => names[index] || `#${index + 1}`,
+      seatAt,
       act: (action, options) => this.act(action, options),
       now: () => this.conn.now(),
     };
@@ -138,9 +150,15 @@ export class TableShell {
   applyState(state) {
     const fresh = !this.state;
     this.state = state;
-    for (const seat of state.table.seats) this.names[seat.position] = seat.name;
     const ctx = this.ctx;
     const hand = state.hand;
+    if (hand && fresh) {
+      // Opening the table: what happened before is history, not news. No toast
+      // replays it, and an old hand's result stays closed unless the table is
+      // showing that result right now.
+      this.lastSeq[hand.id] = hand.last_seq || 0;
+      if (hand.finished && state.table.status !== "summary") this.summaryHidden = hand.id;
+    }
     if (hand && state.events && state.events.length) {
       const seen = this.lastSeq[hand.id] || 0;
       const news = state.events.filter((e) => e.seq > seen);
@@ -181,6 +199,8 @@ export class TableShell {
     this.renderSummary(ctx);
     this.renderFairness(ctx);
     this.root.dataset.status = ctx.table.status;
+    // The layout follows the phase (a Mậu Binh arrangement needs room for 13 cards).
+    this.root.dataset.phase = ctx.view && ctx.me !== null && !ctx.hand.finished ? ctx.view.phase || "play" : "";
     this.root.dataset.hand = ctx.hand ? String(ctx.hand.id) : "";
     this.root.dataset.finished = ctx.hand && ctx.hand.finished ? "1" : "0";
     this.root.dataset.version = String(this.state.v);
@@ -249,7 +269,7 @@ export class TableShell {
     const initial = (seat.name || "?").trim().charAt(0).toUpperCase() || "?";
     const badges = [];
     if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot") }, "🤖"));
-    if (seat.ready && ctx.table.status !== "playing") badges.push(h("span", { class: "badge ready" }, _("Ready")));
+    if (seat.ready && ctx.table.status === "waiting") badges.push(h("span", { class: "badge ready" }, _("Ready")));
     if (!seat.connected) badges.push(h("span", { class: "badge off" }, _("Disconnected")));
     if (seat.leaving) badges.push(h("span", { class: "badge off" }, _("Leaving")));
     if (seat.sitting_out) badges.push(h("span", { class: "badge off" }, _("Sitting out")));
@@ -328,11 +348,38 @@ export class TableShell {
       if (!mySeat.leaving) {
         items.push(h("button", {
           type: "button", class: "button ghost leave", "data-action": "leave",
-          onclick: () => this.request({ type: "leave" }),
+          onclick: () => this.leave(),
         }, this.game.name === "holdem" ? _("Leave and cash out") : _("Leave the table")));
       }
     }
     replace(this.controls, items);
+  }
+
+  /** Leave; in the middle of my hand, first say what it costs and ask. */
+  leave() {
+    const ctx = this.ctx;
+    const inHand = ctx.hand && !ctx.hand.finished && ctx.me !== null;
+    const cost = inHand && this.game.leaveCost ? this.game.leaveCost(ctx) : null;
+    if (!cost) {
+      this.request({ type: "leave" });
+      return;
+    }
+    this.confirm(
+      _("Leave in the middle of the hand?"), cost, _("Leave now"), _("Stay"),
+      () => this.request({ type: "leave" }),
+    );
+  }
+
+  confirm(title, text, yes, no, onYes) {
+    const close = () => { this.dialog.hidden = true; replace(this.dialog); };
+    replace(this.dialog, h("div", { class: "dialog-box" },
+      h("h3", {}, title),
+      h("p", { "data-confirm-text": "" }, text),
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "button ghost", "data-confirm-no": "", onclick: close }, no),
+        h("button", { type: "button", class: "button danger", "data-confirm-yes": "", onclick: () => { close(); onYes(); } }, yes))));
+    this.dialog.hidden = false;
+    $("[data-confirm-no]", this.dialog).focus();
   }
 
   buyInInput(low) {
@@ -355,7 +402,10 @@ export class TableShell {
       this.summary.hidden = true;
       return;
     }
-    if (this.summaryHidden === hand.id) return;
+    if (this.summaryHidden === hand.id) {
+      this.summary.hidden = true;
+      return;
+    }
     const body = this.game.summary(ctx);
     const chipsWon = hand.result && hand.result.chips;
     const rows = ctx.players.map((position, index) => h("tr", { class: index === ctx.me ? "me" : "" },

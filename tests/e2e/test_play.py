@@ -66,13 +66,17 @@ def test_mau_binh_with_bots(pages, site):
     page.wait_for_selector("[data-chi='1'] .card")
     assert page.locator(".arrange .card").count() == 13
     assert page.locator("[data-action=ready]").count() == 0
+    # The first layout is the server's arrangement: never binh lủng.
+    assert page.locator("[data-lung]").count() == 0
     shot(page, "maubinh-mid-hand")
     page.click("[data-action=auto]")
     assert page.locator("[data-lung]").count() == 0
     names = [page.text_content(f"[data-chi-name='{n}']") for n in (1, 2, 3)]
     assert all(names), names
     page.click("[data-action=submit]")
-    page.wait_for_selector("[data-submitted]")
+    # The server has my arrangement (if the bots were done, the reveal has begun
+    # and the submitted note is already gone).
+    page.wait_for_function("() => !!window.vipTable.state.hand.view.own.submission")
     wait_summary(page, "maubinh")
     state = table_state(page)
     view = state["hand"]["view"]
@@ -85,6 +89,12 @@ def test_mau_binh_with_bots(pages, site):
         for p in view["outcome"]["payments"]
     )
     assert view["outcome"]["net"][me] == expected
+    # The centre's result is each player's net for the hand, not chi 3's units.
+    page.wait_for_selector("[data-center-result='1']")
+    centre = page.locator(".chi-units li").all_text_contents()
+    assert [text.rsplit(": ", 1)[1] for text in centre] == [
+        ("+" if n > 0 else "") + str(n) for n in view["outcome"]["net"]
+    ]
     verify_fairness(page)
     balance_is_live(page)
     shot(page, "maubinh-summary")
@@ -99,6 +109,14 @@ def test_tien_len_with_bots(pages, site):
         wait_summary(page, "tienlen")
         ready(page)
         page.wait_for_function("() => !window.vipTable.state.hand.finished")
+    # Leaving now asks first and says it costs cóng; staying changes nothing.
+    page.click("[data-action=leave]")
+    page.wait_for_selector("[data-confirm]:not([hidden])")
+    assert "cóng" in page.text_content("[data-confirm-text]")
+    page.click("[data-confirm-no]")
+    assert page.locator("[data-confirm]").is_hidden()
+    state = table_state(page)
+    assert not next(s for s in state["table"]["seats"] if s["position"] == state["you"])["leaving"]
     moves = 0
     shot_taken = False
     while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="tienlen").json_value()) != "done":
@@ -122,6 +140,15 @@ def test_tien_len_with_bots(pages, site):
     verify_fairness(page)
     balance_is_live(page)
     shot(page, "tienlen-summary")
+    # Once the table has moved on, opening it again shows no old result or toast.
+    page.wait_for_function("() => window.vipTable.state.table.status !== 'summary'")
+    again = page.context.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("[data-table-app] .seat.you")
+    again.wait_for_timeout(1500)
+    assert again.locator("[data-summary]").is_hidden()
+    assert again.locator("[data-flash]").count() == 0
+    again.close()
 
 
 def test_poker_with_bots(pages, site):

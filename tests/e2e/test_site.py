@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games.rules import fairness
+from games.rules.maubinh.rules import DEFAULT_PRESET, PRESETS
 
 from .conftest import PHONE, open_play_now, shot, sign_up, table_state
 
@@ -61,6 +63,71 @@ def test_the_javascript_verifier_recomputes_decks_like_the_server(pages, site):
         expected = fairness.deal_deck(raw, f"{n}-{n + 1}", seeds)
         assert got["deck"] == [fairness_card(c) for c in expected]
         assert got["commitment"] == fairness.commitment(raw)
+
+
+CASES = Path(__file__).resolve().parent.parent / "rules" / "maubinh" / "cases.json"
+
+
+def test_the_browser_ports_agree_with_the_rules(pages, site):
+    """static/js/chi.js against every chi comparison and binh lủng case of the
+    rules' case file, each with its preset's flags; static/js/poker.js names a
+    poker hand with its ranks and kicker."""
+    page = pages.new()
+    page.goto(f"{site.url}/tables/")
+    cases = json.loads(CASES.read_text())
+    flags = {
+        name: {"four_aces_top": r.four_aces_top, "straight_flush_order": r.straight_flush_order}
+        for name, r in PRESETS.items()
+    }
+    compare = [
+        [c["a"], c["b"], flags[c.get("preset") or DEFAULT_PRESET], c["result"]]
+        for c in cases["compare"]
+    ]
+    lung = [
+        [c["chi1"], c["chi2"], c["chi3"], flags[c.get("preset") or DEFAULT_PRESET], c["lung"]]
+        for c in cases["lung"]
+    ]
+    wrong = page.evaluate(
+        """async ([compare, lung]) => {
+          const chi = await import("/static/js/chi.js");
+          const wrong = [];
+          for (const [a, b, rules, want] of compare) {
+            const got = chi.compare(a, b, rules);
+            if (got !== want) wrong.push(["compare", a, b, got, want]);
+          }
+          for (const [c1, c2, c3, rules, want] of lung) {
+            const got = chi.lung(c1, c2, c3, rules) !== null;
+            if (got !== want) wrong.push(["lung", c1, c2, c3, got, want]);
+          }
+          return wrong;
+        }""",
+        [compare, lung],
+    )
+    assert len(compare) > 40
+    assert len(lung) > 10
+    assert wrong == []
+    names = page.evaluate(
+        """async (hands) => {
+          const poker = await import("/static/js/poker.js");
+          return hands.map(([category, best]) => poker.handName(category, best));
+        }""",
+        [
+            ["pair", ["Kh", "Kd", "Ac", "7s", "2d"]],
+            ["two_pair", ["Kh", "Kd", "9c", "9s", "Ad"]],
+            ["flush", ["Ah", "Jh", "9h", "5h", "3h"]],
+            ["straight", ["5d", "4c", "3h", "2s", "Ad"]],
+            ["full_house", ["7h", "7d", "7c", "9s", "9d"]],
+            ["high_card", ["Ah", "Td", "9c", "5s", "3d"]],
+        ],
+    )
+    assert names == [
+        "Đôi K, kicker A",
+        "Thú K và 9, kicker A",
+        "Thùng, A cao",
+        "Sảnh, 5 cao",
+        "Cù lũ 7, đôi 9",
+        "Mậu thầu A, kicker 10",
+    ]
 
 
 def fairness_card(code: int) -> str:
@@ -123,7 +190,10 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
         page.wait_for_selector("[data-mine] .card")
         no_horizontal_scroll(page)
         shot(page, f"phone-{game}-mid-hand")
+        # Leaving in the middle of my hand says what it costs and asks first.
         page.click("[data-action=leave]")
+        page.wait_for_selector("[data-confirm]:not([hidden]) [data-confirm-yes]")
+        page.click("[data-confirm-yes]")
         page.wait_for_function("() => window.vipTable.state.you === null")
 
 

@@ -3,23 +3,10 @@
 import { h } from "../dom.js";
 import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
-import { HAND_NAMES_VI } from "../chi.js";
+import { actionText, handName, streetName } from "../poker.js";
 import { start } from "../table.js";
 
 const local = { key: null, raiseTo: null };
-const STREETS = { preflop: "Preflop", flop: "Flop", turn: "Turn", river: "River" };
-
-function actionText(record) {
-  const amount = chips(record.to);
-  switch (record.action) {
-    case "fold": return _("folds");
-    case "check": return _("checks");
-    case "call": return fmt(_("calls %(amount)s"), { amount: chips(record.amount) });
-    case "raise": return fmt(_("raises to %(amount)s"), { amount });
-    case "all_in": return fmt(_("goes all-in (%(amount)s)"), { amount });
-    default: return record.action;
-  }
-}
 
 function actions(ctx) {
   const view = ctx.view;
@@ -63,7 +50,7 @@ const game = {
 
   seatChips(ctx, seat) {
     const view = ctx.view;
-    const index = ctx.players.indexOf(seat.position);
+    const index = ctx.playerAt(seat.position);
     if (view && !ctx.hand.finished && index >= 0) return view.stacks[index];
     return seat.chips;
   },
@@ -71,7 +58,7 @@ const game = {
   seat(ctx, position) {
     const view = ctx.view;
     if (!view) return null;
-    const index = ctx.players.indexOf(position);
+    const index = ctx.playerAt(position);
     if (index < 0) return null;
     const parts = [];
     if (view.shown[index]) parts.push(cardRow(view.shown[index], { small: true }));
@@ -94,7 +81,7 @@ const game = {
       h("div", { class: "board cards", "data-board": view.board.join(" ") }, slots),
       h("div", { class: "pot", "data-pot": view.pot }, view.finished ? "" : fmt(_("Pot: %(amount)s"), { amount: chips(view.pot) })),
       pots.length ? h("ul", { class: "pots" }, pots) : null,
-      h("div", { class: "street muted" }, STREETS[view.phase] || view.phase));
+      h("div", { class: "street muted", "data-street": view.phase }, streetName(view.phase)));
   },
 
   mine(ctx) {
@@ -105,6 +92,14 @@ const game = {
       view.finished ? null : actions(ctx));
   },
 
+  leaveCost(ctx) {
+    const view = ctx.view;
+    if (view.folded[ctx.me]) return null;
+    const start = view.log[0] && view.log[0].stacks ? view.log[0].stacks[ctx.me] : view.stacks[ctx.me];
+    const bet = Math.max(0, start - view.stacks[ctx.me]);
+    return fmt(_("You fold this hand: the %(chips)s chip you have bet are lost. The rest of your stack goes back to your wallet."), { chips: chips(bet) });
+  },
+
   clockSeats(ctx) {
     const view = ctx.view;
     return view && view.to_act !== null && !view.finished ? [ctx.posOf(view.to_act)] : [];
@@ -113,9 +108,9 @@ const game = {
   events(ctx, events) {
     for (const e of events) {
       if (e.type === "action") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
-      else if (e.type === "board") ctx.shell.announce(`${STREETS[e.street] || e.street}: ${text(e.cards)}`, "info");
+      else if (e.type === "board") ctx.shell.announce(`${streetName(e.street)}: ${text(e.cards)}`, "info");
       else if (e.type === "showdown") {
-        for (const hand of e.hands) ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(hand.player)}: ${HAND_NAMES_VI[hand.category] || hand.category} ${text(hand.best)}`));
+        for (const hand of e.hands) ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(hand.player)}: ${handName(hand.category, hand.best)} ${text(hand.best)}`));
       } else if (e.type === "pot") {
         e.winners.forEach((w, i) => ctx.shell.announce(fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(e.shares[i]) }), "big"));
       }
@@ -126,13 +121,21 @@ const game = {
     const view = ctx.view;
     if (!view || !view.finished) return null;
     const showdown = view.log.filter((r) => r.kind === "showdown").flatMap((r) => r.hands);
+    const winners = new Set(view.pots.flatMap((p) => p.winners));
+    // Each shown hand: its hole cards, then the best five, the winners' marked.
+    const shown = (s) => {
+      const won = winners.has(s.player);
+      return h("li", { class: won ? "won" : "", "data-showdown": s.player },
+        h("span", { class: "who" }, ctx.nameOf(s.player)), " ", cardRow(s.cards, { small: true }), " ",
+        h("strong", { "data-hand-name": "" }, handName(s.category, s.best)), " ",
+        h("span", { class: `best${won ? " winning" : ""}`, "data-best": s.best.join(" ") }, cardRow(s.best, { small: true, extra: won ? "win" : "" })));
+    };
     const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ` ${chips(p.amount)}: `,
       p.winners.map((w, k) => fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(p.shares[k]) })).join(", ")));
     const net = view.stacks.map((s, i) => s - (view.log[0].stacks ? view.log[0].stacks[i] : s));
     return h("div", { class: "sum-body", "data-summary-game": "holdem" },
       h("div", { class: "board" }, cardRow(view.board, { small: true })),
-      showdown.length ? h("ul", { class: "showdown" }, showdown.map((s) => h("li", {}, ctx.nameOf(s.player), ": ",
-        cardRow(s.cards, { small: true }), " ", h("strong", {}, HAND_NAMES_VI[s.category] || s.category)))) : h("p", { class: "muted" }, _("Everyone else folded: no cards shown.")),
+      showdown.length ? h("ul", { class: "showdown" }, showdown.map(shown)) : h("p", { class: "muted" }, _("Everyone else folded: no cards shown.")),
       h("ol", { class: "payments" }, pots),
       h("ul", { class: "units-list" }, net.map((n, i) => h("li", {}, ctx.nameOf(i), ": ", h("strong", { class: n > 0 ? "plus" : n < 0 ? "minus" : "" }, signed(n))))));
   },

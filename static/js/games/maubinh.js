@@ -2,7 +2,7 @@
 // clicking two cards to swap them or dragging one onto another; the hand name
 // of each chi and the binh lủng warning update live (static/js/chi.js).
 import { h } from "../dom.js";
-import { _, fmt, signed } from "../i18n.js";
+import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs } from "../cards.js";
 import { handName, lung, HAND_NAMES_VI, INSTANT_NAMES_VI } from "../chi.js";
 import { start } from "../table.js";
@@ -29,7 +29,10 @@ function ensureRows(ctx) {
   if (local.hand !== ctx.hand.id) {
     local.hand = ctx.hand.id;
     local.selected = null;
-    if (own.submission) local.rows = rowsFrom(own.submission);
+    // Start from what was submitted, else from the server's own arrangement
+    // (never binh lủng), and only without one from the cards by rank.
+    const start = own.submission || own.instant_arrangement || own.suggestion;
+    if (start) local.rows = rowsFrom(start);
     else {
       const sorted = own.cards.slice().sort(byRank);
       local.rows = [sorted.slice(0, 5), sorted.slice(5, 10), sorted.slice(10)];
@@ -147,7 +150,7 @@ const game = {
   seat(ctx, position) {
     const view = ctx.view;
     if (!view) return null;
-    const index = ctx.players.indexOf(position);
+    const index = ctx.playerAt(position);
     if (index < 0) return null;
     const seat = view.seats[index];
     const parts = [];
@@ -181,8 +184,10 @@ const game = {
         fmt(_("Arranging: %(done)s of %(n)s done"), { done, n: view.seats.length }));
     }
     const step = view.reveal_step;
-    const units = view.chi_units[step - 1] || [];
-    return h("div", { class: "center-note reveal", "data-reveal-step": step },
+    // At the end, each player's net for the whole hand; before it, this chi's units.
+    const finished = view.phase === "finished" && view.outcome;
+    const units = finished ? view.outcome.net : view.chi_units[step - 1] || [];
+    return h("div", { class: "center-note reveal", "data-reveal-step": step, "data-center-result": finished ? "1" : "0" },
       h("div", { class: "big" }, view.phase === "finished" ? _("Result") : `Chi ${step}`),
       h("ul", { class: "chi-units" }, units.map((u, i) =>
         h("li", {}, ctx.nameOf(i), ": ", h("strong", { class: u > 0 ? "plus" : u < 0 ? "minus" : "" }, signed(u))))));
@@ -193,6 +198,17 @@ const game = {
     if (!view || ctx.me === null || !view.own) return null;
     if (view.phase === "arrange" && !view.seats[ctx.me].left) return arrangeArea(ctx);
     return shownArrangement(ctx);
+  },
+
+  leaveCost(ctx) {
+    const view = ctx.view;
+    const opponents = view.seats.length - 1;
+    const unrevealed = view.phase === "arrange" ? 3 : Math.max(0, 3 - view.reveal_step);
+    if (!unrevealed) return null;
+    const least = unrevealed * opponents * ctx.table.stake;
+    return view.phase === "arrange"
+      ? fmt(_("Leaving before the reveal loses all three chi to every opponent: at least −%(chips)s chip."), { chips: chips(least) })
+      : fmt(_("Leaving now loses the chi not yet revealed to every opponent: at least −%(chips)s chip."), { chips: chips(least) });
   },
 
   clockSeats(ctx) {

@@ -1,7 +1,7 @@
 // Tiến Lên Miền Nam: select cards, the cards that are part of a legal play now
 // are highlighted (the view's `hints`), play or pass; chops and thối announced.
 import { h } from "../dom.js";
-import { _, fmt, signed } from "../i18n.js";
+import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { start } from "../table.js";
 import { COMBOS_VI, TOI_TRANG_VI } from "../terms.js";
@@ -74,7 +74,7 @@ const game = {
   seat(ctx, position) {
     const view = ctx.view;
     if (!view) return null;
-    const index = ctx.players.indexOf(position);
+    const index = ctx.playerAt(position);
     if (index < 0) return null;
     const parts = [];
     if (view.finished) {
@@ -111,6 +111,16 @@ const game = {
     const view = ctx.view;
     if (!view || ctx.me === null || view.finished) return null;
     return myCards(ctx);
+  },
+
+  leaveCost(ctx) {
+    const view = ctx.view;
+    const played = view.history.some((m) => m.player === ctx.me && m.action !== "pass");
+    const penalty = (ctx.config.rules.cong_penalty || 0) * ctx.table.stake;
+    if (!played && penalty) {
+      return fmt(_("The server plays your cards until the hand ends. You have not played a card yet: you will most likely pay cóng, −%(chips)s chip, and any thối."), { chips: chips(penalty) });
+    }
+    return _("The server plays your cards until the hand ends, and you settle as usual: you will most likely lose this hand.");
   },
 
   clockSeats(ctx) {
