@@ -303,10 +303,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        "django.channels.server": {"level": "WARNING"},
-        # SQL with its parameters (DEBUG=1, LOG_LEVEL=DEBUG) would print the
-        # server seeds of hands not yet played: never log it.
-        "django.db.backends": {"level": "INFO"},
-    },
+    "loggers": {"django.channels.server": {"level": "WARNING"}},
 }
