@@ -45,7 +45,8 @@ def open_table(tables, make_user, api, game, people, bots=0, **kwargs):
     for position, client in clients.items():
         # A player never uses a seed twice: one of its own for each table's first hand.
         seed = f"s{position}-{table.pk}"
-        assert client.post(url(f"tables/{table.pk}/ready"), {"client_seed": seed}).status_code == 200
+        ready = client.post(url(f"tables/{table.pk}/ready"), {"client_seed": seed})
+        assert ready.status_code == 200
     tables.drain()
     table.refresh_from_db()
     assert table.current_hand_id is not None

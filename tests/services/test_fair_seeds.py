@@ -95,7 +95,8 @@ def test_every_hand_is_dealt_from_a_fresh_seed_of_every_player(
                 services.table_ready(table_id=table.pk, user=user)  # no seed with it
         tables.drain()
         hand = current_hand(table)
-        assert hand is not None and hand.number == number
+        assert hand is not None
+        assert hand.number == number
         # Dealt for the commitment published right after the previous deal.
         assert hand.commitment == published[number - 1]
         assert len(hand.players) >= 2
@@ -112,9 +113,8 @@ def test_every_hand_is_dealt_from_a_fresh_seed_of_every_player(
             else:
                 assert (source, len(seed)) == ("server", 32)
         assert any(p["bot"] for p in hand.players)
-        assert list(
-            HandPlayer.objects.filter(hand=hand).order_by("index").values_list("client_seed", flat=True)
-        ) == hand.client_seeds
+        entries = HandPlayer.objects.filter(hand=hand).order_by("index")
+        assert list(entries.values_list("client_seed", flat=True)) == hand.client_seeds
         # The seeds were used up: the seats wait for new ones for the next commitment.
         assert all(seed == "" for seed, _ in seat_seeds(table))
         earlier |= set(hand.client_seeds)
@@ -123,7 +123,8 @@ def test_every_hand_is_dealt_from_a_fresh_seed_of_every_player(
         assert finished.pk == hand.pk
         # The deck really came from these seeds (and the published commitment).
         info = hand_inspection(hand=Hand.objects.get(pk=hand.pk))
-        assert info["commitment_ok"] and info["deal_matches_seed"]
+        assert info["commitment_ok"]
+        assert info["deal_matches_seed"]
         assert info["deck"] == cards_str(
             fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
         )
@@ -152,9 +153,7 @@ def snapshot(table: Table) -> tuple[Any, ...]:
     return table.version, table.next_commitment, table.clock, seat_seeds(table)
 
 
-def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(
-    tables, make_user
-):
+def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(tables, make_user):
     """The attack: a seed fixed before the next commitment was published (it
     answers the previous hand's), for a made-up commitment, or one the player
     already used. Each is refused with its code and changes nothing; the next
@@ -167,7 +166,8 @@ def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(
     )
     tables.drain()
     hand = current_hand(table)
-    assert hand is not None and hand.client_seeds[:2] == ["lan-1", "minh-1"]
+    assert hand is not None
+    assert hand.client_seeds[:2] == ["lan-1", "minh-1"]
     before = snapshot(table)
     assert before[1] != first_commitment
 
@@ -196,10 +196,14 @@ def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(
 
     end_hand(tables, table)
     second = current_hand(table)
-    assert second is not None and second.number == 2
-    sources = {p["user_id"]: src for p, src in zip(second.players, second.seed_sources, strict=True)}
+    assert second is not None
+    assert second.number == 2
+    sources = {
+        p["user_id"]: source for p, source in zip(second.players, second.seed_sources, strict=True)
+    }
     assert (sources[lan.pk], sources[minh.pk]) == ("server", "server")
-    assert "lan-2" not in second.client_seeds and "lan-1" not in second.client_seeds
+    assert "lan-2" not in second.client_seeds
+    assert "lan-1" not in second.client_seeds
 
 
 def test_a_seed_sent_again_before_the_deal_replaces_the_first(tables, make_user):
@@ -234,9 +238,11 @@ def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user):
         services.table_ready(table_id=table.pk, user=lan)
         services.table_ready(table_id=table.pk, user=other)
     first, second = (current_hand(t) for t, _ in dealt)
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert (first.client_seeds[0], first.seed_sources[0]) == ("same", "player")
-    assert second.client_seeds[0] != "same" and second.seed_sources[0] == "server"
+    assert second.client_seeds[0] != "same"
+    assert second.seed_sources[0] == "server"
 
 
 def connect(table: Table, user: Any) -> None:
@@ -256,6 +262,7 @@ def test_the_deal_waits_a_moment_for_a_connected_players_seed(tables, make_user,
     assert current_hand(table) is None
     assert table.clock == Table.Clock.SEEDS
     assert table.deadline is not None
+    assert table.clock_started_at is not None
     waited_ms = (table.deadline - table.clock_started_at).total_seconds() * 1000
     assert waited_ms == 1500
     services.table_seed(
