@@ -171,7 +171,7 @@ def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(tab
     before = snapshot(table)
     assert before[1] != first_commitment
 
-    attempts = [
+    attempts: list[tuple[type[Exception], dict[str, Any]]] = [
         (StaleCommitment, {"client_seed": "lan-2", "commitment": first_commitment}),
         (StaleCommitment, {"client_seed": "lan-2", "commitment": "0" * 64}),
         (StaleCommitment, {"client_seed": "lan-2", "commitment": None}),
