@@ -140,6 +140,7 @@ class Player:
         self.pending: str | None = None
         self.readied_for: int | None = None
         self.bought_for: int | None = None
+        self.seeded_for: str | None = None  # the commitment our last seed answered
         self.submitted: int | None = None
         self.counter = 0
         self.thinking: set[asyncio.Task[None]] = set()
@@ -229,6 +230,13 @@ class Player:
         seat = next((s for s in table["seats"] if s["position"] == self.position), None)
         if seat is None:
             return
+        commitment = table.get("next_commitment")
+        if commitment and self.seeded_for != commitment:
+            # As the browser does: a new seed as soon as a new commitment shows
+            # (docs/fairness.md), so that no deal waits for it.
+            self.seeded_for = commitment
+            seed = {"type": "seed", "id": self.next_id(), "client_seed": secrets.token_hex(16)}
+            await ws.send(json.dumps({**seed, "commitment": commitment}))
         if table["status"] == "waiting" and not seat["ready"]:
             played = table["hands_played"]
             if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:

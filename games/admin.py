@@ -113,12 +113,25 @@ class TableAdmin(ReadOnlyAdmin):
         )
 
 
+HIDDEN_UNTIL_THE_END = _("hidden until the hand ends")
+
+
 class EventInline(admin.TabularInline):
     model = HandEvent
-    fields = ("seq", "table_version", "type", "visibility", "player", "payload", "created_at")
+    fields = ("seq", "table_version", "type", "visibility", "player", "data", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
+
+    @admin.display(description=_("data"))
+    def data(self, obj: HandEvent) -> str:
+        """A player's own events (their cards) stay hidden while the hand is in play."""
+        if obj.visibility != HandEvent.Visibility.EVERYONE and obj.hand.ended_at is None:
+            return str(HIDDEN_UNTIL_THE_END)
+        return json.dumps(obj.payload, ensure_ascii=False)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[HandEvent]:
+        return super().get_queryset(request).select_related("hand")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -169,7 +182,14 @@ class HandAdmin(ReadOnlyAdmin):
     list_select_related = ("table",)
     date_hierarchy = "started_at"
     inlines = [EventInline]
-    exclude = ("state", "setup")
+    # The engine state holds every card; the server seed is shown only once
+    # the hand has ended (revealed_seed): never a live hand's, to anyone.
+    exclude = ("state", "setup", "server_seed")
+    readonly_fields = ("revealed_seed",)
+
+    @admin.display(description=_("server seed"))
+    def revealed_seed(self, obj: Hand) -> str:
+        return obj.server_seed if obj.ended_at is not None else str(HIDDEN_UNTIL_THE_END)
 
     @admin.display(description=_("inspect"))
     def inspect(self, obj: Hand) -> str:

@@ -536,8 +536,19 @@ class TableSocket(RoomSocket):
         return None
 
     async def do_ready(self, message: dict[str, Any]) -> Any:
-        seed = message.get("client_seed", "")
-        await self._call(services.table_ready, client_seed=seed if isinstance(seed, str) else None)
+        seed, commitment = message.get("client_seed", ""), message.get("commitment")
+        await self._call(
+            services.table_ready,
+            client_seed=seed if isinstance(seed, str) else None,
+            commitment=commitment if commitment is None or isinstance(commitment, str) else "",
+        )
+
+    async def do_seed(self, message: dict[str, Any]) -> Any:
+        return await self._call(
+            services.table_seed,
+            client_seed=message.get("client_seed"),
+            commitment=message.get("commitment"),
+        )
 
     async def do_leave(self, message: dict[str, Any]) -> Any:
         await self._call(services.seat_presence, delta=-1)
@@ -577,6 +588,7 @@ class TableSocket(RoomSocket):
 ACTIONS = {
     "sit": TableSocket.do_sit,
     "ready": TableSocket.do_ready,
+    "seed": TableSocket.do_seed,
     "leave": TableSocket.do_leave,
     "act": TableSocket.do_act,
     "chat": TableSocket.do_chat,

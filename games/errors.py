@@ -53,6 +53,17 @@ HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
 )
 NoBotSeat = _error("NoBotSeat", "no_bot_seat", _("There is no free seat for a bot."), 409)
+BadClientSeed = _error(
+    "BadClientSeed",
+    "bad_client_seed",
+    _("A seed is 1 to 64 characters of text."),
+)
+SeedReused = _error(
+    "SeedReused",
+    "seed_reused",
+    _("You already used that seed in an earlier hand: send a new one."),
+    409,
+)
 
 
 class IllegalMove(GameError):
@@ -113,3 +124,22 @@ PhhUnavailable = _error(
     _("PHH hand histories exist for finished Poker hands only."),
     409,
 )
+
+
+class StaleCommitment(GameError):
+    """A seed sent for a commitment that is not the table's next one (an older
+    hand's, or none): refused; ``details.commitment`` is the one to answer."""
+
+    code = "stale_commitment"
+    status = 409
+    template = _(
+        "That seed answers a commitment that is not the next hand's: "
+        "send a new seed for commitment %(commitment)s."
+    )
+
+    def __init__(self, *, commitment: str) -> None:
+        self.commitment = commitment
+        super().__init__(commitment=commitment)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": {"commitment": self.commitment}}

@@ -25,6 +25,9 @@ class Table(models.Model):
         REVEAL = "reveal", _("Reveal")
         TURN = "turn", _("Turn")
         SUMMARY = "summary", _("Summary")
+        # Everyone is ready but a connected player's seed for this hand has not
+        # arrived yet: a short wait (SEED_GRACE_MS), then the server draws it.
+        SEEDS = "seeds", _("Seeds")
 
     game = models.CharField(_("game"), max_length=10, choices=Game.choices)
     name = models.CharField(_("name"), max_length=60, blank=True)
@@ -72,7 +75,8 @@ class Table(models.Model):
         "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     hands_played = models.PositiveIntegerField(default=0)
-    next_server_seed = models.CharField(max_length=64)
+    # The next hand's server seed is kept in TableSeed (never on this model, so
+    # no admin page, form or serializer of a table can show it).
     next_commitment = models.CharField(max_length=64)
     last_winner_position = models.SmallIntegerField(null=True, blank=True)
     button_position = models.SmallIntegerField(null=True, blank=True)
@@ -93,6 +97,25 @@ class Table(models.Model):
         return self.buy_in_min * big_blind, self.buy_in_max * big_blind
 
 
+class TableSeed(models.Model):
+    """The server seed of a table's next hand, secret until that hand ends.
+
+    Its own table, registered nowhere (no admin, no form, no serializer, no
+    ``__str__`` showing it): only ``games.services`` reads it, to deal. At the
+    deal it moves to ``Hand.server_seed``, revealed once the hand has ended."""
+
+    table = models.OneToOneField(
+        Table, primary_key=True, on_delete=models.CASCADE, related_name="secret"
+    )
+    server_seed = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"seed of table {self.table_id}"
+
+    def __repr__(self) -> str:
+        return f"<TableSeed: table {self.table_id}>"
+
+
 class Seat(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField(_("position"))
@@ -101,7 +124,10 @@ class Seat(models.Model):
     )
     is_bot = models.BooleanField(default=False)
     ready = models.BooleanField(default=False)
+    # The player's contribution to the next hand's deck and the commitment it
+    # answers: it counts only while that is still the table's next_commitment.
     client_seed = models.CharField(max_length=64, blank=True)
+    seed_commitment = models.CharField(max_length=64, blank=True)
     connections = models.PositiveSmallIntegerField(default=0)
     last_seen = models.DateTimeField(null=True, blank=True)
     sitting_out = models.BooleanField(default=False)
@@ -142,6 +168,10 @@ class Hand(models.Model):
     commitment = models.CharField(_("commitment"), max_length=64)
     server_seed = models.CharField(_("server seed"), max_length=64)
     client_seeds = models.JSONField(_("client seeds"), default=list)
+    # Per player, whose the client seed was: "player" (sent for this hand's
+    # commitment), "bot" (a bot's, from the OS CSPRNG) or "server" (the player
+    # sent none in time: drawn for them from the OS CSPRNG).
+    seed_sources = models.JSONField(_("client seed sources"), default=list)
     players = models.JSONField(_("players"), default=list)
     setup = models.JSONField(default=dict)
     state = models.JSONField(default=dict)
@@ -186,6 +216,8 @@ class HandPlayer(models.Model):
     index = models.PositiveSmallIntegerField()
     position = models.PositiveSmallIntegerField()
     net = models.BigIntegerField(_("chips won"), null=True, blank=True)
+    # The seed this player's hand was dealt with (a player never uses one twice).
+    client_seed = models.CharField(max_length=64, blank=True)
 
     class Meta:
         verbose_name = _("hand player")
@@ -193,7 +225,10 @@ class HandPlayer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["hand", "user"], name="one_entry_per_player")
         ]
-        indexes = [models.Index(fields=["user", "-hand"], name="player_hands_recent")]
+        indexes = [
+            models.Index(fields=["user", "-hand"], name="player_hands_recent"),
+            models.Index(fields=["user", "client_seed"], name="player_seeds_used"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.hand_id}:{self.user_id}"

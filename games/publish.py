@@ -148,11 +148,14 @@ def hand_info(
         "view": view,
         "finished": hand.finished,
         "settled": hand.settled,
+        # Each player's seed for this hand and whose it was: not secret (without
+        # the server seed they say nothing about the deck).
+        "client_seeds": hand.client_seeds,
+        "seed_sources": hand.seed_sources,
     }
     if hand.finished:
         info["result"] = hand.result
         info["server_seed"] = hand.server_seed
-        info["client_seeds"] = hand.client_seeds
     return info
 
 

@@ -193,6 +193,7 @@ def hand_replay(*, hand_id: int, user: User) -> dict[str, Any]:
             "server_seed": hand.server_seed,
             "hand_id": hand.fair_id,
             "client_seeds": hand.client_seeds,
+            "seed_sources": hand.seed_sources,
         },
     }
     if user.is_staff:

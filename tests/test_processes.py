@@ -13,7 +13,7 @@ from websockets.sync.client import connect
 
 from games import services
 from games.adapters import engine_for
-from games.models import Hand, HandEvent, Table
+from games.models import Hand, HandEvent, Table, TableSeed
 from games.rules import fairness
 from tests.consumers.helpers import token_for
 
@@ -143,7 +143,9 @@ def _table_without_instant_win(*players):
     while True:
         table = services.table_create(owner=players[0], game="tienlen", stake=1, seat_count=2)
         deck = fairness.deal_deck(
-            bytes.fromhex(table.next_server_seed), f"{table.pk}-1", ["x", "x"]
+            bytes.fromhex(TableSeed.objects.get(table=table).server_seed),
+            f"{table.pk}-1",
+            ["x", "x"],
         )
         state, _ = engine.start(engine.ruleset("vipgame", {}), deck, 2, {"random_first": 0})
         if not engine.status(state).finished:

@@ -163,6 +163,9 @@ CELERY_BEAT_SCHEDULE = {
 # A table clock that runs out within this many seconds gets its timer task when
 # it is set; a longer one from the sweeper (every 2 s) this long before it ends.
 TIMER_QUEUE_AHEAD_S = env.float("TIMER_QUEUE_AHEAD_S", default=4.0)
+# Everyone is ready but a connected player's seed for the next hand has not
+# arrived: wait this long for it before the server draws one (docs/fairness.md).
+SEED_GRACE_MS = env.int("SEED_GRACE_MS", default=1500)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
 AUTH_USER_MODEL = "accounts.User"

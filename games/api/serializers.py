@@ -152,7 +152,15 @@ class HandInfo(serializers.Serializer[dict[str, Any]]):
     result = json_object(required=False, allow_null=True, help_text="Once finished.")
     server_seed = serializers.CharField(required=False, help_text="Once finished.")
     client_seeds = serializers.ListField(
-        child=serializers.CharField(allow_blank=True), required=False, help_text="Once finished."
+        child=serializers.CharField(allow_blank=True),
+        help_text="The players' seeds this hand was dealt with, in player order.",
+    )
+    seed_sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=["player", "bot", "server"]),
+        help_text=(
+            "Whose each seed was: `player` (sent for this hand's commitment), `bot`, or "
+            "`server` (drawn for a player who sent none in time)."
+        ),
     )
 
 
@@ -191,8 +199,34 @@ class ReadyIn(serializers.Serializer[dict[str, Any]]):
         allow_blank=True,
         trim_whitespace=False,
         default="",
-        help_text="Feeds the provably fair shuffle.",
+        help_text=(
+            "Your seed for the next hand (feeds the provably fair shuffle; never one you "
+            "used before). Empty: keep the one sent with `seed`, or the server draws one."
+        ),
     )
+    commitment = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The table's `next_commitment` the seed answers (refused if it is not).",
+    )
+
+
+class SeedIn(serializers.Serializer[dict[str, Any]]):
+    client_seed = serializers.CharField(
+        min_length=1,
+        max_length=64,
+        trim_whitespace=False,
+        help_text="A fresh random seed for the next hand, 1 to 64 characters.",
+    )
+    commitment = serializers.CharField(
+        max_length=64, help_text="The table's `next_commitment` this seed answers."
+    )
+
+
+class SeedOut(serializers.Serializer[dict[str, Any]]):
+    commitment = serializers.CharField(help_text="The commitment the seed was accepted for.")
 
 
 class ActIn(serializers.Serializer[dict[str, Any]]):
@@ -307,6 +341,10 @@ class FairnessOut(serializers.Serializer[dict[str, Any]]):
     server_seed = serializers.CharField()
     hand_id = serializers.CharField(help_text="The id fed to the shuffle (`<table>-<number>`).")
     client_seeds = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    seed_sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=["player", "bot", "server"]),
+        help_text="Whose each seed was (empty for hands dealt before this was recorded).",
+    )
 
 
 class ReplayOut(serializers.Serializer[dict[str, Any]]):

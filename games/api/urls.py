@@ -7,6 +7,7 @@ urlpatterns = [
     path("tables/<int:table_id>", views.TableView.as_view(), name="api-table"),
     path("tables/<int:table_id>/sit", views.SitView.as_view(), name="api-table-sit"),
     path("tables/<int:table_id>/ready", views.ReadyView.as_view(), name="api-table-ready"),
+    path("tables/<int:table_id>/seed", views.SeedView.as_view(), name="api-table-seed"),
     path("tables/<int:table_id>/leave", views.LeaveView.as_view(), name="api-table-leave"),
     path("tables/<int:table_id>/actions", views.ActView.as_view(), name="api-table-act"),
     path("tables/<int:table_id>/bots", views.BotView.as_view(), name="api-table-bots"),

@@ -173,8 +173,15 @@ class ReadyView(APIView):
             200: s.TableStateOut,
             **STATE_ERRORS,
             **errors(
-                bad=["bad_action"],
-                conflict=["not_seated", "table_closed", "not_enough_chips", "hand_in_progress"],
+                bad=["bad_client_seed"],
+                conflict=[
+                    "not_seated",
+                    "table_closed",
+                    "not_enough_chips",
+                    "hand_in_progress",
+                    "stale_commitment",
+                    "seed_reused",
+                ],
             ),
         },
     )
@@ -182,9 +189,44 @@ class ReadyView(APIView):
         data = s.ReadyIn(data=request.data)
         data.is_valid(raise_exception=True)
         services.table_ready(
-            table_id=table_id, user=user_of(request), client_seed=data.validated_data["client_seed"]
+            table_id=table_id,
+            user=user_of(request),
+            client_seed=data.validated_data["client_seed"],
+            commitment=data.validated_data["commitment"],
         )
         return Response(caller_state(request, table_id))
+
+
+class SeedView(APIView):
+    @extend_schema(
+        operation_id="tables_seed",
+        summary="Send your seed for the next hand",
+        description=(
+            "Send a new random seed as soon as you see a new `next_commitment` "
+            "(docs/fairness.md): the next hand is dealt from the server seed and every "
+            "player's seed. Sending again before the deal replaces it. A player who sent "
+            "none gets one drawn by the server (`seed_sources`)."
+        ),
+        request=s.SeedIn,
+        responses={
+            200: s.SeedOut,
+            **STATE_ERRORS,
+            **errors(
+                bad=["bad_client_seed"],
+                conflict=["not_seated", "table_closed", "stale_commitment", "seed_reused"],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.SeedIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = services.table_seed(
+            table_id=table_id,
+            user=user_of(request),
+            client_seed=data.validated_data["client_seed"],
+            commitment=data.validated_data["commitment"],
+        )
+        return Response(result)
 
 
 class LeaveView(APIView):

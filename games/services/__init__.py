@@ -17,6 +17,7 @@ from .tables import (
     table_create,
     table_leave,
     table_ready,
+    table_seed,
     table_sit,
     table_timeout,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "table_create",
     "table_leave",
     "table_ready",
+    "table_seed",
     "table_sit",
     "table_timeout",
 ]

@@ -7,11 +7,12 @@ import logging
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from games import clock
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
-from games.models import Hand, HandPlayer, Table
+from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules import fairness
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
@@ -29,14 +30,74 @@ def new_seed() -> tuple[str, str]:
     return seed.hex(), fairness.commitment(seed)
 
 
+# Whose a hand's client seed was (Hand.seed_sources, docs/fairness.md).
+SEED_PLAYER, SEED_BOT, SEED_SERVER = "player", "bot", "server"
+
+
+def drawn_seed() -> str:
+    """A client seed drawn from the OS CSPRNG (a bot's, or for a player who sent none)."""
+    return secrets.token_hex(16)
+
+
+def has_seed(seat: Seat, table: Table) -> bool:
+    """The seat sent a seed for the table's next hand (the commitment it answers
+    is still the table's next one)."""
+    return bool(seat.client_seed) and seat.seed_commitment == table.next_commitment
+
+
+def contributions(table: Table, players: list[Seat]) -> tuple[list[str], list[str]]:
+    """Each player's client seed for the hand about to be dealt, and whose it is.
+
+    A player's own seed counts only if it answers this hand's commitment (so it
+    was fixed after the commitment was published) and the player never used it
+    before; otherwise, and for bots, a fresh one is drawn from the OS CSPRNG now,
+    after the commitment and before the deal. Never empty, never reused."""
+    sent = {s.user_id: s.client_seed for s in players if not s.is_bot and has_seed(s, table)}
+    used = set(
+        HandPlayer.objects.filter(user_id__in=sent, client_seed__in=sent.values()).values_list(
+            "user_id", "client_seed"
+        )
+    )
+    seeds, sources = [], []
+    for seat in players:
+        seed = sent.get(seat.user_id)
+        if seat.is_bot:
+            seeds.append(drawn_seed())
+            sources.append(SEED_BOT)
+        elif seed and (seat.user_id, seed) not in used:
+            seeds.append(seed)
+            sources.append(SEED_PLAYER)
+        else:
+            seeds.append(drawn_seed())
+            sources.append(SEED_SERVER)
+    return seeds, sources
+
+
+def _await_seeds(tx: TableTx, players: list[Seat]) -> bool:
+    """Whether to wait a moment for the seed of a connected player: everyone is
+    ready, but a seed sent for the next commitment may still be on its way (the
+    first hand after sitting, a lost message). The wait ends as soon as every
+    such seed is in, or after SEED_GRACE_MS, when the server draws the missing
+    ones. Players without an open socket are not waited for."""
+    grace = settings.SEED_GRACE_MS
+    table = tx.table
+    missing = [s for s in players if not s.is_bot and s.connected and not has_seed(s, table)]
+    if not missing or grace <= 0:
+        return False
+    if table.clock != Table.Clock.SEEDS:
+        tx.set_clock(Table.Clock.SEEDS, grace)
+    return True
+
+
 def _escrow_stacks(tx: TableTx, positions: list[int]) -> list[int]:
     keys = [f"seat:{tx.table.pk}:{p}" for p in positions]
     balances = dict(Account.objects.filter(key__in=keys).values_list("key", "balance"))
     return [balances.get(k, 0) for k in keys]
 
 
-def maybe_deal(tx: TableTx) -> None:
-    """Deal when every seated player (at least two) is ready and the last hand is settled."""
+def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
+    """Deal when every seated player (at least two) is ready and the last hand
+    is settled (after a short wait for a seed still on its way, see _await_seeds)."""
     table = tx.table
     if table.status != Table.Status.WAITING:
         return
@@ -47,10 +108,15 @@ def maybe_deal(tx: TableTx) -> None:
         return
     if all(s.is_bot for s in players):
         return  # bots wait for a person: a table of bots alone would play forever
+    if not seeds_waited and _await_seeds(tx, players):
+        return
+    if table.clock == Table.Clock.SEEDS:
+        tx.clear_clock()
     adapter, engine = tx.adapter, tx.adapter.engine
     number = table.hands_played + 1
-    client_seeds = [s.client_seed for s in players]
-    seed = bytes.fromhex(table.next_server_seed)
+    client_seeds, seed_sources = contributions(table, players)
+    secret = TableSeed.objects.get(table=table)
+    seed = bytes.fromhex(secret.server_seed)
     fair_id = f"{table.pk}-{number}"
     deck, draws = fairness.fair_draws(
         seed, fair_id, client_seeds, adapter.fair_bounds(table, len(players))
@@ -63,8 +129,9 @@ def maybe_deal(tx: TableTx) -> None:
         number=number,
         game=table.game,
         commitment=table.next_commitment,
-        server_seed=table.next_server_seed,
+        server_seed=secret.server_seed,
         client_seeds=client_seeds,
+        seed_sources=seed_sources,
         players=[
             {
                 "position": s.position,
@@ -78,15 +145,18 @@ def maybe_deal(tx: TableTx) -> None:
         state=engine.dumps(state),
     )
     HandPlayer.objects.bulk_create(
-        HandPlayer(hand=hand, user_id=s.user_id, index=i, position=s.position)
+        HandPlayer(
+            hand=hand, user_id=s.user_id, index=i, position=s.position, client_seed=client_seeds[i]
+        )
         for i, s in enumerate(players)
     )
     table.hands_played = number
     table.status = Table.Status.PLAYING
-    table.next_server_seed, table.next_commitment = new_seed()
+    secret.server_seed, table.next_commitment = new_seed()
+    secret.save(update_fields=["server_seed"])
     for seat in players:
-        seat.client_seed = ""
-        seat.save(update_fields=["client_seed"])
+        seat.client_seed, seat.seed_commitment = "", ""
+        seat.save(update_fields=["client_seed", "seed_commitment"])
     tx.set_hand(hand, state)
     tx.lobby_changed = True
     tx.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])

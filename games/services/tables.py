@@ -17,6 +17,7 @@ from games.errors import (
     AlreadySeated,
     BadBuyIn,
     BadChat,
+    BadClientSeed,
     BadTableSettings,
     ChatMuted,
     HandInProgress,
@@ -25,10 +26,12 @@ from games.errors import (
     NotEnoughChips,
     PrivateTable,
     SeatTaken,
+    SeedReused,
+    StaleCommitment,
     TableClosed,
     TableFull,
 )
-from games.models import ChatMessage, Game, Seat, Table
+from games.models import ChatMessage, Game, HandPlayer, Seat, Table, TableSeed
 from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.models import User
@@ -102,10 +105,10 @@ def table_create(
         is_private=is_private,
         invite_code=secrets.token_urlsafe(8) if is_private else "",
         owner=owner,
-        next_server_seed=seed,
         next_commitment=commitment,
         **timers,
     )
+    TableSeed.objects.create(table=table, server_seed=seed)
     tx = TableTx(table.pk)
     tx.lobby_changed = True
     tx.bump()
@@ -283,24 +286,67 @@ def table_leave(*, table_id: int, user: User) -> None:
     tx.finish()
 
 
-@transaction.atomic
-def table_ready(*, table_id: int, user: User, client_seed: str = "") -> None:
-    tx = TableTx(table_id)
-    seat = tx.require_seat(user)
-    _ready(tx, seat, client_seed)
-    tx.finish()
-
-
-def _ready(tx: TableTx, seat: Seat, client_seed: str) -> None:
-    table = tx.table
-    if table.status == Table.Status.CLOSED:
-        raise TableClosed()
+def _check_seed(tx: TableTx, seat: Seat, client_seed: object, commitment: object) -> str:
+    """A player's seed for the next hand, refused unless it is 1 to 64
+    characters, answers the table's next commitment (``commitment`` None: the
+    one current when it arrives, for clients that do not say) and was never
+    used by this player before."""
     try:
         seed = fairness.check_client_seed(client_seed)
     except RulesError:
-        from games.errors import BadAction
+        raise BadClientSeed() from None
+    if not seed:
+        raise BadClientSeed()
+    current = tx.table.next_commitment
+    if commitment is not None and commitment != current:
+        raise StaleCommitment(commitment=current)
+    if HandPlayer.objects.filter(user_id=seat.user_id, client_seed=seed).exists():
+        raise SeedReused()
+    return seed
 
-        raise BadAction() from None
+
+def _store_seed(tx: TableTx, seat: Seat, seed: str) -> None:
+    seat.client_seed, seat.seed_commitment = seed, tx.table.next_commitment
+    seat.save(update_fields=["client_seed", "seed_commitment"])
+
+
+@transaction.atomic
+def table_seed(
+    *, table_id: int, user: User, client_seed: object, commitment: object
+) -> dict[str, Any]:
+    """The player's seed for the next hand, sent for the commitment it answers
+    (docs/fairness.md). Sending again before the deal replaces it."""
+    tx = TableTx(table_id)
+    seat = tx.require_seat(user)
+    if tx.table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    if not isinstance(commitment, str):
+        raise StaleCommitment(commitment=tx.table.next_commitment)
+    seed = _check_seed(tx, seat, client_seed, commitment)
+    _store_seed(tx, seat, seed)
+    if tx.table.clock == Table.Clock.SEEDS:
+        maybe_deal(tx)  # the seed the deal was waiting for
+    tx.finish()
+    return {"commitment": seat.seed_commitment}
+
+
+@transaction.atomic
+def table_ready(
+    *, table_id: int, user: User, client_seed: str = "", commitment: str | None = None
+) -> None:
+    tx = TableTx(table_id)
+    seat = tx.require_seat(user)
+    _ready(tx, seat, client_seed, commitment)
+    tx.finish()
+
+
+def _ready(tx: TableTx, seat: Seat, client_seed: object, commitment: object = None) -> None:
+    table = tx.table
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    seed = None
+    if client_seed != "":  # "" (or no seed): keep the one sent, or the server draws one
+        seed = _check_seed(tx, seat, client_seed, commitment)
     if tx.adapter.uses_escrow:
         stack = (
             Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
@@ -313,8 +359,10 @@ def _ready(tx: TableTx, seat: Seat, client_seed: str) -> None:
         raise NotEnoughChips(needed=min_balance(table))
     if seat.leaving:
         raise HandInProgress()
-    seat.ready, seat.client_seed, seat.sitting_out, seat.timeouts = True, seed, False, 0
-    seat.save(update_fields=["ready", "client_seed", "sitting_out", "timeouts"])
+    if seed is not None:
+        _store_seed(tx, seat, seed)
+    seat.ready, seat.sitting_out, seat.timeouts = True, False, 0
+    seat.save(update_fields=["ready", "sitting_out", "timeouts"])
     tx.bump()
     waiting = [s for s in tx.seats if not s.sitting_out and not s.leaving]
     if (
@@ -336,7 +384,7 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
     if seat is None or seat.ready or seat.leaving or tx.table.status == Table.Status.CLOSED:
         return
     try:
-        _ready(tx, seat, secrets.token_hex(8))
+        _ready(tx, seat, "")  # a bot's seed is drawn at the deal (play.contributions)
     except NotEnoughChips:
         _remove_seat(tx, seat)
     tx.finish()
@@ -357,6 +405,9 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
         return False
     if table.clock == Table.Clock.READY:
         _ready_timeout(tx)
+    elif table.clock == Table.Clock.SEEDS:
+        tx.clear_clock()
+        maybe_deal(tx, seeds_waited=True)
     elif table.clock == Table.Clock.SUMMARY:
         _summary_over(tx)
     else:

@@ -15,8 +15,10 @@ const PHRASES = [
 ];
 const EMOJI = ["😀", "😂", "😎", "😡", "😭", "👍", "👏", "🔥", "🍀", "💰"];
 
+// A fresh random seed for each hand (docs/fairness.md): 16 bytes from the
+// browser's CSPRNG, sent as soon as the table publishes the next commitment.
 function randomSeed() {
-  const bytes = new Uint8Array(8);
+  const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -29,6 +31,8 @@ export class TableShell {
     this.state = null;
     this.lastSeq = {};
     this.clientSeed = randomSeed();
+    this.seedFor = null; // the commitment this.clientSeed was sent for
+    this.seedId = null;
     this.summaryHidden = null;
     this.build();
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
@@ -108,7 +112,35 @@ export class TableShell {
     if (showBalance(message)) return;
     if (message.type === "state") this.applyState(message);
     else if (message.type === "chat") this.chatLine(message);
-    else if (message.type === "error") this.flash(message.message, "error");
+    else if (message.type === "error") this.refused(message);
+  }
+
+  refused(message) {
+    if (message.id && message.id === this.seedId && ["seed_reused", "stale_commitment"].includes(message.code)) {
+      // Our seed answered a commitment that moved on, or was used before: a new
+      // one, for the commitment the server names (else at the next state).
+      const current = message.details && message.details.commitment;
+      this.seedFor = null;
+      this.clientSeed = randomSeed();
+      this.fairKey = null;
+      if (message.code === "seed_reused" || (current && current !== this.lastRefusedFor)) {
+        this.lastRefusedFor = current || null;
+        if (this.state) this.sendSeed(this.state, current || this.state.table.next_commitment);
+      }
+      return;
+    }
+    this.flash(message.message, "error");
+  }
+
+  /** As soon as we are seated and see a commitment we have not answered, send
+   * a new seed for it: the next hand is dealt from it (docs/fairness.md). */
+  sendSeed(state, commitment = state.table.next_commitment) {
+    const t = state.table;
+    if (state.you === null || t.status === "closed" || !commitment || this.seedFor === commitment) return;
+    if (this.seedFor !== null) this.clientSeed = randomSeed(); // a new hand: never the same seed twice
+    this.seedFor = commitment;
+    this.seedId = this.conn.request({ type: "seed", client_seed: this.clientSeed, commitment });
+    if (this.seedId === null) this.seedFor = null;
   }
 
   get ctx() {
@@ -168,6 +200,7 @@ export class TableShell {
       }
     }
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
+    this.sendSeed(state);
     this.render();
   }
 
@@ -303,6 +336,7 @@ export class TableShell {
     const t = ctx.table;
     if (!t.deadline) return [];
     if (t.clock === "ready") return t.seats.filter((s) => !s.ready).map((s) => s.position);
+    if (t.clock === "seeds") return [];
     if (this.game.clockSeats) return this.game.clockSeats(ctx);
     return [];
   }
@@ -325,7 +359,7 @@ export class TableShell {
       if (between && !mySeat.ready && !mySeat.leaving) {
         items.push(h("button", {
           type: "button", class: "button ready", "data-action": "ready",
-          onclick: () => this.request({ type: "ready", client_seed: this.clientSeed }),
+          onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: t.next_commitment }),
         }, _("Ready")));
       }
       if (between && mySeat.ready && t.status === "waiting") {
@@ -429,13 +463,26 @@ export class TableShell {
     const t = ctx.table;
     const rows = [];
     const line = (label, value, attr) => h("div", { class: "kv" }, h("span", { class: "k" }, label), h("code", { class: "v", [attr || "data-x"]: "" }, value));
+    const whose = {
+      player: _("their own"), bot: _("the bot's"), server: _("drawn by the server (none arrived in time)"),
+    };
     if (hand) {
       rows.push(line(fmt(_("Hand #%(n)s commitment"), { n: hand.number }), hand.commitment, "data-commitment"));
       rows.push(line(_("Hand id"), hand.fair_id));
+      const seeds = hand.client_seeds || [];
+      const sources = hand.seed_sources || [];
+      if (ctx.me !== null && seeds[ctx.me] !== undefined) {
+        const source = sources[ctx.me] === "player" ? _("yours") : whose[sources[ctx.me]] || "";
+        rows.push(h("div", { class: "kv" }, h("span", { class: "k" }, _("My seed in this hand")),
+          h("code", { class: "v", "data-my-seed": "" }, seeds[ctx.me]), " ",
+          h("span", { class: "muted", "data-my-seed-source": sources[ctx.me] || "" }, source ? `(${source})` : "")));
+      }
+      rows.push(h("div", { class: "kv" }, h("span", { class: "k" }, _("Client seeds, in seat order")),
+        h("ol", { class: "seeds", "data-client-seeds": "" }, seeds.map((seed, i) => h("li", { "data-seed-source": sources[i] || "" },
+          h("code", {}, JSON.stringify(seed)), " — ", ctx.nameOf(i),
+          sources[i] ? h("span", { class: "muted" }, ` (${whose[sources[i]] || sources[i]})`) : null)))));
       if (hand.finished && hand.server_seed) {
         rows.push(line(_("Server seed (revealed)"), hand.server_seed, "data-server-seed"));
-        rows.push(h("div", { class: "kv" }, h("span", { class: "k" }, _("Client seeds, in seat order")),
-          h("ol", { class: "seeds" }, hand.client_seeds.map((s, i) => h("li", {}, h("code", {}, JSON.stringify(s)), " — ", ctx.nameOf(i))))));
         const result = h("p", { class: "verify-result", "data-verify-result": "" });
         rows.push(h("button", { type: "button", class: "button small", "data-verify": "", onclick: () => this.verify(ctx, result) }, _("Verify the deal")), result);
       } else {
@@ -443,11 +490,20 @@ export class TableShell {
       }
     }
     rows.push(line(_("Next hand's commitment"), t.next_commitment, "data-next-commitment"));
-    const seedInput = h("input", { type: "text", maxlength: 64, value: this.clientSeed, "aria-label": _("My seed for the next hand"), onchange: (e) => { this.clientSeed = e.target.value; } });
+    const seedInput = h("input", {
+      type: "text", maxlength: 64, value: this.clientSeed, "aria-label": _("My seed for the next hand"), "data-next-seed": "",
+      onchange: (e) => {
+        if (!e.target.value) return;
+        this.clientSeed = e.target.value;
+        this.seedFor = null;
+        this.sendSeed(this.state);
+      },
+    });
     rows.push(h("label", { class: "kv" }, h("span", { class: "k" }, _("My seed for the next hand")), seedInput));
-    rows.push(h("p", { class: "muted" }, _("The server commits to its seed before you send yours with “Ready”; the deck mixes both. After the hand anyone can recompute it.")));
-    if (this.fairKey === JSON.stringify([hand && hand.id, hand && hand.finished, t.next_commitment])) return;
-    this.fairKey = JSON.stringify([hand && hand.id, hand && hand.finished, t.next_commitment]);
+    rows.push(h("p", { class: "muted" }, _("The server commits to its seed first; as soon as your page sees the commitment it sends a new random seed of yours for that hand (you may type your own). The deck mixes the server's seed with every player's; after the hand anyone can recompute it.")));
+    const key = JSON.stringify([hand && hand.id, hand && hand.finished, t.next_commitment, this.clientSeed, ctx.me]);
+    if (this.fairKey === key) return;
+    this.fairKey = key;
     replace(this.fair, rows);
   }
 
@@ -489,7 +545,7 @@ export class TableShell {
     }
     const text = $("[data-clock-text]", this.statusLine);
     if (text) {
-      const names = { ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
+      const names = { seeds: _("Seeds"), ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
       text.hidden = !t.deadline;
       text.textContent = t.deadline ? `${names[t.clock] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }

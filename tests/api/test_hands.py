@@ -42,8 +42,11 @@ def open_table(tables, make_user, api, game, people, bots=0, **kwargs):
     for _ in range(bots):
         services.table_add_bot(table_id=table.pk, user=owner)
     tables.drain()
-    for client in clients.values():
-        assert client.post(url(f"tables/{table.pk}/ready"), {"client_seed": "s"}).status_code == 200
+    for position, client in clients.items():
+        # A player never uses a seed twice: one of its own for each table's first hand.
+        seed = f"s{position}-{table.pk}"
+        ready = client.post(url(f"tables/{table.pk}/ready"), {"client_seed": seed})
+        assert ready.status_code == 200
     tables.drain()
     table.refresh_from_db()
     assert table.current_hand_id is not None
@@ -109,7 +112,8 @@ def test_holdem_replays_and_phh_never_show_a_folded_or_unshown_hand(tables, make
             "commitment": showdown.commitment,
             "server_seed": showdown.server_seed,
             "hand_id": showdown.fair_id,
-            "client_seeds": ["s", "s", "s"],
+            "client_seeds": [f"s{p}-{table.pk}" for p in (0, 1, 2)],
+            "seed_sources": ["player", "player", "player"],
         }
         assert "deck" not in replay
 

@@ -36,6 +36,7 @@ OPERATIONS = {
     ("get", "/api/v1/tables/{table_id}"),
     ("post", "/api/v1/tables/{table_id}/sit"),
     ("post", "/api/v1/tables/{table_id}/ready"),
+    ("post", "/api/v1/tables/{table_id}/seed"),
     ("post", "/api/v1/tables/{table_id}/leave"),
     ("post", "/api/v1/tables/{table_id}/actions"),
     ("post", "/api/v1/tables/{table_id}/bots"),

@@ -211,7 +211,11 @@ def test_sit_ready_and_the_deal_over_http(tables, make_user, api):
     assert dealt.json()["you"] == 1
     assert dealt.json()["table"]["status"] == "playing"
     assert len(dealt.json()["hand"]["view"]["hole"]) == 2
-    assert table.hands.get().client_seeds == ["lan's seed", ""]
+    hand = table.hands.get()
+    # minh sent no seed: one was drawn for him (never an empty contribution).
+    assert hand.client_seeds[0] == "lan's seed"
+    assert len(hand.client_seeds[1]) == 32
+    assert hand.seed_sources == ["player", "server"]
 
 
 @pytest.mark.parametrize(

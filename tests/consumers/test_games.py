@@ -118,7 +118,9 @@ def test_resync_after_a_gap_and_disconnects_are_shown(tables, make_user):
         # Minh readies from another device while Lan's socket misses nothing; then
         # Lan asks for everything since an old version and gets the full state.
         old = a.state["v"]
-        await sync_to_async(services.table_ready)(table_id=table.pk, user=lan)
+        # (Lan's socket is open: with no seed of hers the deal would wait for
+        # it a moment, tests/services/test_fair_seeds.py.)
+        await sync_to_async(services.table_ready)(table_id=table.pk, user=lan, client_seed="l1")
         await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
         await a.until(lambda m: m["type"] == "state" and m["hand"] is not None)
         await a.send(type="sync", v=old)

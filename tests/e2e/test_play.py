@@ -37,7 +37,15 @@ def wait_summary(page: Any, game: str) -> None:
 
 
 def verify_fairness(page: Any) -> None:
-    page.click("[data-fair-panel] summary")
+    """The hand was dealt with the seed this page sent for its commitment (the
+    panel says whose it was), and the deal verifies."""
+    state = table_state(page)
+    me = state["hand"]["players"].index(state["you"])
+    assert state["hand"]["seed_sources"][me] == "player"
+    assert all(state["hand"]["client_seeds"])
+    page.evaluate("document.querySelector('[data-fair-panel]').open = true")
+    assert page.get_attribute("[data-my-seed-source]", "data-my-seed-source") == "player"
+    assert page.text_content("[data-my-seed]") == state["hand"]["client_seeds"][me]
     page.wait_for_selector("[data-verify]")
     page.click("[data-verify]")
     page.wait_for_selector("[data-verify-result][data-ok]")
@@ -178,6 +186,20 @@ def test_poker_with_bots(pages, site):
     assert view["finished"] is True
     verify_fairness(page)
     shot(page, "holdem-summary")
+    # Seats stay ready between Poker hands: the next one is dealt by itself,
+    # with the new seed the page sent when it saw the new commitment.
+    first = table_state(page)["hand"]
+    page.wait_for_function(
+        f"() => window.vipTable.state.hand && window.vipTable.state.hand.id !== {first['id']}"
+    )
+    while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="holdem").json_value()) != "done":
+        can_check = page.locator("[data-action=check]").count()
+        act_and_wait(page, "[data-action=check]" if can_check else "[data-action=call]")
+    wait_summary(page, "holdem")
+    verify_fairness(page)
+    second = table_state(page)["hand"]
+    mine = second["players"].index(table_state(page)["you"])
+    assert second["client_seeds"][mine] not in first["client_seeds"]
     # Cash out: leaving returns the stack to the wallet, and the header follows.
     state = table_state(page)
     stack = next(s["chips"] for s in state["table"]["seats"] if s["position"] == state["you"])

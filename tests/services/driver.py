@@ -44,13 +44,16 @@ def play_until_finished(harness: Harness, table: Table, max_steps: int = 2000) -
 
 
 def ready_all(table: Table) -> None:
-    """Ready every human; a Hold'em player who went broke buys in again first."""
+    """Ready every human, each with a new seed for the next hand (a seed is
+    never used twice); a Hold'em player who went broke buys in again first."""
+    number = Table.objects.get(pk=table.pk).hands_played + 1
     for seat in Seat.objects.filter(table=table, is_bot=False, ready=False):
+        seed = f"s{seat.pk}-{number}"
         try:
-            services.table_ready(table_id=table.pk, user=seat.user, client_seed=f"s{seat.pk}")
+            services.table_ready(table_id=table.pk, user=seat.user, client_seed=seed)
         except NotEnoughChips:
             services.table_buy_in(table_id=table.pk, user=seat.user, amount=400)
-            services.table_ready(table_id=table.pk, user=seat.user, client_seed=f"s{seat.pk}")
+            services.table_ready(table_id=table.pk, user=seat.user, client_seed=seed)
 
 
 def next_hand(harness: Harness, table: Table) -> None:

@@ -163,10 +163,34 @@ def shared_sightings(
 
 
 def hand_inspection(*, hand: Hand) -> dict[str, Any]:
-    """Everything about a hand, for staff: every event (all visibilities), each
-    player's dealt cards, the deck re-dealt from the server seed, the seeds,
-    the commitment check, the result and the settlement transaction."""
+    """Everything about a finished hand, for staff: every event (all
+    visibilities), each player's dealt cards, the deck re-dealt from the server
+    seed, the seeds, the commitment check, the result and the settlement
+    transaction.
+
+    A hand still in play shows only what its spectators see (its public events,
+    the commitment and the client seeds): no server seed, no deck, nobody's
+    cards, for every staff account, superusers included (``hidden``)."""
     events = list(HandEvent.objects.filter(hand=hand).order_by("seq"))
+    if not hand.finished:
+        return {
+            "hand": hand,
+            "hidden": True,
+            "players": [
+                {**player, "index": index, "dealt": [], "dealt_display": [], "net": None}
+                for index, player in enumerate(hand.players)
+            ],
+            "events": [e for e in events if e.visibility == HandEvent.Visibility.EVERYONE],
+            "deck": [],
+            "deck_display": [],
+            "board": [],
+            "board_display": [],
+            "commitment_ok": False,
+            "deal_matches_seed": False,
+            "problem": "",
+            "settlement": None,
+            "settlement_key": settlement_key(hand),
+        }
     dealt = {e.player: e.payload.get("cards", []) for e in events if e.type == "dealt"}
     adapter = adapter_for(hand.game)
     deck: list[str] = []
@@ -205,6 +229,7 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
     ]
     return {
         "hand": hand,
+        "hidden": False,
         "players": players,
         "events": events,
         "deck": deck,
