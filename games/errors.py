@@ -53,6 +53,21 @@ HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
 )
 NoBotSeat = _error("NoBotSeat", "no_bot_seat", _("There is no free seat for a bot."), 409)
+TooManyTables = _error(
+    "TooManyTables",
+    "too_many_tables",
+    _("You already have %(limit)s open tables: close one or play at it first."),
+    409,
+)
+TooManyBots = _error(
+    "TooManyBots",
+    "too_many_bots",
+    _("You already have %(limit)s bots playing at your tables: no more for now."),
+    409,
+)
+NoBotAvailable = _error(
+    "NoBotAvailable", "no_bot_available", _("No bot is free to play right now: try later."), 409
+)
 
 
 class IllegalMove(GameError):
