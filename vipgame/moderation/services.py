@@ -387,7 +387,7 @@ def balance_adjust(
 
 def _lock_pending(by: User, adjustment_id: int) -> Adjustment:
     adjustment = (
-        Adjustment.objects.select_for_update()
+        Adjustment.objects.select_for_update(of=("self",))
         .select_related("account__user", "requested_by")
         .filter(pk=adjustment_id)
         .first()
