@@ -27,7 +27,8 @@ def test_staff_adjusts_a_balance_with_a_reason(client, make_user):
     assert user_account(player).balance == 9_700
     txn = LedgerTransaction.objects.get(kind="adjustment")
     assert (txn.reason, txn.created_by) == ("duplicate bonus", staff)
-    assert txn.idempotency_key.startswith("adjust:") and len(txn.idempotency_key) == 39
+    assert txn.idempotency_key.startswith("adjust:")
+    assert len(txn.idempotency_key) == 39
 
 
 def test_adjustment_without_a_reason_changes_nothing(client, make_user):

@@ -76,7 +76,8 @@ def test_out_of_range_options_are_invalid_with_the_range_and_open_nothing(
     assert error(response) == (400, "invalid")
     field, option = where
     problems = response.json()["details"][field][option]
-    assert allowed in problems[0] and allowed in response.json()["message"]
+    assert allowed in problems[0]
+    assert allowed in response.json()["message"]
     assert error(english) == (400, "invalid")
     assert "must be" in english.json()["details"][field][option][0]
     assert world() == before
@@ -141,10 +142,12 @@ def test_every_range_fits_its_model_field():
     for name, allowed in limits.FIELD_RANGES.items():
         field = Table._meta.get_field(name)
         low, high = connection.ops.integer_field_range(field.get_internal_type())
-        assert (low is None or low <= allowed.low) and (high is None or allowed.high <= high)
+        assert low is None or low <= allowed.low
+        assert high is None or allowed.high <= high
     for game, allowed in limits.SEAT_RANGES.items():
         low, high = connection.ops.integer_field_range("PositiveSmallIntegerField")
-        assert low <= allowed.low and allowed.high <= high, game
+        assert low <= allowed.low, game
+        assert allowed.high <= high, game
     bank = Seat._meta.get_field("time_bank_ms")
     _, bank_high = connection.ops.integer_field_range(bank.get_internal_type())
     holdem = limits.OPTION_RANGES["holdem"]
