@@ -6,6 +6,7 @@ and nothing is created. The table's own rules are shown before anyone sits."""
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -88,7 +89,7 @@ def test_the_attacks_cannot_reach_a_table_by_any_path(tables, make_user, client)
     """The services, the ORM (what the admin or a shell would use) and the
     admin's add page all refuse the same settings."""
     lan, staff = make_user(), make_user(is_staff=True)
-    attacks = [
+    attacks: list[dict[str, Any]] = [
         {"game": "holdem", "options": {"time_bank_max_ms": 10**10}},
         {"game": "tienlen", "options": {"cong_penalty": 10**30}},
         {"game": "maubinh", "options": {"sweep_village_multiplier": 10**6}},
@@ -140,7 +141,7 @@ def test_every_range_fits_its_model_field():
     """The documented ranges are checked against the columns that store them
     (and the Hold'em clock against the seat's time bank)."""
     for name, allowed in limits.FIELD_RANGES.items():
-        field = Table._meta.get_field(name)
+        field: Any = Table._meta.get_field(name)
         low, high = connection.ops.integer_field_range(field.get_internal_type())
         assert low is None or low <= allowed.low
         assert high is None or allowed.high <= high

@@ -48,7 +48,7 @@ def test_forty_tables_in_a_burst_stop_at_the_cap(tables, make_user, settings):
     assert "3" in refused[0].json()["message"]
     assert Table.objects.filter(owner=lan).count() == 3
     # Closing one frees a place.
-    services.table_close(table_id=Table.objects.filter(owner=lan).first().pk, by=lan)
+    services.table_close(table_id=Table.objects.filter(owner=lan).earliest("pk").pk, by=lan)
     assert api.post("/api/v1/tables", {"game": "tienlen", "stake": 1}).status_code == 201
 
 
@@ -149,6 +149,7 @@ def test_beating_a_bot_moves_chips_from_the_house_not_issuance(tables, make_user
     services.table_leave(table_id=board.pk, user=lan)
     services.table_close(table_id=board.pk, by=lan)
 
+    assert hand.result is not None
     won = hand.result["chips"][[p["user_id"] for p in hand.players].index(lan.pk)]
     assert Account.objects.get(user=lan, kind="user").balance == 10_000 + won
     assert house() == float_ - won

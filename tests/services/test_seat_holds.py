@@ -90,6 +90,7 @@ def test_settlement_pays_the_winner_in_full_from_the_hold_and_holds_again(tables
     hand = Hand.objects.get(pk=hand.pk)
 
     assert hand.settled
+    assert hand.result is not None
     owed = [units * 300 for units in hand.result["net_units"]]
     paid = hand.result["chips"]
     if max(-o for o in owed) <= 10_000:  # within the loser's wallet: paid in full
@@ -103,6 +104,7 @@ def test_settlement_pays_the_winner_in_full_from_the_hold_and_holds_again(tables
         assert account.held == min(9_000, account.balance)
         seat = Seat.objects.get(table=table, user=user)
         if account.held:
+            assert seat.hold_id is not None
             assert Hold.objects.get(pk=seat.hold_id).status == Hold.Status.PENDING
     released = Hold.objects.filter(status=Hold.Status.VOIDED).count()
     assert released >= 2

@@ -41,6 +41,7 @@ def bot_in_play(tables, make_user, **kw):
         return table
 
     table = in_play(open_table)
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     bot = Seat.objects.get(table=table, is_bot=True).position
     if hand.state["turn"] != [p["position"] for p in hand.players].index(bot):
