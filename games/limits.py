@@ -42,10 +42,12 @@ FIELD_RANGES: dict[str, Range] = {
     "buy_in_min": Range(1, 1_000),  # Poker, big blinds
     "buy_in_max": Range(1, 1_000),
     "min_balance_units": Range(1, 1_000),  # Mậu Binh, Tiến Lên: stakes held to sit
-    "ready_seconds": Range(1, 300),
-    "arrange_seconds": Range(5, 600),
+    # Clocks and bot think times are the operator's (TABLE_DEFAULTS): the API
+    # does not take them.
+    "ready_seconds": Range(1, 3_600),
+    "arrange_seconds": Range(5, 3_600),
     "reveal_seconds": Range(1, 30),
-    "turn_seconds": Range(2, 300),
+    "turn_seconds": Range(2, 3_600),
     "summary_seconds": Range(1, 60),
     "bot_delay_ms": Range(0, 10_000),
     "bot_delay_max_ms": Range(0, 10_000),
