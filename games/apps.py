@@ -5,3 +5,17 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        from django.conf import settings
+        from django.core.exceptions import ImproperlyConfigured
+
+        from games.limits import FIELD_RANGES
+
+        # The operator's clocks pass the same ranges as everything else.
+        for name, value in settings.TABLE_DEFAULTS.items():
+            allowed = FIELD_RANGES[name]
+            if not allowed.low <= value <= allowed.high:
+                raise ImproperlyConfigured(
+                    f"TABLE_DEFAULTS: {name} must be from {allowed.low} to {allowed.high}"
+                )

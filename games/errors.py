@@ -64,6 +64,21 @@ SeedReused = _error(
     _("You already used that seed in an earlier hand: send a new one."),
     409,
 )
+TooManyTables = _error(
+    "TooManyTables",
+    "too_many_tables",
+    _("You already have %(limit)s open tables: close one or play at it first."),
+    409,
+)
+TooManyBots = _error(
+    "TooManyBots",
+    "too_many_bots",
+    _("You already have %(limit)s bots playing at your tables: no more for now."),
+    409,
+)
+NoBotAvailable = _error(
+    "NoBotAvailable", "no_bot_available", _("No bot is free to play right now: try later."), 409
+)
 
 
 class IllegalMove(GameError):

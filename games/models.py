@@ -1,9 +1,23 @@
 """Tables, seats, hands and their append-only event log (DESIGN.md layout)."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+TABLE_NUMBERS = (
+    "min_balance_units",
+    "ready_seconds",
+    "arrange_seconds",
+    "reveal_seconds",
+    "turn_seconds",
+    "summary_seconds",
+    "bot_delay_ms",
+    "bot_delay_max_ms",
+)
 
 
 class Game(models.TextChoices):
@@ -82,6 +96,8 @@ class Table(models.Model):
     button_position = models.SmallIntegerField(null=True, blank=True)
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    # The last time anything changed at the table (idle tables are closed).
+    active_at = models.DateTimeField(_("last activity"), default=timezone.now, db_index=True)
 
     class Meta:
         verbose_name = _("table")
@@ -90,6 +106,25 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()} {self.stake}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding:
+            # Whoever creates the row (a service, the admin, a shell), its
+            # numbers and rule options pass the one check (games.limits).
+            from games.limits import check_table
+
+            check_table(
+                game=self.game,
+                preset=self.preset,
+                options=self.options,
+                stake=self.stake,
+                seat_count=self.seat_count,
+                max_raise=self.max_raise,
+                buy_in_min=self.buy_in_min,
+                buy_in_max=self.buy_in_max,
+                **{name: getattr(self, name) for name in TABLE_NUMBERS},
+            )
+        super().save(*args, **kwargs)
 
     def buy_in_range(self) -> tuple[int, int]:
         """Hold'em buy-in limits in chips (the big blind is two stakes)."""
@@ -134,6 +169,18 @@ class Seat(models.Model):
     leaving = models.BooleanField(default=False)
     time_bank_ms = models.PositiveIntegerField(default=30_000)
     timeouts = models.PositiveSmallIntegerField(default=0)
+    # Mậu Binh, Tiến Lên: the wallet hold of the table's minimum balance.
+    hold = models.ForeignKey(
+        "wallet.Hold", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A bot's seat: who asked for it (counted against MAX_BOT_SEATS_PER_USER).
+    bot_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
     recent_client_ids = models.JSONField(default=list, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 

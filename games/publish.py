@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 
 from games import clock
 from games.adapters import adapter_for
+from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from wallet.models import Account
 
@@ -86,6 +87,8 @@ def table_identity(table: Table) -> dict[str, Any]:
         "seat_count": table.seat_count,
         "private": table.is_private,
         "status": table.status,
+        # Rule options that differ from the preset: shown before anyone sits.
+        "rules": non_default_rules(table.game, table.preset, table.options),
     }
 
 

@@ -1,12 +1,28 @@
 """Celery: table timers, bot moves, settlement and the sweeper. All idempotent."""
 
+import logging
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
 from celery import shared_task
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from games import scheduling
 from games.services import hand_settle, table_bot_move, table_bot_ready, table_timeout
 from games.services.play import table_bots_due
 from games.services.settle import unsettled_hands
-from games.services.tables import bots_unready, sweep, timers_to_queue
+from games.services.tables import (
+    bots_unready,
+    idle_tables,
+    sweep,
+    table_close,
+    timers_to_queue,
+)
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+IDLE_REASON = _("Closed: nothing happened at this table for a while.")
 
 
 @shared_task(acks_late=True)
@@ -29,16 +45,52 @@ def settle_hand(hand_id: int) -> bool:
     return hand_settle(hand_id=hand_id)
 
 
+def each_on_its_own(what: str, items: Iterable[T], call: Callable[[T], object]) -> int:
+    """Run ``call`` for every item in its own savepoint: one that raises is
+    rolled back and logged, and the others go on. Returns how many returned
+    something true."""
+    done = 0
+    for item in items:
+        try:
+            with transaction.atomic():
+                done += bool(call(item))
+        except Exception:
+            logger.exception("sweeper: %s %r failed", what, item)
+    return done
+
+
 @shared_task
 def sweeper() -> dict[str, int]:
     """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
     overdue clocks, settle forgotten hands, nudge stalled bots and ready idle
-    ones, so a lost task or a dead worker delays things by seconds."""
-    fired = sum(table_timeout(table_id=t, clock_version=v) for t, v in sweep())
+    ones, so a lost task or a dead worker delays things by seconds. Each table
+    is handled on its own: one that fails is logged and cannot stop the others."""
+    fired = each_on_its_own(
+        "clock", sweep(), lambda tv: table_timeout(table_id=tv[0], clock_version=tv[1])
+    )
     for table_id, clock_version, deadline in timers_to_queue():
         scheduling.scheduler.timer(table_id, clock_version, deadline)
-    settled = sum(hand_settle(hand_id=h) for h in unsettled_hands())
-    moved = sum(table_bot_move(table_id=t, hand_id=h, position=p) for t, h, p in table_bots_due())
-    for table_id, position in bots_unready():
-        table_bot_ready(table_id=table_id, position=position)
+    settled = each_on_its_own("hand", unsettled_hands(), lambda h: hand_settle(hand_id=h))
+    moved = each_on_its_own(
+        "bot move",
+        table_bots_due(),
+        lambda thp: table_bot_move(table_id=thp[0], hand_id=thp[1], position=thp[2]),
+    )
+    each_on_its_own(
+        "bot ready",
+        bots_unready(),
+        lambda tp: table_bot_ready(table_id=tp[0], position=tp[1]),
+    )
     return {"fired": fired, "settled": settled, "bots": moved}
+
+
+@shared_task
+def close_idle_tables() -> int:
+    """Every minute (beat): close the tables where nothing happened for
+    ``TABLE_IDLE_MINUTES`` (seats freed, holds released, bots' chips back to
+    the house), each on its own."""
+    return each_on_its_own(
+        "idle table",
+        idle_tables(),
+        lambda t: table_close(table_id=t, by=None, reason=str(IDLE_REASON)) or True,
+    )

@@ -6,6 +6,7 @@ live parts of the pages talk to the table and lobby WebSockets.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,6 +24,7 @@ from games import selectors, services
 from games.adapters import adapter_for
 from games.errors import TableFull
 from games.forms import PRESETS, QUICK_STAKES, QuickJoinForm, TableCreateForm
+from games.limits import non_default_rules
 from games.models import Game, Hand, Table
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
@@ -193,6 +195,10 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table": table,
             "config": config,
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
+            "own_rules": [
+                {"name": name, "value": json.dumps(value, ensure_ascii=False)}
+                for name, value in non_default_rules(table.game, table.preset, table.options)
+            ],
         },
     )
 

@@ -159,6 +159,7 @@ CELERY_TIMEZONE = "Asia/Ho_Chi_Minh"
 CELERY_BEAT_SCHEDULE = {
     "wallet-expire-holds": {"task": "wallet.tasks.expire_holds", "schedule": 60.0},
     "games-sweeper": {"task": "games.tasks.sweeper", "schedule": 2.0},
+    "games-close-idle-tables": {"task": "games.tasks.close_idle_tables", "schedule": 60.0},
 }
 # A table clock that runs out within this many seconds gets its timer task when
 # it is set; a longer one from the sweeper (every 2 s) this long before it ends.
@@ -267,6 +268,20 @@ SPECTACULAR_SETTINGS = {
 SIGNUP_GRANT = env.int("SIGNUP_GRANT", default=10_000)
 DAILY_BONUS = env.int("DAILY_BONUS", default=2_000)
 BONUS_TIME_ZONE = "Asia/Ho_Chi_Minh"
+# Limits on what one player can open (staff are exempt): open tables they own,
+# and bot seats they asked for at open tables. Bots are a pool of at most
+# BOT_POOL_SIZE accounts reused across tables; their chips are lent by the
+# house account (HOUSE_FLOAT chips from issuance once) and go back to it when
+# they leave. A table with nothing happening for TABLE_IDLE_MINUTES is closed
+# (0: never).
+MAX_OPEN_TABLES_PER_USER = env.int("MAX_OPEN_TABLES_PER_USER", default=3)
+MAX_BOT_SEATS_PER_USER = env.int("MAX_BOT_SEATS_PER_USER", default=6)
+BOT_POOL_SIZE = env.int("BOT_POOL_SIZE", default=50)
+HOUSE_FLOAT = env.int("HOUSE_FLOAT", default=1_000_000)
+TABLE_IDLE_MINUTES = env.int("TABLE_IDLE_MINUTES", default=15)
+# A staff balance adjustment of more chips than this (either way) waits for a
+# second staff member's approval.
+ADJUST_APPROVAL_LIMIT = env.int("ADJUST_APPROVAL_LIMIT", default=100_000)
 
 # Moderation: the integrity report's default thresholds (staff can change them on the page).
 INTEGRITY_DAYS = env.int("INTEGRITY_DAYS", default=30)

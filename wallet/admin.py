@@ -1,6 +1,10 @@
+import secrets
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -9,10 +13,10 @@ from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
-from vipgame.moderation.services import balance_adjust
+from vipgame.moderation.services import adjustment_approve, adjustment_reject, balance_adjust
 
 from .forms import AdjustBalanceForm
-from .models import Account, Hold, LedgerEntry, LedgerTransaction
+from .models import Account, Adjustment, Hold, LedgerEntry, LedgerTransaction
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -44,7 +48,16 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ("key", "kind", "user", "balance", "held", "is_closed", "adjust_link")
+    list_display = (
+        "key",
+        "kind",
+        "user",
+        "balance",
+        "held",
+        "is_closed",
+        "bots_result",
+        "adjust_link",
+    )
     list_filter = ("kind", "is_closed")
     search_fields = ("key", "user__username", "user__display_name")
     readonly_fields = ("kind", "key", "user", "balance", "held", "is_closed", "created_at")
@@ -56,45 +69,205 @@ class AccountAdmin(ReadOnlyAdmin):
         url = reverse("admin:wallet_account_adjust", args=[obj.pk])
         return format_html('<a href="{}">{}</a>', url, _("Adjust balance"))
 
+    def get_list_display(self, request: HttpRequest) -> Any:
+        shown = list(super().get_list_display(request))
+        if not request.user.has_perm("wallet.adjust_balance"):
+            shown.remove("adjust_link")
+        return shown
+
+    @admin.display(description=_("Bots' result (chips won by bots since the float)"))
+    def bots_result(self, obj: Account) -> str:
+        if obj.kind != Account.Kind.HOUSE:
+            return "-"
+        return str(house_report()["bots_net"])
+
     def get_urls(self) -> list[Any]:
         extra = [
             path(
                 "<int:pk>/adjust/",
                 self.admin_site.admin_view(self.adjust_view),
                 name="wallet_account_adjust",
-            )
+            ),
+            path(
+                "house/",
+                self.admin_site.admin_view(self.house_view),
+                name="wallet_account_house",
+            ),
         ]
         return extra + super().get_urls()
 
+    def house_view(self, request: HttpRequest) -> HttpResponse:
+        """Bots' chips in one place: the house's float, balance, what is lent
+        out, what bots won or lost, and the house's latest ledger entries."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            **house_report(),
+            "title": _("House and bots"),
+            "opts": self.model._meta,
+        }
+        return render(request, "admin/wallet/house.html", context)
+
     def adjust_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        # A dedicated permission: viewing accounts is not enough.
+        if not request.user.has_perm("wallet.adjust_balance"):
+            raise PermissionDenied
         account = get_object_or_404(Account, pk=pk, kind=Account.Kind.USER)
-        if not request.user.has_perm("wallet.view_account"):
-            return redirect("admin:index")
+        # One server-made nonce per opening of the form, kept in the session:
+        # the posted form carries no key, and sending it twice posts once.
+        nonce_key = f"adjust-nonce:{account.pk}"
         form = AdjustBalanceForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            staff: User = request.user  # type: ignore[assignment]
-            assert account.user is not None
-            try:
-                balance_adjust(
-                    by=staff,
-                    user=account.user,
-                    amount=form.cleaned_data["amount"],
-                    reason=form.cleaned_data["reason"],
-                    key=form.cleaned_data["key"],
+        if request.method == "POST":
+            nonce = request.session.pop(nonce_key, None)
+            if not nonce:
+                form.is_valid()
+                form.add_error(
+                    None, _("This form was already sent: open it again to make another adjustment.")
                 )
-            except ServiceError as err:
-                form.add_error(None, err.message)
+            elif form.is_valid():
+                staff: User = request.user  # type: ignore[assignment]
+                assert account.user is not None
+                try:
+                    result = balance_adjust(
+                        by=staff,
+                        user=account.user,
+                        amount=form.cleaned_data["amount"],
+                        reason=form.cleaned_data["reason"],
+                        key=f"adjust:{nonce}",
+                    )
+                except ServiceError as err:
+                    request.session[nonce_key] = nonce
+                    form.add_error(None, err.message)
+                else:
+                    if isinstance(result, Adjustment):
+                        messages.warning(
+                            request,
+                            _("Above %(limit)s chips: another staff member must approve it.")
+                            % {"limit": settings.ADJUST_APPROVAL_LIMIT},
+                        )
+                        return redirect("admin:wallet_adjustment_changelist")
+                    messages.success(request, _("Balance adjusted."))
+                    return redirect("admin:wallet_account_changelist")
             else:
-                messages.success(request, _("Balance adjusted."))
-                return redirect("admin:wallet_account_changelist")
+                request.session[nonce_key] = nonce
+        else:
+            request.session[nonce_key] = secrets.token_hex(16)
         context = {
             **self.admin_site.each_context(request),
             "title": _("Adjust balance of %(owner)s") % {"owner": account.user},
             "account": account,
             "form": form,
+            "limit": settings.ADJUST_APPROVAL_LIMIT,
             "opts": self.model._meta,
         }
         return render(request, "admin/wallet/adjust.html", context)
+
+
+def house_report() -> dict[str, Any]:
+    house = Account.objects.filter(kind=Account.Kind.HOUSE).first()
+    float_ = (
+        LedgerEntry.objects.filter(
+            account=house, transaction__kind=LedgerTransaction.Kind.HOUSE_FLOAT
+        ).aggregate(total=Sum("amount"))["total"]
+        or 0
+    )
+    lent = (
+        Account.objects.filter(kind=Account.Kind.USER, user__is_bot=True).aggregate(
+            total=Sum("balance")
+        )["total"]
+        or 0
+    )
+    lent += (
+        Account.objects.filter(kind=Account.Kind.SEAT, user__is_bot=True).aggregate(
+            total=Sum("balance")
+        )["total"]
+        or 0
+    )
+    balance = 0 if house is None else house.balance
+    return {
+        "house": house,
+        "float": float_,
+        "balance": balance,
+        "lent": lent,
+        # What bots hold now counts as theirs until it comes back.
+        "bots_net": balance + lent - float_,
+        "entries": []
+        if house is None
+        else list(
+            LedgerEntry.objects.filter(account=house)
+            .select_related("transaction")
+            .order_by("-id")[:50]
+        ),
+    }
+
+
+@admin.register(Adjustment)
+class AdjustmentAdmin(ReadOnlyAdmin):
+    """Adjustments above the limit: approved or rejected by another staff member."""
+
+    list_display = (
+        "id",
+        "requested_at",
+        "account",
+        "amount",
+        "reason",
+        "requested_by",
+        "status",
+        "decided_by",
+    )
+    list_filter = ("status",)
+    readonly_fields = (
+        "account",
+        "amount",
+        "reason",
+        "status",
+        "requested_by",
+        "requested_at",
+        "decided_by",
+        "decided_at",
+        "decision_reason",
+        "transaction",
+    )
+    exclude = ("key",)
+    actions = ["approve", "reject"]
+
+    def has_adjust_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_staff) and request.user.has_perm("wallet.adjust_balance")
+
+    @admin.action(description=_("Approve selected adjustments"), permissions=["adjust"])
+    def approve(self, request: HttpRequest, queryset: QuerySet[Adjustment]) -> HttpResponse | None:
+        from vipgame.moderation.admin import reason_action
+
+        staff: User = request.user  # type: ignore[assignment]
+        return reason_action(
+            self,
+            request,
+            queryset,
+            title=_("Approve adjustments"),
+            submit=_("Approve"),
+            done=_("%(count)d adjustments approved."),
+            perform=lambda adj, data: adjustment_approve(
+                by=staff, adjustment_id=adj.pk, reason=data["reason"]
+            ),
+        )
+
+    @admin.action(description=_("Reject selected adjustments"), permissions=["adjust"])
+    def reject(self, request: HttpRequest, queryset: QuerySet[Adjustment]) -> HttpResponse | None:
+        from vipgame.moderation.admin import reason_action
+
+        staff: User = request.user  # type: ignore[assignment]
+        return reason_action(
+            self,
+            request,
+            queryset,
+            title=_("Reject adjustments"),
+            submit=_("Reject"),
+            done=_("%(count)d adjustments rejected."),
+            perform=lambda adj, data: adjustment_reject(
+                by=staff, adjustment_id=adj.pk, reason=data["reason"]
+            ),
+        )
 
 
 @admin.register(LedgerTransaction)

@@ -1,16 +1,19 @@
-import uuid
-
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 
 class AdjustBalanceForm(forms.Form):
+    """Amount and reason only: the idempotency key is made on the server."""
+
     amount = forms.IntegerField(
         label=_("Amount"),
         help_text=_("Chips to add (positive) or remove (negative)."),
+        min_value=-(10**12),
+        max_value=10**12,
     )
-    reason = forms.CharField(label=_("Reason"), widget=forms.Textarea(attrs={"rows": 3}))
-    key = forms.CharField(widget=forms.HiddenInput, initial=lambda: f"adjust:{uuid.uuid4()}")
+    reason = forms.CharField(
+        label=_("Reason"), max_length=1000, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
     def clean_amount(self) -> int:
         amount = self.cleaned_data["amount"]

@@ -31,6 +31,7 @@ class Account(models.Model):
     class Meta:
         verbose_name = _("chip account")
         verbose_name_plural = _("chip accounts")
+        permissions = [("adjust_balance", _("Can adjust a player's balance"))]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind="issuance") | Q(balance__gte=0),
@@ -65,6 +66,9 @@ class LedgerTransaction(models.Model):
         CASH_OUT = "cash_out", _("Cash-out")
         SETTLEMENT = "settlement", _("Hand result")
         ADJUSTMENT = "adjustment", _("Adjustment by staff")
+        BOT_LOAN = "bot_loan", _("Chips lent to a bot")
+        BOT_RETURN = "bot_return", _("Chips back from a bot")
+        HOUSE_FLOAT = "house_float", _("House float")
 
     idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
@@ -136,3 +140,52 @@ class Hold(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.get_status_display()})"
+
+
+class Adjustment(models.Model):
+    """A staff balance adjustment above ``ADJUST_APPROVAL_LIMIT``: it waits for a
+    second staff member to approve (then it is posted) or reject it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting for approval")
+        APPROVED = "approved", _("Approved and posted")
+        REJECTED = "rejected", _("Rejected")
+
+    account = models.ForeignKey(
+        Account, verbose_name=_("account"), on_delete=models.PROTECT, related_name="+"
+    )
+    amount = models.BigIntegerField(_("amount"))
+    reason = models.TextField(_("reason"))
+    key = models.CharField(_("idempotency key"), max_length=64, unique=True, editable=False)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("requested by"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    requested_at = models.DateTimeField(_("requested"), auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("decided by"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    decision_reason = models.TextField(_("reason for the decision"), blank=True)
+    transaction = models.ForeignKey(
+        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("balance adjustment")
+        verbose_name_plural = _("balance adjustments")
+        ordering = ["-id"]
+        constraints = [models.CheckConstraint(condition=~Q(amount=0), name="adjustment_not_zero")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.account} {self.amount:+d}"

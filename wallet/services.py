@@ -60,6 +60,60 @@ def system_account(kind: Account.Kind) -> Account:
     return account
 
 
+HOUSE_FLOAT_KEY = "house:float"
+
+
+def house_account() -> Account:
+    """The house: lends bots their chips and takes them back (bots win and lose
+    against it). It gets ``HOUSE_FLOAT`` chips from issuance once, when it is
+    first used; after that issuance never funds a bot."""
+    house = system_account(Account.Kind.HOUSE)
+    if (
+        settings.HOUSE_FLOAT > 0
+        and not LedgerTransaction.objects.filter(idempotency_key=HOUSE_FLOAT_KEY).exists()
+    ):
+        transfer(
+            source=system_account(Account.Kind.ISSUANCE),
+            destination=house,
+            amount=settings.HOUSE_FLOAT,
+            key=HOUSE_FLOAT_KEY,
+            kind=Kind.HOUSE_FLOAT,
+            reason="house float",
+        )
+        house.refresh_from_db()
+    return house
+
+
+@transaction.atomic
+def bot_lend(*, bot: User, amount: int, key: str, reason: str = "") -> PostResult:
+    """Lend a bot chips from the house (InsufficientChips when the house is short)."""
+    return transfer(
+        source=house_account(),
+        destination=account_for_user(user=bot),
+        amount=amount,
+        key=key,
+        kind=Kind.BOT_LOAN,
+        reason=reason or "bot chips",
+    )
+
+
+@transaction.atomic
+def bot_repay(*, bot: User, key: str, reason: str = "") -> int:
+    """Everything a bot holds goes back to the house; returns the amount."""
+    account = Account.objects.select_for_update().get(pk=account_for_user(user=bot).pk)
+    amount = account.balance - account.held
+    if amount > 0:
+        transfer(
+            source=account,
+            destination=house_account(),
+            amount=amount,
+            key=key,
+            kind=Kind.BOT_RETURN,
+            reason=reason or "bot chips back",
+        )
+    return max(amount, 0)
+
+
 def account_for_user(*, user: User) -> Account:
     account, _ = Account.objects.get_or_create(
         key=f"user:{user.pk}", defaults={"kind": Account.Kind.USER, "user": user}

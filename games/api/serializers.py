@@ -9,6 +9,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games import limits
 from games.models import Game, HandPlayer, Table
 from games.services.tables import min_balance
 
@@ -37,6 +38,9 @@ class TableOut(serializers.ModelSerializer[Table]):
     min_balance = serializers.SerializerMethodField(
         help_text="Mậu Binh, Tiến Lên: chips a player needs to sit."
     )
+    rules = serializers.SerializerMethodField(
+        help_text="The rule options that differ from the preset: `[name, value]` pairs."
+    )
 
     class Meta:
         model = Table
@@ -54,6 +58,7 @@ class TableOut(serializers.ModelSerializer[Table]):
             "free_seats",
             "buy_in",
             "min_balance",
+            "rules",
         )
         read_only_fields = fields
 
@@ -67,23 +72,63 @@ class TableOut(serializers.ModelSerializer[Table]):
     def get_min_balance(self, table: Table) -> int | None:
         return None if table.game == Game.HOLDEM else min_balance(table)
 
+    @extend_schema_field(serializers.ListField(child=serializers.ListField()))
+    def get_rules(self, table: Table) -> list[list[Any]]:
+        return limits.non_default_rules(table.game, table.preset, table.options)
+
+
+def _options_help() -> str:
+    lines = ["Rule options of the preset (each refused outside its range, code `invalid`):"]
+    for game, ranges in limits.OPTION_RANGES.items():
+        parts = [f"`{name}` {r.low}-{r.high}" for name, r in ranges.items()]
+        parts += [f"`{name}` true/false" for name in limits.OPTION_SWITCHES[game]]
+        parts += [
+            f"`{name}` {'|'.join(choices)}" for name, choices in limits.OPTION_CHOICES[game].items()
+        ]
+        if game == Game.MAUBINH:
+            r = limits.INSTANT_UNITS
+            parts.append(f"`instant_units` {{instant win: {r.low}-{r.high}}}")
+        lines.append(f"{game}: " + ", ".join(parts) + ".")
+    return " ".join(lines)
+
+
+def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
+    allowed = limits.FIELD_RANGES[name]
+    return serializers.IntegerField(min_value=allowed.low, max_value=allowed.high, **kwargs)
+
 
 class TableCreateIn(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=Game.choices)
-    stake = serializers.IntegerField(min_value=1, max_value=1_000_000, help_text="Chips per unit.")
+    stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
         min_value=2, max_value=9, required=False, help_text="Default: the most the game allows."
     )
     name = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
     preset = serializers.CharField(max_length=30, required=False, default="vipgame")
-    options = json_object(required=False, default=dict, help_text="Rule options of the preset.")
+    options = json_object(required=False, default=dict, help_text=_options_help())
     is_private = serializers.BooleanField(required=False, default=False)
-    max_raise = serializers.IntegerField(
-        min_value=1, max_value=1_000_000, required=False, allow_null=True, default=None
-    )
-    buy_in_min = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=20)
-    buy_in_max = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=100)
+    max_raise = _number(
+        "max_raise", required=False, allow_null=True, default=None,
+        help_text="Poker: raise cap in stakes, at least the big blind.",
+    )  # fmt: skip
+    buy_in_min = _number("buy_in_min", required=False, default=20)
+    buy_in_max = _number("buy_in_max", required=False, default=100)
     fill_with_bots = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The one check (games.limits) the form and the services use too:
+        # out of range is refused here with `invalid` and each field's range.
+        limits.check_table(
+            game=attrs["game"],
+            preset=attrs["preset"],
+            options=attrs["options"],
+            stake=attrs["stake"],
+            seat_count=attrs.get("seat_count") or limits.SEAT_RANGES[attrs["game"]].high,
+            max_raise=attrs["max_raise"],
+            buy_in_min=attrs["buy_in_min"],
+            buy_in_max=attrs["buy_in_max"],
+        )
+        return attrs
 
 
 class TableCreatedOut(serializers.ModelSerializer[Table]):
@@ -131,6 +176,9 @@ class TableInfo(serializers.Serializer[dict[str, Any]]):
     seat_count = serializers.IntegerField()
     private = serializers.BooleanField()
     status = serializers.ChoiceField(choices=Table.Status.choices)
+    rules = serializers.ListField(
+        child=serializers.ListField(), help_text="Rule options that differ from the preset."
+    )
     max_raise = serializers.IntegerField(allow_null=True)
     buy_in = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
     clock = serializers.CharField(allow_null=True)

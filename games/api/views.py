@@ -72,12 +72,15 @@ class TablesView(generics.ListAPIView[Table]):
         summary="Open a table",
         description=(
             "The caller owns it: they may add bots and close it, and enter it when "
-            "private. Private tables are not in the lobby; others need `invite_code`."
+            "private. Private tables are not in the lobby; others need `invite_code`. "
+            "Every number and rule option has a range (docs/tables.md): out of range is "
+            "`invalid` with the field's allowed range in `details`. A player may have "
+            "`MAX_OPEN_TABLES_PER_USER` open tables (`too_many_tables`)."
         ),
         request=s.TableCreateIn,
         responses={
             201: s.TableCreatedOut,
-            **errors(400, 401, 403, 429, bad=["bad_table_settings"]),
+            **errors(400, 401, 403, 429, bad=["bad_table_settings"], conflict=["too_many_tables"]),
         },
     )
     def post(self, request: Request) -> Response:
@@ -145,6 +148,8 @@ class SitView(APIView):
                     "table_full",
                     "already_seated",
                     "not_enough_chips",
+                    "too_many_bots",
+                    "no_bot_available",
                 ],
             ),
         },
@@ -292,7 +297,10 @@ class BotView(APIView):
         description=(
             "The table's owner or a player seated there may ask; staff may too at a "
             "public table. At a private table anyone else, staff included, gets "
-            "`private_table` (403)."
+            "`private_table` (403). A player may have `MAX_BOT_SEATS_PER_USER` bot seats "
+            "at open tables (`too_many_bots`); bots come from a pool of `BOT_POOL_SIZE` "
+            "accounts and borrow their chips from the house (`no_bot_available` when none "
+            "is free or the house is short)."
         ),
         request=s.BotIn,
         responses={
@@ -300,7 +308,14 @@ class BotView(APIView):
             **STATE_ERRORS,
             **errors(
                 bad=["no_such_seat"],
-                conflict=["table_closed", "no_bot_seat", "seat_taken", "table_full"],
+                conflict=[
+                    "table_closed",
+                    "no_bot_seat",
+                    "seat_taken",
+                    "table_full",
+                    "too_many_bots",
+                    "no_bot_available",
+                ],
             ),
         },
     )

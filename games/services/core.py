@@ -183,6 +183,7 @@ class TableTx:
         )
         if timer:
             self.table.timer_version = clock_version
+        self.table.active_at = clock.now()
         self.table.save()
         messages = self._messages()
         hand_id = None if self._hand is None else self._hand.pk

@@ -324,7 +324,12 @@ def table_bots_due(*, after_ms: int = 4000) -> list[tuple[int, int, int]]:
         if hand is None or hand.ended_at is not None:
             continue
         engine = _engine(table.game)
-        actors = engine.status(engine.loads(hand.state)).actors
+        try:
+            actors = engine.status(engine.loads(hand.state)).actors
+        except Exception:
+            # One table whose state cannot be read must not stop the others.
+            logger.exception("table %s: hand %s cannot be read", table.pk, hand.pk)
+            continue
         bots = set(Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True))
         due += [
             (table.pk, hand.pk, hand.players[i]["position"])

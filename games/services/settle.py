@@ -11,7 +11,7 @@ from wallet.models import Account, LedgerTransaction
 
 from .core import TableTx
 from .play import maybe_deal
-from .tables import _remove_seat, seat_key
+from .tables import _remove_seat, rehold_seat, release_seat_hold, seat_key
 
 
 def settlement_key(hand: Hand) -> str:
@@ -43,6 +43,15 @@ def hand_settle(*, hand_id: int) -> bool:
     }
     accounts = [locked[k] for k in keys]
     balances = [a.available for a in accounts]
+    seats = {s.position: s for s in tx.seats}
+    if not adapter.uses_escrow:
+        # The chips held for this table back what each player pays: released
+        # here, in the settlement's transaction, then held again for the next
+        # hand (up to the minimum balance) for those who stay.
+        for i, p in enumerate(players):
+            seat = seats.get(p["position"])
+            if seat is not None and seat.user_id == p["user_id"]:
+                balances[i] += release_seat_hold(seat)
     outcome = adapter.engine.outcome(adapter.engine.loads(hand.state))
     moves, net = adapter.transfers(table, outcome, balances)
     amounts: dict[int, int] = {}
@@ -70,6 +79,8 @@ def hand_settle(*, hand_id: int) -> bool:
     for seat in list(tx.seats):
         if seat.leaving:
             _remove_seat(tx, seat)
+        elif not adapter.uses_escrow:
+            rehold_seat(tx, seat)
         elif adapter.uses_escrow and stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
             # No chips left: sit out until the player buys in again (RULES.md 4).
             seat.sitting_out, seat.ready = True, False

@@ -9,18 +9,17 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
-from django.utils.translation import gettext_lazy as _
 
 from games import clock, publish
-from games.adapters import SEAT_LIMITS, adapter_for
+from games.adapters import SEAT_LIMITS
 from games.errors import (
     AlreadySeated,
     BadBuyIn,
     BadChat,
     BadClientSeed,
-    BadTableSettings,
     ChatMuted,
     HandInProgress,
+    NoBotAvailable,
     NoBotSeat,
     NoSuchSeat,
     NotEnoughChips,
@@ -30,7 +29,10 @@ from games.errors import (
     StaleCommitment,
     TableClosed,
     TableFull,
+    TooManyBots,
+    TooManyTables,
 )
+from games.limits import check_table
 from games.models import ChatMessage, Game, HandPlayer, Seat, Table, TableSeed
 from games.rules import fairness
 from games.rules.errors import RulesError
@@ -38,11 +40,13 @@ from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
 from wallet import services as wallet
-from wallet.models import Account
+from wallet.errors import InsufficientChips
+from wallet.models import Account, Hold
 
 from .core import TableTx
 from .play import hand_timeout, maybe_deal, new_seed
 
+SEAT_HOLD_TTL = timedelta(days=7)
 BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
 
 
@@ -71,25 +75,22 @@ def table_create(
     fill_with_bots: bool = False,
     **timers: int,
 ) -> Table:
-    if game not in Game.values:
-        raise BadTableSettings(problem=_("Unknown game."))
-    low, high = SEAT_LIMITS[game]
-    seats = high if seat_count is None else seat_count
-    if not low <= seats <= high:
-        raise BadTableSettings(
-            problem=_("This game is played by %(low)s to %(high)s players.")
-            % {"low": low, "high": high}
-        )
-    if not isinstance(stake, int) or isinstance(stake, bool) or stake < 1:
-        raise BadTableSettings(problem=_("The stake must be a whole number of chips."))
-    if game == Game.HOLDEM and not 1 <= buy_in_min <= buy_in_max:
-        raise BadTableSettings(problem=_("The buy-in range is not valid."))
-    try:
-        ruleset = adapter_for(game).engine.ruleset(preset, options or {})
-    except RulesError as err:
-        raise BadTableSettings(problem=err.message) from None
-    if game == Game.HOLDEM and max_raise is not None:
-        _check_raise_cap(max_raise, ruleset.big_blind_units)
+    check_table(
+        game=game,
+        preset=preset,
+        options=options,
+        stake=stake,
+        seat_count=SEAT_LIMITS[game][1]
+        if seat_count is None and game in SEAT_LIMITS
+        else seat_count,
+        max_raise=max_raise,
+        buy_in_min=buy_in_min,
+        buy_in_max=buy_in_max,
+        **timers,
+    )
+    seats = SEAT_LIMITS[game][1] if seat_count is None else seat_count
+    if owner is not None:
+        limit_open_tables(owner)
     seed, commitment = new_seed()
     table = Table.objects.create(
         game=game,
@@ -116,14 +117,6 @@ def table_create(
     return table
 
 
-def _check_raise_cap(max_raise: object, big_blind_units: int) -> None:
-    if not isinstance(max_raise, int) or isinstance(max_raise, bool) or max_raise < big_blind_units:
-        raise BadTableSettings(
-            problem=_("The raise cap is at least the big blind (%(units)s stakes).")
-            % {"units": big_blind_units}
-        )
-
-
 def _check_open(tx: TableTx, user: User, invite_code: str) -> None:
     table = tx.table
     if table.status == Table.Status.CLOSED:
@@ -146,8 +139,11 @@ def _free_position(tx: TableTx, position: int | None) -> int:
     return position
 
 
-def _take_seat(tx: TableTx, user: User, position: int, buy_in: int | None) -> Seat:
+def _take_seat(
+    tx: TableTx, user: User, position: int, buy_in: int | None, bot_for: User | None = None
+) -> Seat:
     table = tx.table
+    hold = None
     if tx.adapter.uses_escrow:
         low, high = table.buy_in_range()
         amount = low if buy_in is None else buy_in
@@ -158,14 +154,68 @@ def _take_seat(tx: TableTx, user: User, position: int, buy_in: int | None) -> Se
             key=f"buyin:{table.pk}:{position}:{secrets.token_hex(8)}",
         )  # fmt: skip
     else:
-        account = wallet.account_for_user(user=user)
-        if account.available < min_balance(table):
-            raise NotEnoughChips(needed=min_balance(table))
-    seat = Seat.objects.create(table=table, position=position, user=user, is_bot=user.is_bot)
+        # The table's minimum balance is held in the wallet while the player
+        # sits here: the same chips cannot back a seat at another table.
+        hold = _hold_min_balance(table, user)
+    seat = Seat.objects.create(
+        table=table, position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for
+    )
     tx.forget_seats()
     tx.bump()
     tx.lobby_changed = True
     return seat
+
+
+def _hold_min_balance(table: Table, user: User) -> Hold:
+    needed = min_balance(table)
+    account = wallet.account_for_user(user=user)
+    try:
+        return wallet.hold_create(
+            account=account,
+            amount=needed,
+            key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
+            expires_at=clock.now() + SEAT_HOLD_TTL,
+            reason=f"table #{table.pk}",
+        )
+    except InsufficientChips:
+        raise NotEnoughChips(needed=needed) from None
+
+
+def seat_hold(seat: Seat) -> Hold | None:
+    """The seat's pending wallet hold, locked (None if it has none)."""
+    if seat.hold_id is None:
+        return None
+    return (
+        Hold.objects.select_for_update().filter(pk=seat.hold_id, status=Hold.Status.PENDING).first()
+    )
+
+
+def release_seat_hold(seat: Seat) -> int:
+    """Release the seat's hold; returns the amount it held."""
+    hold = seat_hold(seat)
+    if hold is None:
+        return 0
+    wallet.hold_void(hold=hold)
+    return hold.amount
+
+
+def rehold_seat(tx: TableTx, seat: Seat, *, at_most: int | None = None) -> None:
+    """Hold the table's minimum balance again for the next hand (after a
+    settlement: what the player still has, up to it)."""
+    release_seat_hold(seat)
+    needed = min_balance(tx.table)
+    account = wallet.account_for_user(user=seat.user)
+    amount = min(needed, account.available if at_most is None else at_most)
+    seat.hold = None
+    if amount > 0:
+        seat.hold = wallet.hold_create(
+            account=account,
+            amount=amount,
+            key=f"table:{tx.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
+            expires_at=clock.now() + SEAT_HOLD_TTL,
+            reason=f"table #{tx.table.pk}",
+        )
+    seat.save(update_fields=["hold"])
 
 
 @transaction.atomic
@@ -183,44 +233,75 @@ def table_sit(
         raise AlreadySeated()
     seat = _take_seat(tx, user, _free_position(tx, position), buy_in)
     if tx.table.fill_with_bots and not user.is_bot:
-        _fill_with_bots(tx)
+        _fill_with_bots(tx, user)
     tx.finish()
     return seat
 
 
 def _bot_user(tx: TableTx, needed: int) -> User:
-    """An idle bot account with enough chips (topped up from issuance if not)."""
+    """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
+    table at a time), lent ``needed`` chips by the house."""
     busy = Seat.objects.filter(is_bot=True).values("user")
-    bot = User.objects.filter(is_bot=True).exclude(pk__in=busy).order_by("pk").first()
+    bot = (
+        User.objects.filter(is_bot=True, is_active=True)
+        .exclude(pk__in=busy)
+        .order_by("pk")
+        .select_for_update(skip_locked=True)
+        .first()
+    )
     if bot is None:
         count = User.objects.filter(is_bot=True).count()
+        if count >= settings.BOT_POOL_SIZE:
+            raise NoBotAvailable()
         name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
         bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
-    account = wallet.account_for_user(user=bot)
-    if account.available < needed:
-        wallet.chips_grant(
-            user=bot, amount=needed * 4, key=f"bot-topup:{bot.pk}:{secrets.token_hex(8)}",
-            reason="bot chips",
-        )  # fmt: skip
+    _bot_fund(tx, bot, needed)
     return bot
 
 
-def _add_bot(tx: TableTx, position: int | None = None) -> Seat:
+def _bot_fund(tx: TableTx, bot: User, needed: int) -> None:
+    """Lend the bot what it lacks of ``needed`` from the house (never issuance)."""
+    account = wallet.account_for_user(user=bot)
+    if account.available >= needed:
+        return
+    try:
+        wallet.bot_lend(
+            bot=bot, amount=needed - account.available,
+            key=f"bot-loan:{bot.pk}:{secrets.token_hex(8)}", reason=f"table #{tx.table.pk}",
+        )  # fmt: skip
+    except InsufficientChips:
+        raise NoBotAvailable() from None
+
+
+def _bot_needs(tx: TableTx) -> tuple[int, int | None]:
+    """Chips a bot is lent to sit here, and its Poker buy-in."""
     table = tx.table
-    needed = table.buy_in_range()[0] * 2 if tx.adapter.uses_escrow else min_balance(table) * 2
+    if not tx.adapter.uses_escrow:
+        return min_balance(table) * 2, None
+    low, high = table.buy_in_range()
+    buy_in = min(low * 2, high)
+    return buy_in, buy_in
+
+
+def _add_bot(tx: TableTx, position: int | None = None, *, asked_by: User | None = None) -> Seat:
+    if asked_by is not None and not asked_by.is_staff and not asked_by.is_bot:
+        asked = Seat.objects.filter(is_bot=True, bot_for=asked_by).exclude(
+            table__status=Table.Status.CLOSED
+        )
+        if asked.count() >= settings.MAX_BOT_SEATS_PER_USER:
+            raise TooManyBots(limit=settings.MAX_BOT_SEATS_PER_USER)
+    free = _free_position(tx, position)
+    needed, buy_in = _bot_needs(tx)
     bot = _bot_user(tx, needed)
-    buy_in = table.buy_in_range()[0] * 2 if tx.adapter.uses_escrow else None
-    if buy_in is not None:
-        buy_in = min(buy_in, table.buy_in_range()[1])
-    seat = _take_seat(tx, bot, _free_position(tx, position), buy_in)
+    seat = _take_seat(tx, bot, free, buy_in, bot_for=asked_by)
     tx.bots_to_ready.add(seat.position)
     return seat
 
 
-def _fill_with_bots(tx: TableTx) -> None:
+def _fill_with_bots(tx: TableTx, asked_by: User) -> None:
     wanted = min(tx.table.seat_count, 4)
     while len(tx.seats) < wanted:
-        _add_bot(tx)
+        _add_bot(tx, asked_by=asked_by)
 
 
 @transaction.atomic
@@ -235,22 +316,56 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
     _check_open(tx, user, tx.table.invite_code if seated else "")
     if len(tx.seats) >= tx.table.seat_count:
         raise NoBotSeat()
-    seat = _add_bot(tx, position)
+    seat = _add_bot(tx, position, asked_by=user)
     tx.finish()
     return seat
 
 
 def _remove_seat(tx: TableTx, seat: Seat) -> None:
+    """Free a seat: Poker stacks back to the wallet, the wallet hold released,
+    and a bot's chips back to the house."""
     if tx.adapter.uses_escrow:
         wallet.seat_cash_out(
             seat_key=seat_key(tx.table, seat.position),
             key=f"cashout:{tx.table.pk}:{seat.position}:{seat.pk}",
         )
+    release_seat_hold(seat)
+    if seat.is_bot:
+        wallet.bot_repay(
+            bot=seat.user, key=f"bot-return:{seat.user_id}:{tx.table.pk}:{seat.pk}",
+            reason=f"table #{tx.table.pk}",
+        )  # fmt: skip
     tx.gone_users.add(seat.user_id)
     seat.delete()
     tx.forget_seats()
     tx.bump()
     tx.lobby_changed = True
+
+
+def limit_open_tables(owner: User) -> None:
+    """At most ``MAX_OPEN_TABLES_PER_USER`` open tables per player (staff and
+    bots are not counted)."""
+    if owner.is_staff or owner.is_bot:
+        return
+    # Two requests at once: the owner's row is the lock that counts them one by one.
+    User.objects.select_for_update().filter(pk=owner.pk).first()
+    limit = settings.MAX_OPEN_TABLES_PER_USER
+    if Table.objects.filter(owner=owner).exclude(status=Table.Status.CLOSED).count() >= limit:
+        raise TooManyTables(limit=limit)
+
+
+def idle_tables() -> list[int]:
+    """Open tables where nothing happened for ``TABLE_IDLE_MINUTES`` (no hand
+    in play)."""
+    minutes = settings.TABLE_IDLE_MINUTES
+    if minutes <= 0:
+        return []
+    limit = clock.now() - timedelta(minutes=minutes)
+    return list(
+        Table.objects.filter(status=Table.Status.WAITING, active_at__lte=limit).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def in_current_hand(tx: TableTx, seat: Seat) -> bool:
@@ -355,8 +470,8 @@ def _ready(tx: TableTx, seat: Seat, client_seed: object, commitment: object = No
         )
         if not stack:
             raise NotEnoughChips(needed=table.buy_in_range()[0])
-    elif wallet.account_for_user(user=seat.user).available < min_balance(table):
-        raise NotEnoughChips(needed=min_balance(table))
+    else:
+        _hold_for_next_hand(tx, seat)
     if seat.leaving:
         raise HandInProgress()
     if seed is not None:
@@ -377,6 +492,42 @@ def _ready(tx: TableTx, seat: Seat, client_seed: object, commitment: object = No
     maybe_deal(tx)
 
 
+def _hold_for_next_hand(tx: TableTx, seat: Seat) -> None:
+    """Mậu Binh, Tiến Lên: the seat's hold must cover the minimum balance
+    before the player is dealt in (after a loss it may hold less)."""
+    needed = min_balance(tx.table)
+    hold = seat_hold(seat)
+    held = 0 if hold is None else hold.amount
+    if held >= needed:
+        return
+    if wallet.account_for_user(user=seat.user).available + held < needed:
+        raise NotEnoughChips(needed=needed)
+    rehold_seat(tx, seat)
+
+
+def _bot_top_up(tx: TableTx, seat: Seat) -> None:
+    """A bot short of chips to play on borrows again from the house."""
+    needed, buy_in = _bot_needs(tx)
+    _bot_fund(tx, seat.user, needed)
+    if buy_in is not None:
+        low, high = tx.table.buy_in_range()
+        stack = (
+            Account.objects.filter(key=f"seat:{seat_key(tx.table, seat.position)}")
+            .values_list("balance", flat=True)
+            .first()
+            or 0
+        )
+        if stack < low:
+            wallet.seat_buy_in(
+                user=seat.user, seat_key=seat_key(tx.table, seat.position),
+                amount=min(buy_in, high - stack),
+                key=f"buyin:{tx.table.pk}:{seat.position}:{secrets.token_hex(8)}",
+            )  # fmt: skip
+            seat.sitting_out = False
+            seat.save(update_fields=["sitting_out"])
+        tx.forget_seats()
+
+
 @transaction.atomic
 def table_bot_ready(*, table_id: int, position: int) -> None:
     tx = TableTx(table_id)
@@ -384,8 +535,14 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
     if seat is None or seat.ready or seat.leaving or tx.table.status == Table.Status.CLOSED:
         return
     try:
-        _ready(tx, seat, "")  # a bot's seed is drawn at the deal (play.contributions)
-    except NotEnoughChips:
+        try:
+            with transaction.atomic():
+                _ready(tx, seat, "")  # a bot's seed is drawn at the deal (play.contributions)
+        except NotEnoughChips:
+            with transaction.atomic():
+                _bot_top_up(tx, seat)
+                _ready(tx, seat, "")
+    except (NotEnoughChips, NoBotAvailable):
         _remove_seat(tx, seat)
     tx.finish()
 

@@ -20,7 +20,9 @@ function render() {
     .filter((t) => t.game === game && t.status !== "closed" && !t.private)
     .sort((a, b) => a.stake - b.stake || a.id - b.id);
   replace(body, rows.length ? rows.map((t) => h("tr", { "data-table-row": t.id },
-    h("td", {}, h("a", { href: `/tables/${t.id}/` }, t.name || fmt(_("Table %(id)s"), { id: t.id }))),
+    h("td", {}, h("a", { href: `/tables/${t.id}/` }, t.name || fmt(_("Table %(id)s"), { id: t.id })),
+      t.rules && t.rules.length ? h("small", { class: "muted table-rules", "data-table-rules": t.id },
+        " · " + fmt(_("Own rules: %(rules)s"), { rules: t.rules.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(", ") })) : null),
     h("td", { class: "num" }, chips(t.stake)),
     h("td", { class: "num", "data-taken": t.taken }, `${t.taken}/${t.seat_count}`),
     h("td", {}, h("span", { class: `pill ${t.status}` }, STATUS()[t.status] || t.status)),

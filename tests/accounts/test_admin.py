@@ -16,15 +16,19 @@ def test_staff_adjusts_a_balance_with_a_reason(client, make_user):
     url = reverse("admin:wallet_account_adjust", args=[user_account(player).pk])
 
     form = client.get(url).context["form"]
-    key = form["key"].initial
-    response = client.post(url, {"amount": "-300", "reason": "duplicate bonus", "key": key})
-    again = client.post(url, {"amount": "-300", "reason": "duplicate bonus", "key": key})
+    # The key is made on the server (issue 13 item 5): the form has none.
+    assert "key" not in form.fields
+    response = client.post(url, {"amount": "-300", "reason": "duplicate bonus"})
+    again = client.post(url, {"amount": "-300", "reason": "duplicate bonus"})
 
     assert response.status_code == 302
-    assert again.status_code == 302
+    assert again.status_code == 200  # sent twice: posted once
+    assert again.context["form"].non_field_errors()
     assert user_account(player).balance == 9_700
     txn = LedgerTransaction.objects.get(kind="adjustment")
     assert (txn.reason, txn.created_by) == ("duplicate bonus", staff)
+    assert txn.idempotency_key.startswith("adjust:")
+    assert len(txn.idempotency_key) == 39
 
 
 def test_adjustment_without_a_reason_changes_nothing(client, make_user):
@@ -32,7 +36,8 @@ def test_adjustment_without_a_reason_changes_nothing(client, make_user):
     client.force_login(staff)
     url = reverse("admin:wallet_account_adjust", args=[user_account(player).pk])
 
-    response = client.post(url, {"amount": "500", "reason": " ", "key": "adjust:x"})
+    client.get(url)
+    response = client.post(url, {"amount": "500", "reason": " "})
 
     assert response.status_code == 200
     assert "reason" in response.context["form"].errors

@@ -28,10 +28,12 @@ def lobby_row(table, taken=0, humans=0):
         "free_seats": table.seat_count - taken,
         "buy_in": {"min": 40 * table.stake, "max": 200 * table.stake} if holdem else None,
         "min_balance": None if holdem else 30 * table.stake,
+        "rules": [],
     }
 
 
-def test_the_lobby_lists_open_public_tables_with_filters(tables, make_user, api):
+def test_the_lobby_lists_open_public_tables_with_filters(tables, make_user, api, settings):
+    settings.MAX_OPEN_TABLES_PER_USER = 10  # one player opens every table here
     lan = make_user()
     mb = services.table_create(owner=lan, game="maubinh", stake=10, seat_count=2, name="Một")
     tl = services.table_create(owner=lan, game="tienlen", stake=50)
@@ -100,8 +102,8 @@ def test_a_private_table_gets_an_invite_code(tables, make_user, api):
 @pytest.mark.parametrize(
     ("data", "expected", "fields"),
     [
-        ({"game": "tienlen", "stake": 1, "seat_count": 9}, (400, "bad_table_settings"), None),
-        ({"game": "holdem", "stake": 1, "max_raise": 1}, (400, "bad_table_settings"), None),
+        ({"game": "tienlen", "stake": 1, "seat_count": 9}, (400, "invalid"), {"seat_count"}),
+        ({"game": "holdem", "stake": 1, "max_raise": 1}, (400, "invalid"), {"max_raise"}),
         ({"game": "maubinh", "stake": 1, "preset": "nope"}, (400, "bad_table_settings"), None),
         ({"game": "tienlen", "stake": 1, "options": {"x": 1}}, (400, "bad_table_settings"), None),
         ({"game": "chess", "stake": 0}, (400, "invalid"), {"game", "stake"}),

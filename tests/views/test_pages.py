@@ -200,7 +200,8 @@ def test_history_lists_my_hands_by_game_with_replays(make_user, tables):
     assert "Bạn chưa chơi ván nào." in client_for(an).get(reverse("history")).content.decode()
 
 
-def test_history_pages_by_twenty(make_user, tables):
+def test_history_pages_by_twenty(make_user, tables, settings):
+    settings.MAX_OPEN_TABLES_PER_USER = 30  # one table per hand here
     lan, minh = make_user(), make_user()
     for _ in range(21):
         _finished_hand(tables, "maubinh", lan, minh)

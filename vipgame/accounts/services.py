@@ -33,12 +33,12 @@ def user_register(*, username: str, display_name: str, password: str) -> User:
 
 @transaction.atomic
 def bot_create(*, username: str, display_name: str) -> User:
-    """A bot account: flagged, with an unusable password, so it can never log in."""
+    """A bot account: flagged, with an unusable password, so it can never log in.
+    It starts with no chips: the house lends them when it sits (issue 13)."""
     user = User(username=username, display_name=display_name, is_bot=True)
     user.set_unusable_password()
     user.save()
     account_for_user(user=user)
-    signup_grant(user=user)
     return user
 
 

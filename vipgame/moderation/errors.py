@@ -49,3 +49,20 @@ class AccountBanned(ModerationError):
     code = "account_banned"
     template = _("Your account has been banned. Reason: %(reason)s")
     status = 403
+
+
+class BadAdjustKey(ModerationError):
+    code = "bad_adjust_key"
+    template = _("This adjustment's key was not made by the server.")
+
+
+class CannotApproveOwn(ModerationError):
+    code = "cannot_approve_own"
+    template = _("Another staff member must approve an adjustment you asked for.")
+    status = 409
+
+
+class AdjustmentNotPending(ModerationError):
+    code = "adjustment_not_pending"
+    template = _("This adjustment is no longer waiting for approval.")
+    status = 409

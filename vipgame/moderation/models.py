@@ -17,6 +17,9 @@ class AuditEntry(models.Model):
         UNMUTE = "unmute", _("Unmute")
         TABLE_CLOSE = "table_close", _("Force-close a table")
         BALANCE_ADJUST = "balance_adjust", _("Balance adjustment")
+        ADJUST_REQUEST = "adjust_request", _("Balance adjustment asked (needs approval)")
+        ADJUST_APPROVE = "adjust_approve", _("Balance adjustment approved")
+        ADJUST_REJECT = "adjust_reject", _("Balance adjustment rejected")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -7,9 +7,12 @@ sockets only after commit.
 
 from __future__ import annotations
 
+import re
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
@@ -24,11 +27,16 @@ from games.models import Seat, Table
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from wallet import services as wallet
+from wallet.errors import InvalidAmount
+from wallet.models import Adjustment
 from wallet.notify import tell_user
 
 from .errors import (
+    AdjustmentNotPending,
     AlreadyBanned,
+    BadAdjustKey,
     BadMuteLength,
+    CannotApproveOwn,
     CannotModerateSelf,
     NotBanned,
     NotMuted,
@@ -290,21 +298,32 @@ def table_force_close(*, by: User, table_id: int, reason: str) -> AuditEntry:
     )
 
 
-@transaction.atomic
-def balance_adjust(
-    *, by: User, user: User, amount: int, reason: str, key: str
+ADJUST_KEY = re.compile(r"adjust:[0-9a-f]{32}")
+
+
+def adjust_key() -> str:
+    """A fresh idempotency key for one staff adjustment (made here, never taken
+    from a form)."""
+    return f"adjust:{secrets.token_hex(16)}"
+
+
+def _require_adjuster(by: User | None) -> User:
+    staff = _require_staff(by)
+    if not staff.has_perm("wallet.adjust_balance"):
+        raise PermissionDenied()
+    return staff
+
+
+def _post_adjustment(
+    *, by: User, user: User, amount: int, reason: str, key: str, action: str, extra: dict[str, Any]
 ) -> wallet.PostResult:
-    """The wallet's audited staff correction, also written to the audit log
-    (once: a repeated key neither posts nor logs again)."""
-    _require_staff(by)
-    reason = _require_reason(reason)
     result = wallet.admin_adjust(user=user, amount=amount, reason=reason, staff_user=by, key=key)
     if result.created:
         account = wallet.account_for_user(user=user)
         balance_after = result.transaction.entries.get(account=account).balance_after
         audit_record(
             actor=by,
-            action=Action.BALANCE_ADJUST,
+            action=action,
             target=user,
             reason=reason,
             before={"balance": balance_after - amount},
@@ -312,9 +331,126 @@ def balance_adjust(
                 "balance": balance_after,
                 "amount": amount,
                 "transaction": result.transaction.pk,
+                **extra,
             },
         )
     return result
+
+
+@transaction.atomic
+def balance_adjust(
+    *, by: User, user: User, amount: int, reason: str, key: str
+) -> wallet.PostResult | Adjustment:
+    """The wallet's audited staff correction (needs ``wallet.adjust_balance``).
+
+    ``key`` is ``adjust:`` and 32 hex digits, made by :func:`adjust_key` (a
+    repeated key neither posts nor logs again). More than
+    ``ADJUST_APPROVAL_LIMIT`` chips either way is not posted: it becomes a
+    pending :class:`Adjustment` that another staff member approves or rejects.
+    """
+    _require_adjuster(by)
+    reason = _require_reason(reason)
+    if not isinstance(key, str) or not ADJUST_KEY.fullmatch(key):
+        raise BadAdjustKey()
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
+        raise InvalidAmount()
+    if abs(amount) <= settings.ADJUST_APPROVAL_LIMIT:
+        return _post_adjustment(
+            by=by, user=user, amount=amount, reason=reason, key=key,
+            action=Action.BALANCE_ADJUST, extra={},
+        )  # fmt: skip
+    found = Adjustment.objects.filter(key=key).first()
+    if found is not None:
+        return found
+    adjustment = Adjustment.objects.create(
+        account=wallet.account_for_user(user=user),
+        amount=amount,
+        reason=reason,
+        key=key,
+        requested_by=by,
+    )
+    audit_record(
+        actor=by,
+        action=Action.ADJUST_REQUEST,
+        target=user,
+        reason=reason,
+        before={"balance": adjustment.account.balance},
+        after={
+            "amount": amount,
+            "adjustment": adjustment.pk,
+            "status": adjustment.status,
+            "limit": settings.ADJUST_APPROVAL_LIMIT,
+        },
+    )
+    return adjustment
+
+
+def _lock_pending(by: User, adjustment_id: int) -> Adjustment:
+    adjustment = (
+        Adjustment.objects.select_for_update(of=("self",))
+        .select_related("account__user", "requested_by")
+        .filter(pk=adjustment_id)
+        .first()
+    )
+    if adjustment is None or adjustment.status != Adjustment.Status.PENDING:
+        raise AdjustmentNotPending()
+    if adjustment.requested_by_id == by.pk:
+        raise CannotApproveOwn()
+    return adjustment
+
+
+@transaction.atomic
+def adjustment_approve(*, by: User, adjustment_id: int, reason: str) -> wallet.PostResult:
+    """A second staff member (never the one who asked) approves: posted now."""
+    _require_adjuster(by)
+    reason = _require_reason(reason)
+    adjustment = _lock_pending(by, adjustment_id)
+    player = adjustment.account.user
+    assert player is not None
+    result = _post_adjustment(
+        by=by,
+        user=player,
+        amount=adjustment.amount,
+        reason=adjustment.reason,
+        key=adjustment.key,
+        action=Action.ADJUST_APPROVE,
+        extra={
+            "adjustment": adjustment.pk,
+            "requested_by": adjustment.requested_by.username,
+            "approval_reason": reason,
+        },
+    )
+    adjustment.status = Adjustment.Status.APPROVED
+    adjustment.decided_by, adjustment.decided_at = by, timezone.now()
+    adjustment.decision_reason, adjustment.transaction = reason, result.transaction
+    adjustment.save()
+    return result
+
+
+@transaction.atomic
+def adjustment_reject(*, by: User, adjustment_id: int, reason: str) -> AuditEntry:
+    """Refuse a pending adjustment: nothing is posted."""
+    _require_adjuster(by)
+    reason = _require_reason(reason)
+    adjustment = _lock_pending(by, adjustment_id)
+    adjustment.status = Adjustment.Status.REJECTED
+    adjustment.decided_by, adjustment.decided_at = by, timezone.now()
+    adjustment.decision_reason = reason
+    adjustment.save()
+    player = adjustment.account.user
+    assert player is not None
+    return audit_record(
+        actor=by,
+        action=Action.ADJUST_REJECT,
+        target=player,
+        reason=reason,
+        before={"adjustment": adjustment.pk, "status": Adjustment.Status.PENDING},
+        after={
+            "adjustment": adjustment.pk,
+            "status": adjustment.status,
+            "amount": adjustment.amount,
+        },
+    )
 
 
 def sighting_record(*, user: User, ip: str, device: str, at: datetime | None = None) -> None:

@@ -1,0 +1,204 @@
+"""Issue 13 item 3: every table number and rule option has a range, checked in
+one place (games.limits) by the API, the lobby form, the services and any
+save of a new table row; out of range is `invalid` with the allowed range,
+and nothing is created. The table's own rules are shown before anyone sits."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from games import limits, services
+from games.errors import BadTableSettings
+from games.models import Seat, Table
+
+from .helpers import error, url, world
+
+pytestmark = pytest.mark.django_db
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "tables.md"
+
+
+@pytest.mark.parametrize(
+    ("data", "where", "allowed"),
+    [
+        # A 115-day Hold'em clock that overflowed the seat's time bank.
+        (
+            {"game": "holdem", "stake": 1, "options": {"time_bank_max_ms": 10**10}},
+            ("options", "time_bank_max_ms"),
+            "0 đến 300000",
+        ),
+        # Tiến Lên cóng of 10^30 units at a "stake 1" table.
+        (
+            {"game": "tienlen", "stake": 1, "options": {"cong_penalty": 10**30}},
+            ("options", "cong_penalty"),
+            "0 đến 52",
+        ),
+        # Mậu Binh multipliers of a million.
+        (
+            {"game": "maubinh", "stake": 1, "options": {"sweep_pair_multiplier": 10**6}},
+            ("options", "sweep_pair_multiplier"),
+            "1 đến 4",
+        ),
+        (
+            {"game": "maubinh", "stake": 1, "options": {"bonus_quads_chi1": 10**6}},
+            ("options", "bonus_quads_chi1"),
+            "1 đến 30",
+        ),
+        (
+            {"game": "maubinh", "stake": 1, "options": {"instant_units": {"dragon": 10**6}}},
+            ("options", "instant_units.dragon"),
+            "1 đến 100",
+        ),
+        (
+            {"game": "holdem", "stake": 1, "options": {"big_blind_units": 10**6}},
+            ("options", "big_blind_units"),
+            "1 đến 10",
+        ),
+        (
+            {"game": "tienlen", "stake": 1, "options": {"first_lead": "me"}},
+            ("options", "first_lead"),
+            "random, three_spades",
+        ),
+    ],
+)
+def test_out_of_range_options_are_invalid_with_the_range_and_open_nothing(
+    tables, make_user, api, data, where, allowed
+):
+    lan = make_user()
+    before = world()
+
+    response = api(lan).post(url("tables"), data, format="json")
+    english = api(lan, "en").post(url("tables"), data, format="json")
+
+    assert error(response) == (400, "invalid")
+    field, option = where
+    problems = response.json()["details"][field][option]
+    assert allowed in problems[0]
+    assert allowed in response.json()["message"]
+    assert error(english) == (400, "invalid")
+    assert "must be" in english.json()["details"][field][option][0]
+    assert world() == before
+    assert not Table.objects.exists()
+
+
+def test_the_attacks_cannot_reach_a_table_by_any_path(tables, make_user, client):
+    """The services, the ORM (what the admin or a shell would use) and the
+    admin's add page all refuse the same settings."""
+    lan, staff = make_user(), make_user(is_staff=True)
+    attacks: list[dict[str, Any]] = [
+        {"game": "holdem", "options": {"time_bank_max_ms": 10**10}},
+        {"game": "tienlen", "options": {"cong_penalty": 10**30}},
+        {"game": "maubinh", "options": {"sweep_village_multiplier": 10**6}},
+    ]
+    for attack in attacks:
+        with pytest.raises(limits.InvalidTableSettings):
+            services.table_create(owner=lan, stake=1, **attack)
+        with pytest.raises(limits.InvalidTableSettings):
+            Table.objects.create(
+                stake=1, seat_count=2, next_server_seed="0" * 64, next_commitment="0", **attack
+            )
+    with pytest.raises(limits.InvalidTableSettings):
+        services.table_create(owner=lan, game="tienlen", stake=1, turn_seconds=10**5)
+    with pytest.raises(limits.InvalidTableSettings):
+        services.table_create(owner=lan, game="tienlen", stake=10**9)
+    client.force_login(staff)
+    assert client.get(reverse("admin:games_table_add")).status_code == 403
+    assert not Table.objects.exists()
+
+
+def test_the_lobby_form_uses_the_same_check(tables, make_user, client):
+    client.force_login(make_user())
+    response = client.post(
+        reverse("table-new"),
+        {
+            "game": "holdem",
+            "preset": "vipgame",
+            "stake": 10,
+            "seat_count": 6,
+            "buy_in_min": 200,
+            "buy_in_max": 100,
+        },
+    )
+    assert response.status_code == 400
+    assert response.context["form"].errors["buy_in_max"] == [
+        "buy_in_max phải không nhỏ hơn buy_in_min."
+    ]
+    assert not Table.objects.exists()
+
+
+def test_unknown_names_keep_their_own_code(tables, make_user):
+    with pytest.raises(BadTableSettings) as err:
+        services.table_create(owner=make_user(), game="tienlen", stake=1, options={"x": 1})
+    assert err.value.code == "bad_table_settings"
+    assert not Table.objects.exists()
+
+
+def test_every_range_fits_its_model_field():
+    """The documented ranges are checked against the columns that store them
+    (and the Hold'em clock against the seat's time bank)."""
+    for name, allowed in limits.FIELD_RANGES.items():
+        field: Any = Table._meta.get_field(name)
+        low, high = connection.ops.integer_field_range(field.get_internal_type())
+        assert low is None or low <= allowed.low
+        assert high is None or allowed.high <= high
+    for game, allowed in limits.SEAT_RANGES.items():
+        low, high = connection.ops.integer_field_range("PositiveSmallIntegerField")
+        assert low <= allowed.low, game
+        assert allowed.high <= high, game
+    bank = Seat._meta.get_field("time_bank_ms")
+    _, bank_high = connection.ops.integer_field_range(bank.get_internal_type())
+    holdem = limits.OPTION_RANGES["holdem"]
+    longest_ms = (
+        limits.FIELD_RANGES["turn_seconds"].high * 1000
+        + holdem["time_bank_max_ms"].high
+        + holdem["time_bank_topup_ms"].high
+    )
+    assert longest_ms <= bank_high
+    assert longest_ms <= 66 * 60 * 1000  # the longest clock docs/tables.md states
+
+
+def test_docs_list_every_range_exactly():
+    """docs/tables.md has a row per option and number with the code's range."""
+    rows = dict(re.findall(r"^\| `([a-z_0-9.]+)` \| ([^|]+?) \|", DOCS.read_text(), re.M))
+    expected = {name: f"{r.low} to {r.high}" for name, r in limits.FIELD_RANGES.items()}
+    expected["seat_count"] = "2 to 4 (Poker 2 to 9)"
+    for ranges in limits.OPTION_RANGES.values():
+        expected |= {name: f"{r.low} to {r.high}" for name, r in ranges.items()}
+    expected["instant_units"] = f"{limits.INSTANT_UNITS.low} to {limits.INSTANT_UNITS.high} each"
+    for name, value in expected.items():
+        assert rows.get(name) == value, name
+
+
+def test_own_rules_are_shown_in_the_lobby_and_on_the_table_before_anyone_sits(
+    tables, make_user, api, client
+):
+    lan = make_user()
+    table = services.table_create(
+        owner=lan,
+        game="tienlen",
+        stake=10,
+        options={"cong_penalty": 13, "ket_3_bich": 26, "first_lead": "three_spades"},
+    )
+    plain = services.table_create(owner=lan, game="tienlen", stake=20)
+
+    rows = {t["id"]: t for t in api().get(url("tables")).json()["results"]}
+    lobby_page = client.get(reverse("lobby") + "?game=tienlen").content.decode()
+    table_page = client.get(reverse("table", args=[table.pk])).content.decode()
+
+    # ket_3_bich 26 is the preset's own value: not a change.
+    own = [["cong_penalty", 13], ["first_lead", "three_spades"]]
+    assert rows[table.pk]["rules"] == own
+    assert rows[plain.pk]["rules"] == []
+    lobby_json = re.search(
+        r'<script id="lobby-tables" type="application/json">(.*?)</script>', lobby_page, re.S
+    )
+    assert lobby_json is not None
+    shown = {t["id"]: t["rules"] for t in json.loads(lobby_json.group(1))}
+    assert shown[table.pk] == own
+    assert 'data-own-rule="cong_penalty">cong_penalty 13<' in table_page
+    assert 'data-own-rule="first_lead">first_lead &quot;three_spades&quot;<' in table_page
+    assert not Seat.objects.exists()

@@ -1,0 +1,149 @@
+"""Issue 13 item 4: sitting at a Mậu Binh or Tiến Lên table holds the table's
+minimum balance in the wallet; the hold backs the player's payment at
+settlement and is released when the seat goes (leave, force-close, ban, the
+ready clock's removal, an idle table closed)."""
+
+import pytest
+from django.db.models import Sum
+
+from games import services, tasks
+from games.errors import NotEnoughChips
+from games.models import Hand, Seat, Table
+from vipgame.moderation import services as moderation
+from wallet.models import Account, Hold, LedgerEntry
+
+from ..tables import assert_money_consistent
+from ..wallet.helpers import assert_ledger_consistent, snapshot
+from .driver import play_until_finished
+
+pytestmark = pytest.mark.django_db
+
+
+def wallet_of(user):
+    return Account.objects.get(user=user, kind=Account.Kind.USER)
+
+
+def world():
+    return (
+        snapshot(),
+        list(Seat.objects.order_by("pk").values()),
+        list(Table.objects.order_by("pk").values("pk", "version", "status")),
+    )
+
+
+@pytest.mark.parametrize("game", ["maubinh", "tienlen"])
+def test_one_wallet_cannot_back_two_tables(tables, make_user, game):
+    """10,000 chips, tables needing 9,000 each (stake 300 x 30): the second
+    sit is refused with a clear error and nothing changes."""
+    lan, owners = make_user(), [make_user() for _ in range(4)]
+    boards = [services.table_create(owner=o, game=game, stake=300, seat_count=2) for o in owners]
+    services.table_sit(table_id=boards[0].pk, user=lan)
+    account = wallet_of(lan)
+    assert (account.balance, account.held) == (10_000, 9_000)
+    before = world()
+
+    for board in boards[1:]:
+        with pytest.raises(NotEnoughChips) as err:
+            services.table_sit(table_id=board.pk, user=lan)
+        assert err.value.code == "not_enough_chips"
+        assert err.value.message == "Bạn cần ít nhất 9000 chip để ngồi vào bàn này."
+
+    assert world() == before
+    assert Seat.objects.filter(user=lan).count() == 1
+
+
+def test_the_api_refuses_the_second_seat_too(tables, make_user, client):
+    from rest_framework.test import APIClient
+
+    from vipgame.accounts.services import token_issue
+
+    lan = make_user()
+    first = services.table_create(owner=make_user(), game="tienlen", stake=300)
+    second = services.table_create(owner=make_user(), game="maubinh", stake=300)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=lan)}")
+    assert api.post(f"/api/v1/tables/{first.pk}/sit", {}, format="json").status_code == 200
+    before = world()
+
+    refused = api.post(f"/api/v1/tables/{second.pk}/sit", {}, format="json")
+
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "not_enough_chips"
+    assert world() == before
+
+
+def test_settlement_pays_the_winner_in_full_from_the_hold_and_holds_again(tables, make_user):
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="maubinh", stake=300, seat_count=2)
+    for user in (lan, minh):
+        services.table_sit(table_id=table.pk, user=user)
+    # lan tries to spend the held chips at a second table: refused.
+    other = services.table_create(owner=minh, game="tienlen", stake=300, seat_count=2)
+    with pytest.raises(NotEnoughChips):
+        services.table_sit(table_id=other.pk, user=lan)
+    for user in (lan, minh):
+        services.table_ready(table_id=table.pk, user=user)
+    total = Account.objects.aggregate(total=Sum("balance"))["total"]
+
+    hand = play_until_finished(tables, table)
+    tables.drain()  # settlement
+    hand = Hand.objects.get(pk=hand.pk)
+
+    assert hand.settled
+    assert hand.result is not None
+    owed = [units * 300 for units in hand.result["net_units"]]
+    paid = hand.result["chips"]
+    if max(-o for o in owed) <= 10_000:  # within the loser's wallet: paid in full
+        assert paid == owed
+    else:
+        assert sorted(paid) == [-10_000, 10_000]
+    assert Account.objects.aggregate(total=Sum("balance"))["total"] == total
+    for user in (lan, minh):
+        account = wallet_of(user)
+        # Held again for the next hand: the minimum, or what is left of it.
+        assert account.held == min(9_000, account.balance)
+        seat = Seat.objects.get(table=table, user=user)
+        if account.held:
+            assert seat.hold_id is not None
+            assert Hold.objects.get(pk=seat.hold_id).status == Hold.Status.PENDING
+    released = Hold.objects.filter(status=Hold.Status.VOIDED).count()
+    assert released >= 2
+    assert_ledger_consistent()
+
+    for user in (lan, minh):
+        services.table_leave(table_id=table.pk, user=user)
+    assert [wallet_of(u).held for u in (lan, minh)] == [0, 0]
+    assert not Hold.objects.filter(status=Hold.Status.PENDING).exists()
+    assert_money_consistent()
+
+
+def test_holds_are_released_by_force_close_ban_and_the_ready_clock(tables, make_user):
+    staff = make_user(is_staff=True)
+    lan, minh, hoa = make_user(), make_user(), make_user()
+    closing = services.table_create(owner=lan, game="tienlen", stake=100, seat_count=2)
+    banning = services.table_create(owner=minh, game="maubinh", stake=100, seat_count=2)
+    waiting = services.table_create(
+        owner=hoa, game="tienlen", stake=100, seat_count=2, ready_seconds=3
+    )
+    services.table_sit(table_id=closing.pk, user=lan)
+    services.table_sit(table_id=banning.pk, user=minh)
+    services.table_sit(table_id=waiting.pk, user=hoa)
+    services.table_sit(table_id=waiting.pk, user=lan)
+    assert [wallet_of(u).held for u in (lan, minh, hoa)] == [6_000, 3_000, 3_000]
+
+    moderation.table_force_close(by=staff, table_id=closing.pk, reason="test")
+    assert wallet_of(lan).held == 3_000
+    moderation.user_ban(by=staff, user=minh, reason="test")
+    assert wallet_of(minh).held == 0
+    services.table_ready(table_id=waiting.pk, user=hoa)
+    tables.fire(waiting)  # lan was not ready in time: removed
+    assert wallet_of(lan).held == 0
+    assert wallet_of(hoa).held == 3_000
+
+    tables.clock.advance(minutes=60)
+    tasks.close_idle_tables()  # nothing happened at hoa's table for an hour
+    assert wallet_of(hoa).held == 0
+    assert not Hold.objects.filter(status=Hold.Status.PENDING).exists()
+    assert [wallet_of(u).balance for u in (lan, minh, hoa)] == [10_000] * 3
+    assert LedgerEntry.objects.filter(transaction__kind="settlement").count() == 0
+    assert_money_consistent()
