@@ -10,6 +10,8 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
+        from vipgame import checks  # noqa: F401  (registers the fail-closed check)
+
         from .services import session_ended
 
         user_logged_out.connect(session_ended, dispatch_uid="accounts.session_ended")
