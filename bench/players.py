@@ -85,6 +85,7 @@ class Run:
         self.window = window
         self.think = think  # mean seconds a player waits before moving (0: at once)
         self.acting = True
+        self.readying = True  # False: finish the hands in play, start no more
         self.actions: dict[str, Action] = {}
         self.arrivals: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
         self.pings: list[float] = []
@@ -230,6 +231,8 @@ class Player:
         if seat is None:
             return
         if table["status"] == "waiting" and not seat["ready"]:
+            if not self.run.readying:
+                return
             played = table["hands_played"]
             if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:
                 self.bought_for = played

@@ -1,6 +1,5 @@
 import logging
 import os
-
 from typing import Any
 
 from celery import Celery
@@ -43,6 +42,12 @@ for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "cele
 @beat_init.connect
 def _refuse_to_start(**kwargs: Any) -> None:
     """DEBUG=0 on SQLite or the embedded Redis: the worker and beat do not start."""
+    from django.core.exceptions import ImproperlyConfigured
+
     from vipgame.checks import refuse_to_start
 
-    refuse_to_start()
+    try:
+        refuse_to_start()
+    except ImproperlyConfigured as refused:
+        # Celery logs and ignores exceptions raised by signal handlers: exit.
+        raise SystemExit(f"ImproperlyConfigured: {refused}") from None

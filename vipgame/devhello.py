@@ -76,7 +76,7 @@ def main() -> int:
         "",
         "Ctrl-C stops everything.",
     ]
-    print(box(lines), flush=True)
+    print(box(lines), flush=True)  # noqa: T201
     signal.sigwait({signal.SIGINT, signal.SIGTERM})
     return 0
 

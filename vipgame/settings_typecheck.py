@@ -5,4 +5,4 @@ import os
 
 os.environ.setdefault("DEBUG", "1")
 
-from vipgame.settings import *  # noqa: E402, F403
+from vipgame.settings import *  # noqa: F403
