@@ -4,6 +4,7 @@ that expire before their next run, beat on its own."""
 import re
 import secrets
 import time
+from typing import Any
 
 import pytest
 import redis
@@ -44,7 +45,8 @@ def test_tasks_have_time_limits():
 
 
 def test_every_periodic_task_expires_before_its_next_run():
-    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+    schedule: dict[str, dict[str, Any]] = settings.CELERY_BEAT_SCHEDULE
+    for name, entry in schedule.items():
         assert 0 < entry["options"]["expires"] < entry["schedule"], name
 
 

@@ -10,6 +10,8 @@ import asyncio
 import secrets
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 import requests
@@ -23,12 +25,20 @@ from .topology import WEB_PORTS, Topology, unit
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TABLES = 20  # half with four socket players, half with one and three bots
-CLOCKS = {"turn_seconds": 8, "summary_seconds": 2, "reveal_seconds": 1}
-BOTS = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
+# Short clocks: a move lost with the killed Daphne costs a clock, not 90 s.
+CLOCKS: dict[str, Any] = {
+    "turn_seconds": 8,
+    "arrange_seconds": 15,
+    "summary_seconds": 2,
+    "reveal_seconds": 1,
+}
+BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
 
 
 def bot_tables(count: int) -> list[TableSpec]:
-    """Tables with one socket player (seat 0) and three bots, games in turn."""
+    """Tables with one socket player (seat 0) and three bots, Hold'em and Mậu
+    Binh in turn (Tiến Lên, 35 moves a hand, is on the tables of four players:
+    with bots each move is a Celery task, too slow a hand on a loaded machine)."""
     from rest_framework.authtoken.models import Token
 
     from games import services
@@ -36,7 +46,7 @@ def bot_tables(count: int) -> list[TableSpec]:
 
     specs = []
     for n in range(count):
-        game = ("tienlen", "holdem", "maubinh")[n % 3]
+        game = ("holdem", "maubinh")[n % 2]
         name = f"seat-{n}-{secrets.token_hex(2)}"
         user = user_register(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
         table = services.table_create(
@@ -145,7 +155,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
                 done = Hand.objects.filter(pk__in=interrupted, settled=True)
                 return done.count() == len(interrupted)
 
-            assert wait_until(interrupted_done, 120), describe(interrupted, run)
+            assert wait_until(interrupted_done, 180), describe(interrupted, run)
             survivors_finished = hands_finished_since(specs, killed_at)
             # systemd (Restart=always) starts them again.
             for name in (f"web-{WEB_PORTS[0]}", "worker-1"):
@@ -166,7 +176,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
 
         # Through the proxy: pages, static files from nginx, HTTP -> HTTPS,
         # and the edge's log-in rate limit (the application's is off).
-        home = requests.get(topo.https + "/", timeout=10, verify=topo.cert)
+        home = requests.get(topo.https + "/", timeout=10, verify=str(topo.cert))
         assert home.status_code == 200
         assert "Phòng bài Việt" in home.text
         plain = requests.get(
@@ -174,16 +184,19 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         )
         assert plain.status_code == 301
         assert plain.headers["Location"].startswith("https://")
-        codes = [
-            requests.post(
+
+        def log_in(n: int) -> requests.Response:
+            return requests.post(
                 topo.https + "/api/v1/auth/login",
                 json={"username": f"nobody{n}", "password": "wrong-password"},
-                timeout=10,
-                verify=topo.cert,
+                timeout=30,
+                verify=str(topo.cert),
             )
-            for n in range(30)
-        ]
-        assert codes[0].status_code == 400 or codes[0].status_code == 401
+
+        # 40 at once: the zone allows 30 a minute with a burst of 20.
+        with ThreadPoolExecutor(max_workers=40) as pool:
+            codes = list(pool.map(log_in, range(40)))
+        assert {r.status_code for r in codes} <= {400, 401, 429}
         limited = [r for r in codes if r.status_code == 429]
         assert limited, [r.status_code for r in codes]
         assert "nginx" in limited[0].text  # refused at the edge, not by the application
@@ -191,10 +204,10 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         # Static files come from nginx itself: they are there with every Daphne down.
         for port in WEB_PORTS:
             topo.stop(f"web-{port}")
-        static = requests.get(topo.https + "/static/js/dom.js", timeout=10, verify=topo.cert)
+        static = requests.get(topo.https + "/static/js/dom.js", timeout=10, verify=str(topo.cert))
         assert static.status_code == 200
         assert "textContent" in static.text
-        assert requests.get(topo.https + "/", timeout=10, verify=topo.cert).status_code == 502
+        assert requests.get(topo.https + "/", timeout=10, verify=str(topo.cert)).status_code == 502
 
         assert wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
         money = money_checks()

@@ -42,7 +42,8 @@ WEB_PORTS = (8001, 8002, 8003)
 def unit(name: str) -> dict[str, list[str]]:
     """The [Service] settings of a unit file: key -> every value given."""
     text = (SYSTEMD / name).read_text().replace("\\\n", " ")
-    section, found = "", {}
+    section = ""
+    found: dict[str, list[str]] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
