@@ -7,6 +7,7 @@ worker are killed mid-hand. Every hand completes and the money holds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import threading
 import time
@@ -59,16 +60,28 @@ def bot_tables(count: int) -> list[TableSpec]:
     return specs
 
 
-def play(players: list[Player], run: Run) -> threading.Thread:
-    def main() -> None:
-        async def everyone() -> None:
-            await asyncio.gather(*(p.play(run.window[1]) for p in players))
+class Playing:
+    """The socket players, in an event loop of their own thread, until stop()."""
 
-        asyncio.run(everyone())
+    def __init__(self, players: list[Player], run: Run) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.task = self.loop.create_task(self._everyone(players, run))
+        self.thread = threading.Thread(target=self._main, daemon=True)
+        self.thread.start()
 
-    thread = threading.Thread(target=main, daemon=True)
-    thread.start()
-    return thread
+    @staticmethod
+    async def _everyone(players: list[Player], run: Run) -> None:
+        await asyncio.gather(*(p.play(run.window[1]) for p in players))
+
+    def _main(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            self.loop.run_until_complete(self.task)
+
+    def stop(self) -> None:
+        """Every player closes its socket and stops."""
+        self.loop.call_soon_threadsafe(self.task.cancel)
+        self.thread.join(timeout=30)
+        assert not self.thread.is_alive(), "the players did not stop"
 
 
 def unsettled_or_open(specs: list[TableSpec]) -> int:
@@ -138,7 +151,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         run = Run((time.perf_counter(), time.perf_counter() + 600))
         players = players_for(run, humans, [topo.wss])
         players += [Player(run, spec, 0, [topo.wss]) for spec in with_bots]
-        thread = play(players, run)
+        playing = Playing(players, run)
         try:
             # Every table has dealt, and most are mid-hand (hands end and start
             # all the time: all twenty at once is rare).
@@ -172,7 +185,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
             )
         finally:
             run.window = (run.window[0], time.perf_counter())
-            thread.join(timeout=30)
+            playing.stop()
 
         # Through the proxy: pages, static files from nginx, HTTP -> HTTPS,
         # and the edge's log-in rate limit (the application's is off).
@@ -216,7 +229,8 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         print(
             f"\ntopology: {len(specs)} tables, {money['hands_finished']} hands "
             f"({len(interrupted)} in play at the kill, {survivors_finished} finished before "
-            f"the restart), {run.reconnects} reconnects; started in {started:.1f} s, "
+            f"the restart), {run.reconnects} reconnects {dict(run.errors)}; "
+            f"started in {started:.1f} s, "
             f"whole test {took:.1f} s"
         )
 
