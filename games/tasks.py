@@ -59,7 +59,9 @@ def each_on_its_own(what: str, items: Iterable[T], call: Callable[[T], object]) 
     return done
 
 
-@shared_task
+# The sweeper runs every 2 s: one that takes longer than a few seconds is stuck
+# (the next runs do its work anyway).
+@shared_task(soft_time_limit=8, time_limit=10)
 def sweeper() -> dict[str, int]:
     """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
     overdue clocks, settle forgotten hands, nudge stalled bots and ready idle

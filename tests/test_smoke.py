@@ -69,6 +69,17 @@ def test_make_run_configuration_serves_the_site_and_signs_up(tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/", site)
+        # Start-up ends with the real address and the logins in a box, and the
+        # sweeper (every 2 s) logs nothing at INFO to scroll them away.
+        deadline = time.monotonic() + 90
+        while not any("└" in line for line in lines):
+            assert time.monotonic() < deadline, "no start-up box:\n" + "".join(lines)[-3000:]
+            time.sleep(0.2)
+        time.sleep(5)
+        text = "".join(lines)
+        assert f"VIPGAME is running on http://127.0.0.1:{port}/" in text
+        assert re.search(r"│ staff\s+admin / \S{12,}\s+│", text)
+        assert lines[-1].rstrip().endswith("┘"), "".join(lines[-5:])
         session = requests.Session()
         home = session.get(base + "/", timeout=10)
         assert home.status_code == 200
@@ -102,6 +113,8 @@ def test_make_run_configuration_serves_the_site_and_signs_up(tmp_path):
         reader.join(timeout=5)
     text = "".join(lines)
     assert "Listening on TCP address" in text
+    # The sweeper ran (every 2 s) without a line at INFO: not sent, received nor done.
+    assert not re.search(r"Sending due task games-sweeper|games\.tasks\.sweeper\[", text)
     assert "Connected to redis+socket://" in text
     # Ctrl-C stopped every process: the port is free and Redis removed its socket.
     with socket.socket() as s:

@@ -7,6 +7,10 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
 django_asgi_app = get_asgi_application()
 
+from vipgame.checks import refuse_to_start  # noqa: E402
+
+refuse_to_start()  # DEBUG=0 on SQLite or the embedded Redis: Daphne does not start
+
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402

@@ -1,9 +1,53 @@
+import logging
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import beat_init, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
 
 app = Celery("vipgame")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+class PeriodicAtDebug(logging.Filter):
+    """Celery's INFO lines about the periodic tasks (beat sending one, a worker
+    receiving, finishing or discarding it) are logged at DEBUG instead: the
+    sweeper runs every 2 s, and three lines each time drown everything else."""
+
+    TASKS = ("games.tasks.sweeper", "wallet.tasks.expire_holds")
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__()
+        self.logger = logger
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO:
+            return True
+        text = f"{record.msg} {record.args}"
+        if not any(task in text for task in self.TASKS):
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return self.logger.isEnabledFor(logging.DEBUG)
+
+
+for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "celery.worker.request"):
+    _logger = logging.getLogger(_name)
+    _logger.addFilter(PeriodicAtDebug(_logger))
+
+
+@worker_init.connect
+@beat_init.connect
+def _refuse_to_start(**kwargs: Any) -> None:
+    """DEBUG=0 on SQLite or the embedded Redis: the worker and beat do not start."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from vipgame.checks import refuse_to_start
+
+    try:
+        refuse_to_start()
+    except ImproperlyConfigured as refused:
+        # Celery logs and ignores exceptions raised by signal handlers: exit.
+        raise SystemExit(f"ImproperlyConfigured: {refused}") from None

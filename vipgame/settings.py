@@ -1,7 +1,10 @@
-"""Settings, read from the environment (django-environ) with safe development defaults.
+"""Settings, read from the environment (django-environ). Every setting is in
+docs/operations.md and .env.example.
 
-Development (``make run``): SQLite in ``var/`` and an embedded Redis on a unix
-socket in ``var/``. Production and tests: ``DATABASE_URL`` and ``REDIS_URL``.
+Production by default: ``DEBUG`` is off, and a system check (vipgame/checks.py)
+refuses to run without ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL``.
+Development (``make run`` sets ``DEBUG=1``): SQLite in ``var/`` and an embedded
+Redis on a unix socket in ``var/``. Tests: ``DATABASE_URL`` and ``REDIS_URL``.
 """
 
 from pathlib import Path
@@ -18,7 +21,7 @@ if (BASE_DIR / ".env").exists():
 VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env.bool("DEBUG", default=True)
+DEBUG = env.bool("DEBUG", default=False)
 if DEBUG:
     SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
 else:
@@ -108,7 +111,9 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = env.str("REDIS_URL", default=f"unix://{VAR_DIR / 'redis.sock'}")
+# Unset: the embedded Redis of `make run` (refused when DEBUG=0, vipgame/checks.py).
+REDIS_URL_SET = bool(env.str("REDIS_URL", default=""))
+REDIS_URL = env.str("REDIS_URL", default="") or f"unix://{VAR_DIR / 'redis.sock'}"
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -150,16 +155,56 @@ CELERY_BROKER_URL = (
     if REDIS_URL.startswith("unix://")
     else REDIS_URL
 )
-CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+# Named queues: table timers, settlement, bots and the rest (the sweeper, holds).
+# A worker started without -Q consumes all of them; a busy site can give timers
+# and settlement workers of their own (docs/operations.md). CELERY_QUEUE, when
+# set, prefixes every name (the tests and benchmarks keep their runs apart).
+QUEUE_PREFIX = env.str("CELERY_QUEUE", default="")
+
+
+def celery_queue(name: str) -> str:
+    return f"{QUEUE_PREFIX}-{name}" if QUEUE_PREFIX else name
+
+
+QUEUES = {name: celery_queue(name) for name in ("default", "timers", "settle", "bots")}
+CELERY_TASK_DEFAULT_QUEUE = QUEUES["default"]
+CELERY_TASK_QUEUES: dict[str, dict[str, str]] = {queue: {} for queue in QUEUES.values()}
+CELERY_TASK_ROUTES = {
+    "games.tasks.table_timer": {"queue": QUEUES["timers"]},
+    "games.tasks.settle_hand": {"queue": QUEUES["settle"]},
+    "games.tasks.bot_move": {"queue": QUEUES["bots"]},
+    "games.tasks.bot_ready": {"queue": QUEUES["bots"]},
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# No task runs for long: past the soft limit it gets SoftTimeLimitExceeded (the
+# transaction rolls back; settlement retries), past the hard one its process is
+# replaced. The sweeper has its own, shorter ones (games/tasks.py).
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=30)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=60)
 CELERY_TIMEZONE = "Asia/Ho_Chi_Minh"
+# Beat runs once (its own process in production). Each periodic task expires
+# before its next run: with no worker to take them, they do not pile up in the
+# queue to run all at once later (a worker discards an expired one unrun).
+SWEEPER_INTERVAL_S = 2.0
 CELERY_BEAT_SCHEDULE = {
-    "wallet-expire-holds": {"task": "wallet.tasks.expire_holds", "schedule": 60.0},
-    "games-sweeper": {"task": "games.tasks.sweeper", "schedule": 2.0},
-    "games-close-idle-tables": {"task": "games.tasks.close_idle_tables", "schedule": 60.0},
+    "wallet-expire-holds": {
+        "task": "wallet.tasks.expire_holds",
+        "schedule": 60.0,
+        "options": {"expires": 55.0},
+    },
+    "games-sweeper": {
+        "task": "games.tasks.sweeper",
+        "schedule": SWEEPER_INTERVAL_S,
+        "options": {"expires": SWEEPER_INTERVAL_S * 0.9},
+    },
+    "games-close-idle-tables": {
+        "task": "games.tasks.close_idle_tables",
+        "schedule": 60.0,
+        "options": {"expires": 55.0},
+    },
 }
 # A table clock that runs out within this many seconds gets its timer task when
 # it is set; a longer one from the sweeper (every 2 s) this long before it ends.

@@ -30,7 +30,7 @@ class Command(BaseCommand):
                 username="admin", password=password, display_name="Admin"
             )
             account_for_user(user=admin)
-            lines.append(f"staff   admin / {password}   (http://127.0.0.1:8000/admin/)")
+            lines.append(f"staff   admin / {password}")
             for name, shown in (("lan", "Lan"), ("minh", "Minh")):
                 password = secrets.token_urlsafe(9)
                 user_register(username=name, display_name=shown, password=password)

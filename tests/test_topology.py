@@ -1,0 +1,243 @@
+"""The deploy/ topology on one machine (tests/topology.py): nginx in front of
+three Daphne processes, two Celery workers, one beat, PostgreSQL and Redis,
+all started from the systemd units' and the nginx site's own lines. Twenty
+tables of socket players and bots play through nginx; one Daphne and one
+worker are killed mid-hand. Every hand completes and the money holds."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+import requests
+
+from bench.drills import hands_finished_since, hands_in_play
+from bench.players import Player, Run, TableSpec, create_tables, money_checks, players_for
+from bench.stack import wait_until
+
+from .topology import WEB_PORTS, Topology, unit
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+TABLES = 20  # half with four socket players, half with one and three bots
+# Short clocks: a move lost with the killed Daphne costs a clock, not 90 s.
+CLOCKS: dict[str, Any] = {
+    "turn_seconds": 8,
+    "arrange_seconds": 15,
+    "summary_seconds": 2,
+    "reveal_seconds": 1,
+}
+BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
+
+
+def bot_tables(count: int) -> list[TableSpec]:
+    """Tables with one socket player (seat 0) and three bots, Hold'em and Mậu
+    Binh in turn (Tiến Lên, 35 moves a hand, is on the tables of four players:
+    with bots each move is a Celery task, too slow a hand on a loaded machine)."""
+    from rest_framework.authtoken.models import Token
+
+    from games import services
+    from vipgame.accounts.services import user_register
+
+    specs = []
+    for n in range(count):
+        game = ("holdem", "maubinh")[n % 2]
+        name = f"seat-{n}-{secrets.token_hex(2)}"
+        user = user_register(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
+        table = services.table_create(
+            owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
+        )
+        buy_in = table.buy_in_range()[1] if game == "holdem" else None
+        services.table_sit(table_id=table.pk, user=user, position=0, buy_in=buy_in)
+        token = Token.objects.get_or_create(user=user)[0].key
+        specs.append(TableSpec(table.pk, game, [token], [user.pk]))
+    return specs
+
+
+class Playing:
+    """The socket players, in an event loop of their own thread, until stop()."""
+
+    def __init__(self, players: list[Player], run: Run) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.task = self.loop.create_task(self._everyone(players, run))
+        self.thread = threading.Thread(target=self._main, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    async def _everyone(players: list[Player], run: Run) -> None:
+        await asyncio.gather(*(p.play(run.window[1]) for p in players))
+
+    def _main(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            self.loop.run_until_complete(self.task)
+
+    def stop(self) -> None:
+        """Every player closes its socket and stops."""
+        self.loop.call_soon_threadsafe(self.task.cancel)
+        self.thread.join(timeout=30)
+        assert not self.thread.is_alive(), "the players did not stop"
+
+
+def unsettled_or_open(specs: list[TableSpec]) -> int:
+    from games.models import Hand
+
+    ids = [s.id for s in specs]
+    return Hand.objects.filter(table__in=ids).exclude(ended_at__isnull=False, settled=True).count()
+
+
+def mid_hand(specs: list[TableSpec]) -> dict[int, int] | None:
+    """The hands in play once every table has dealt and three in four are mid-hand."""
+    from games.models import Hand
+
+    dealt = Hand.objects.filter(table__in=[s.id for s in specs]).values("table").distinct()
+    if dealt.count() < len(specs):
+        return None
+    playing = hands_in_play(specs)
+    return playing if len(playing) >= len(specs) * 3 // 4 else None
+
+
+def describe(hand_ids: list[int], run: Run) -> str:
+    """What the unfinished hands are waiting for (when the test fails)."""
+    from django.utils import timezone
+
+    from games.models import Hand
+
+    lines = [f"now {timezone.now()}, reconnects {run.reconnects}, errors {dict(run.errors)}"]
+    for hand in Hand.objects.filter(pk__in=hand_ids).select_related("table"):
+        if hand.settled:
+            continue
+        table = hand.table
+        lines.append(
+            f"hand {hand.pk} {table.game} ended={hand.ended_at} settled={hand.settled} "
+            f"table {table.pk} status={table.status} clock={table.clock} "
+            f"deadline={table.deadline} v={table.version}"
+        )
+    return "\n".join(lines)
+
+
+def test_the_units_restart_and_read_an_environment_file():
+    names = ["vipgame-web@.service", "vipgame-worker@.service", "vipgame-beat.service"]
+    for name in names:
+        service = unit(name)
+        assert service["Restart"] == ["always"], name
+        assert service["EnvironmentFile"] == ["/etc/vipgame/vipgame.env"], name
+    beat = " ".join(unit("vipgame-beat.service")["ExecStart"])
+    assert " beat " in beat
+    worker = " ".join(unit("vipgame-worker@.service")["ExecStart"])
+    assert " worker " in worker
+    assert "--beat" not in worker
+    assert " -B" not in worker
+    web = " ".join(unit("vipgame-web@.service")["ExecStart"])
+    assert "--proxy-headers" not in web  # the application decides whom to believe
+    assert "TRUSTED_PROXIES=127.0.0.1" in unit("vipgame-web@.service")["Environment"]
+
+
+@pytest.mark.timeout(900)
+def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monkeypatch):
+    began = time.monotonic()
+    # The log-in throttle of the application is off: the edge's is tested here.
+    with Topology(tmp_path, extra_env={"API_RATE_LOGIN": "none"}) as topo:
+        started = time.monotonic() - began
+        monkeypatch.setenv("SSL_CERT_FILE", str(topo.cert))  # the sockets trust nginx
+        humans = create_tables(TABLES // 2, "mix", prefix="tp", **CLOCKS)
+        with_bots = bot_tables(TABLES // 2)
+        specs = humans + with_bots
+        run = Run((time.perf_counter(), time.perf_counter() + 600))
+        players = players_for(run, humans, [topo.wss])
+        players += [Player(run, spec, 0, [topo.wss]) for spec in with_bots]
+        playing = Playing(players, run)
+        try:
+            # Every table has dealt, and most are mid-hand (hands end and start
+            # all the time: all twenty at once is rare).
+            in_play = wait_until(lambda: mid_hand(specs), 90, step=0.1)
+            assert in_play, f"hands in play: {len(hands_in_play(specs))} of {len(specs)}"
+            killed_at = time.time()
+            topo.kill(f"web-{WEB_PORTS[0]}")
+            topo.kill("worker-1")
+            interrupted = list(in_play.values())
+
+            from games.models import Hand
+
+            def interrupted_done() -> bool:
+                done = Hand.objects.filter(pk__in=interrupted, settled=True)
+                return done.count() == len(interrupted)
+
+            assert wait_until(interrupted_done, 180), describe(interrupted, run)
+            survivors_finished = hands_finished_since(specs, killed_at)
+            # systemd (Restart=always) starts them again.
+            for name in (f"web-{WEB_PORTS[0]}", "worker-1"):
+                topo.start(name)
+                topo.wait_ready(name)
+            restarted_at = time.time()
+            assert wait_until(
+                lambda: hands_finished_since(specs, restarted_at) >= len(specs), 120
+            ), "the room did not play on after the restart"
+            # Finish the hands in play, start no more: every hand must complete.
+            run.readying = False
+            assert wait_until(lambda: unsettled_or_open(specs) == 0, 150), (
+                f"{unsettled_or_open(specs)} hands neither finished nor settled"
+            )
+        finally:
+            run.window = (run.window[0], time.perf_counter())
+            playing.stop()
+
+        # Through the proxy: pages, static files from nginx, HTTP -> HTTPS,
+        # and the edge's log-in rate limit (the application's is off).
+        home = requests.get(topo.https + "/", timeout=10, verify=str(topo.cert))
+        assert home.status_code == 200
+        assert "Phòng bài Việt" in home.text
+        plain = requests.get(
+            f"http://127.0.0.1:{topo.ports['http']}/tables/", timeout=10, allow_redirects=False
+        )
+        assert plain.status_code == 301
+        assert plain.headers["Location"].startswith("https://")
+
+        def log_in(n: int) -> requests.Response:
+            return requests.post(
+                topo.https + "/api/v1/auth/login",
+                json={"username": f"nobody{n}", "password": "wrong-password"},
+                timeout=30,
+                verify=str(topo.cert),
+            )
+
+        # 40 at once: the zone allows 30 a minute with a burst of 20.
+        with ThreadPoolExecutor(max_workers=40) as pool:
+            codes = list(pool.map(log_in, range(40)))
+        assert {r.status_code for r in codes} <= {400, 401, 429}
+        limited = [r for r in codes if r.status_code == 429]
+        assert limited, [r.status_code for r in codes]
+        assert "nginx" in limited[0].text  # refused at the edge, not by the application
+
+        # Static files come from nginx itself: they are there with every Daphne down.
+        for port in WEB_PORTS:
+            topo.stop(f"web-{port}")
+        static = requests.get(topo.https + "/static/js/dom.js", timeout=10, verify=str(topo.cert))
+        assert static.status_code == 200
+        assert "textContent" in static.text
+        assert requests.get(topo.https + "/", timeout=10, verify=str(topo.cert)).status_code == 502
+
+        assert wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
+        money = money_checks()
+        errors = topo.errors_in_logs()
+        took = time.monotonic() - began
+        print(
+            f"\ntopology: {len(specs)} tables, {money['hands_finished']} hands "
+            f"({len(interrupted)} in play at the kill, {survivors_finished} finished before "
+            f"the restart), {run.reconnects} reconnects {dict(run.errors)}; "
+            f"started in {started:.1f} s, "
+            f"whole test {took:.1f} s"
+        )
+
+    assert money["sum_of_balances"] == 0
+    assert money["negative_balances"] == 0
+    assert money["hands_unsettled"] == 0
+    assert money["settled_twice"] == 0
+    assert money["hands_finished"] >= 2 * len(specs)
+    assert run.reconnects > 0  # the killed Daphne's sockets came back through nginx
+    assert not errors, errors

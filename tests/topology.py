@@ -1,0 +1,356 @@
+"""The production topology of deploy/ started on one machine, from the files
+themselves: the ExecStart and Environment lines of the systemd units and the
+nginx site, with only their paths and ports swapped for test ones.
+
+nginx runs as an ordinary process (no daemon, its own prefix, temporary
+directories and loopback ports, a self-signed certificate) in front of
+``WEB_PORTS`` Daphne processes; Celery workers and one beat; PostgreSQL and
+Redis are the tests' own. Processes can be killed and started again by name
+(``web-8001``, ``worker-1``, ``beat``) as systemd's ``Restart=always`` would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import ipaddress
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stack import free_port, raise_file_limit, wait_until
+
+from . import processes
+
+ROOT = processes.ROOT
+BIN = processes.BIN
+DEPLOY = ROOT / "deploy"
+SYSTEMD = DEPLOY / "systemd"
+SITE = DEPLOY / "nginx" / "vipgame.conf"
+# The ports the site's upstream lists (one vipgame-web@PORT unit each).
+WEB_PORTS = (8001, 8002, 8003)
+
+
+def unit(name: str) -> dict[str, list[str]]:
+    """The [Service] settings of a unit file: key -> every value given."""
+    text = (SYSTEMD / name).read_text().replace("\\\n", " ")
+    section = ""
+    found: dict[str, list[str]] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line
+            continue
+        if section == "[Service]":
+            key, _, value = line.partition("=")
+            found.setdefault(key.strip(), []).append(value.strip())
+    return found
+
+
+def local_paths(var_dir: Path, run_dir: Path) -> dict[str, str]:
+    """The install's paths (docs/operations.md) -> this machine's."""
+    return {
+        "/srv/vipgame/.venv/bin/": f"{BIN}/",
+        "/var/lib/vipgame": str(var_dir),
+        "/run/vipgame-beat": str(run_dir),
+    }
+
+
+def exec_start(name: str, instance: str, paths: dict[str, str]) -> list[str]:
+    """The unit's command with its specifiers (%i, %H, %%) expanded."""
+    [line] = unit(name)["ExecStart"]
+    line = re.sub(
+        "%[iH%]",
+        lambda m: {"%i": instance, "%H": socket.gethostname(), "%%": "%"}[m.group()],
+        line,
+    )
+    for installed, here in paths.items():
+        line = line.replace(installed, here)
+    return shlex.split(line)
+
+
+def unit_environment(name: str) -> dict[str, str]:
+    env = {}
+    for value in unit(name).get("Environment", []):
+        for assignment in shlex.split(value):
+            key, _, val = assignment.partition("=")
+            env[key] = val
+    return env
+
+
+def render_site(ports: dict[str, int], static: Path, cert: Path, key: Path, acme: Path) -> str:
+    """deploy/nginx/vipgame.conf for this machine; every swap must apply."""
+    swaps = [
+        ("listen 80;", f"listen 127.0.0.1:{ports['http']};"),
+        ("listen [::]:80;", ""),
+        ("listen 443 ssl;", f"listen 127.0.0.1:{ports['https']} ssl;"),
+        ("listen [::]:443 ssl;", ""),
+        ("/etc/letsencrypt/live/cards.example.com/fullchain.pem", str(cert)),
+        ("/etc/letsencrypt/live/cards.example.com/privkey.pem", str(key)),
+        ("alias /var/lib/vipgame/static/;", f"alias {static}/;"),
+        ("root /var/www/html;", f"root {acme};"),
+    ]
+    swaps += [
+        (f"server 127.0.0.1:{p} ", f"server 127.0.0.1:{ports[f'web-{p}']} ") for p in WEB_PORTS
+    ]
+    text = SITE.read_text()
+    for old, new in swaps:
+        assert text.count(old) == 1, f"{SITE.name} no longer has {old!r}"
+        text = text.replace(old, new)
+    return text
+
+
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost, and its key."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+NGINX_MAIN = """\
+daemon off;
+master_process on;
+worker_processes 1;
+{user}
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log {dir}/access.log;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    include {dir}/site.conf;
+}}
+"""
+
+
+class Topology:
+    """``with Topology(tmp, workers=2) as topo:`` (needs the test database)."""
+
+    def __init__(self, workdir: Path, *, workers: int = 2, extra_env: dict[str, str] | None = None):
+        self.workdir = workdir
+        self.var_dir = workdir / "var"
+        self.run_dir = workdir / "run"
+        self.nginx_dir = workdir / "nginx"
+        self.logs = workdir / "logs"
+        self.workers = workers
+        self.extra_env = extra_env or {}
+        self.ports = {"http": free_port(), "https": free_port()}
+        self.ports |= {f"web-{p}": free_port() for p in WEB_PORTS}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.env: dict[str, str] = {}
+        self.cert = Path()
+
+    # -- what runs ----------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        webs = [f"web-{p}" for p in WEB_PORTS]
+        return [*webs, *(f"worker-{n}" for n in range(1, self.workers + 1)), "beat", "nginx"]
+
+    def command(self, name: str) -> tuple[list[str], dict[str, str]]:
+        paths = local_paths(self.var_dir, self.run_dir)
+        kind, _, instance = name.partition("-")
+        if kind == "nginx":
+            nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+            return [nginx, "-p", f"{self.nginx_dir}/", "-c", str(self.nginx_dir / "nginx.conf"),
+                    "-e", str(self.nginx_dir / "error.log")], {}  # fmt: skip
+        unit_name = {"web": "vipgame-web@.service", "worker": "vipgame-worker@.service"}.get(
+            kind, "vipgame-beat.service"
+        )
+        if kind == "web":
+            instance = str(self.ports[name])  # the unit's port, moved to a free one
+        return exec_start(unit_name, instance, paths), unit_environment(unit_name)
+
+    def start(self, name: str) -> None:
+        command, unit_env = self.command(name)
+        env = {**self.env, **unit_env}
+        with (self.logs / f"{name}.log").open("ab") as out:
+            self.processes[name] = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=raise_file_limit,
+            )
+
+    def kill(self, name: str) -> None:
+        """``kill -9`` the process and its children."""
+        process = self.processes.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def stop(self, name: str) -> None:
+        process = self.processes.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def wait_ready(self, name: str, timeout: float = 90) -> None:
+        log = self.logs / f"{name}.log"
+        marker = {"worker": " ready.", "beat": "beat: Starting"}
+        if name == "nginx":
+            ready = wait_until(lambda: self._answers(self.ports["https"]), timeout)
+        elif name.startswith("web-"):
+            ready = wait_until(lambda: self._answers(self.ports[name]), timeout)
+        else:
+            text = marker[name.partition("-")[0]]
+            ready = wait_until(lambda: text in log.read_text(errors="replace"), timeout)
+        if not ready:
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            raise AssertionError(f"{name} did not start:\n{tail}")
+
+    @staticmethod
+    def _answers(port: int) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def __enter__(self) -> Topology:
+        for directory in (self.var_dir, self.run_dir, self.nginx_dir, self.logs):
+            directory.mkdir(parents=True, exist_ok=True)
+        self.env = processes.process_env(
+            self.var_dir,
+            # /etc/vipgame/vipgame.env of this machine (docs/operations.md).
+            DEBUG="0",
+            SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            LOG_LEVEL="WARNING",
+            # The players here move the instant it is their turn.
+            WS_RATE_LIMIT="1000",
+            **self.extra_env,
+        )
+        for name in ("SSL_CERT_FILE",):
+            self.env.pop(name, None)
+        try:
+            # Deploying: static files collected for nginx (the test database is migrated).
+            subprocess.run(
+                [str(BIN / "python"), "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=self.env,
+                check=True,
+            )
+            self.cert, key = self_signed(self.nginx_dir)
+            acme = self.nginx_dir / "acme"
+            acme.mkdir()
+            (self.nginx_dir / "site.conf").write_text(
+                render_site(self.ports, self.var_dir / "static", self.cert, key, acme)
+            )
+            # As root (CI), nginx's workers would switch to `nobody`, who cannot
+            # read this private temporary directory: they stay this user.
+            user = "user root;" if os.geteuid() == 0 else ""
+            (self.nginx_dir / "nginx.conf").write_text(
+                NGINX_MAIN.format(dir=self.nginx_dir, user=user)
+            )
+            check = subprocess.run(
+                [*self.command("nginx")[0], "-t"], capture_output=True, text=True, check=False
+            )
+            assert check.returncode == 0, check.stderr
+            for name in self.names():
+                self.start(name)
+            for name in self.names():
+                self.wait_ready(name)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """SIGTERM to everything at once, SIGKILL to what is left after 15 s."""
+        for process in self.processes.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        self.processes.clear()
+
+    # -- looking at it ------------------------------------------------------------
+
+    @property
+    def https(self) -> str:
+        return f"https://127.0.0.1:{self.ports['https']}"
+
+    @property
+    def wss(self) -> str:
+        return f"wss://127.0.0.1:{self.ports['https']}"
+
+    def errors_in_logs(self) -> list[str]:
+        """Tracebacks and ERROR lines the application processes logged."""
+        found = []
+        for path in self.logs.glob("*.log"):
+            if path.name == "nginx.log":
+                continue
+            for line in path.read_text(errors="replace").splitlines():
+                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
+                    found.append(f"{path.name}: {line.strip()}")
+        return found
+
+    def copy_logs(self, destination: Path) -> None:
+        shutil.copytree(self.logs, destination, dirs_exist_ok=True)
+
+    def describe(self) -> dict[str, Any]:
+        return {name: process.args for name, process in self.processes.items()}
