@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -22,10 +24,15 @@ from redis.exceptions import RedisError
 from games import clock
 from games.adapters import adapter_for
 from games.models import Hand, HandEvent, Seat, Table
+from vipgame.ops import metrics
 from wallet.models import Account
 
 logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
+# Set by the table socket while it handles an action: (when it was received,
+# perf_counter; the action's type). The state published by that action's
+# service is measured against it (vipgame_action_state_seconds).
+action_received: ContextVar[tuple[float, str] | None] = ContextVar("action_received", default=None)
 
 
 def user_group(table_id: int, user_id: int) -> str:
@@ -206,25 +213,38 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop if loop is not None and loop.is_running() else None
 
 
-async def _send_logged(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+async def _send_logged(
+    layer: Any,
+    messages: Sequence[tuple[str, dict[str, Any]]],
+    measure: tuple[float, str, str] | None = None,
+) -> None:
     try:
         await _send_all(layer, messages)
     except (OSError, RedisError) as exc:
         logger.warning("table update not published: %s", exc)
+        return
+    if measure is not None:
+        started, game, action = measure
+        metrics.action_published(game, action, time.perf_counter() - started)
 
 
-def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str = "") -> None:
     """Best effort after commit: a client that misses a message resyncs by version.
 
     Inside the server the sends are handed to its event loop and the service
     returns at once (the mover's ``ack`` need not wait for everyone's
     ``state``); elsewhere (Celery, management commands) they are sent here.
+
+    ``game``: a table's state; if a socket's action caused it, the time from
+    receiving the action to the end of this publication is measured.
     """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
+    received = action_received.get() if game else None
+    measure = None if received is None else (received[0], game, received[1])
     loop = _server_loop()
     if loop is not None:
-        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages)), loop)
+        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages), measure), loop)
         return
-    async_to_sync(_send_logged)(layer, messages)
+    async_to_sync(_send_logged)(layer, messages, measure)
