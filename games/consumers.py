@@ -449,7 +449,7 @@ class TableSocket(RoomSocket):
         if not self.user.is_authenticated:
             await self.refuse(PermissionDenied(), client_id)
             return
-        received = publish.action_received.set((self.received_at, kind))
+        received = publish.action_received.set(publish.ActionTiming(self.received_at, kind))
         try:
             result = await handler(self, message)
         except ServiceError as err:

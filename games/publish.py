@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -29,10 +30,21 @@ from wallet.models import Account
 
 logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
-# Set by the table socket while it handles an action: (when it was received,
-# perf_counter; the action's type). The state published by that action's
-# service is measured against it (vipgame_action_state_seconds).
-action_received: ContextVar[tuple[float, str] | None] = ContextVar("action_received", default=None)
+
+
+@dataclass
+class ActionTiming:
+    """Set by the table socket while it handles an action: when it was received
+    (perf_counter) and its type. The first state that action publishes is
+    measured against it (vipgame_action_state_seconds); later ones (the same
+    action's presence update) are not."""
+
+    received: float
+    action: str
+    claimed: bool = False
+
+
+action_received: ContextVar[ActionTiming | None] = ContextVar("action_received", default=None)
 
 
 def user_group(table_id: int, user_id: int) -> str:
@@ -241,8 +253,11 @@ def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str = "") -> N
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    received = action_received.get() if game else None
-    measure = None if received is None else (received[0], game, received[1])
+    timing = action_received.get() if game else None
+    measure = None
+    if timing is not None and not timing.claimed:
+        timing.claimed = True
+        measure = (timing.received, game, timing.action)
     loop = _server_loop()
     if loop is not None:
         asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages), measure), loop)

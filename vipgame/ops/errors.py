@@ -42,9 +42,31 @@ def _scrub_text(value: Any) -> Any:
     return HEX_SECRET.sub(FILTERED, value) if isinstance(value, str) else value
 
 
+def _scrub_keys(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: FILTERED if str(k).lower() in keys else _scrub_keys(v, keys)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_scrub_keys(v, keys) for v in value]
+    return _scrub_text(value)
+
+
 def scrub_messages(event: dict[str, Any], hint: dict[str, Any] | None = None) -> dict[str, Any]:
     """``before_send``: long hex strings (seeds) out of messages, exception
-    values and breadcrumbs (keys are handled by the EventScrubber)."""
+    values and breadcrumbs; secret keys out of contexts, extra data and tags
+    (the EventScrubber does the request, frames and breadcrumbs); of the user,
+    the id only."""
+    from sentry_sdk.scrubber import DEFAULT_DENYLIST, DEFAULT_PII_DENYLIST
+
+    keys = frozenset(k.lower() for k in (*DEFAULT_DENYLIST, *DEFAULT_PII_DENYLIST, *SCRUBBED_KEYS))
+    user = event.get("user")
+    if isinstance(user, dict):  # the id only: no name, e-mail or address
+        event["user"] = {"id": user["id"]} if "id" in user else {}
+    for part in ("contexts", "extra", "tags"):
+        if part in event:
+            event[part] = _scrub_keys(event[part], keys)
     logentry = event.get("logentry") or {}
     for key in ("message", "formatted"):
         if key in logentry:

@@ -27,10 +27,10 @@ class RequestContextMiddleware:
         rid = given if REQUEST_ID.match(given) else uuid.uuid4().hex
         user = getattr(request, "user", None)
         uid = user.pk if user is not None and user.is_authenticated else None
-        tokens = context.bind(request_id=rid, user=uid, table=None, hand=None)
-        try:
-            response = self.get_response(request)
-        finally:
-            context.unbind(tokens)
+        # Not unbound at the end: Django logs a failed request's status after the
+        # middleware has returned. Each ASGI request runs in a context of its
+        # own, and every request sets all four anew.
+        context.bind(request_id=rid, user=uid, table=None, hand=None)
+        response = self.get_response(request)
         response["X-Request-ID"] = rid
         return response
