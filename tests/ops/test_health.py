@@ -91,9 +91,10 @@ def test_a_settlement_backlog_above_the_threshold_is_not_ready(client, settings,
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json()["checks"]["settlement_backlog"] == {"ok": True, "hands": 2, "max": 3}
+    first = Hand.objects.get(number=1)
     Hand.objects.create(
-        table=Hand.objects.first().table, number=9, game="tienlen", commitment="c" * 64,
-        server_seed="0" * 64, ended_at=Hand.objects.first().ended_at,
+        table=first.table, number=9, game="tienlen", commitment="c" * 64,
+        server_seed="0" * 64, ended_at=first.ended_at,
     )  # fmt: skip
     response = client.get("/readyz")
     assert response.status_code == 503
@@ -132,7 +133,7 @@ def test_the_database_at_a_dead_address_is_not_ready(client, monkeypatch, pooled
         assert time.monotonic() - started < 3  # READY_TIMEOUT_S, not the pool's 5 s
     finally:
         if pooled:
-            dead.close_pool()
+            dead.close_pool()  # type: ignore[attr-defined]
     assert response.status_code == 503
     checks = response.json()["checks"]
     assert checks["database"]["ok"] is False

@@ -5,7 +5,7 @@ import io
 import json
 import logging
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -47,7 +47,7 @@ def test_a_json_line_carries_the_context_and_a_utc_timestamp(captured):
     )  # fmt: skip
     assert inside["timestamp"].endswith("Z")
     stamp = datetime.fromisoformat(inside["timestamp"].replace("Z", "+00:00"))
-    assert stamp.utcoffset().total_seconds() == 0
+    assert stamp.utcoffset() == timedelta(0)
     assert abs((datetime.now(UTC) - stamp).total_seconds()) < 60
     assert "context" not in inside
     assert not {"request_id", "user", "table", "hand"} & set(outside)
@@ -145,7 +145,7 @@ def test_sentry_reports_carry_no_seeds_cards_or_passwords():
 
     from vipgame.ops.errors import options
 
-    sent = []
+    sent: list[dict] = []
 
     class Capture(Transport):
         def capture_envelope(self, envelope):
