@@ -139,6 +139,8 @@ class Stack:
             # person's 30 messages in 10 s. The flood limit itself is tested in
             # tests/consumers and by the fuzzer.
             WS_RATE_LIMIT="1000",
+            # Metrics of all the processes, as in production (docs/observability.md).
+            PROMETHEUS_MULTIPROC_DIR=str(self.workdir / "prometheus"),
             PATH=f"{BIN}:{env.get('PATH', '')}",
         )
         env.update(self.extra_env)

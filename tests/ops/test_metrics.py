@@ -189,3 +189,37 @@ def test_open_sockets_by_kind_and_action_latency(tables, make_user):
         assert value("vipgame_sockets_open", kind="table") == open_before["table"]
 
     async_to_sync(scenario)()
+
+
+def test_the_grafana_dashboard_uses_only_metrics_we_export():
+    import json
+    import re
+    from pathlib import Path
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from vipgame.ops import metrics
+
+    dashboard = json.loads(
+        (Path(__file__).resolve().parents[2] / "deploy/grafana/vipgame.json").read_text()
+    )
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    used = {
+        re.sub(r"_(bucket|total|count|sum)$", "", name)
+        for expr in exprs
+        for name in re.findall(r"vipgame_\w+", expr)
+    }
+    health.record_sweeper_run()  # its age is exported once a run was recorded
+    try:
+        exported = {f.name for f in text_string_to_metric_families(metrics.render().decode())}
+    finally:
+        health.redis_client().delete(health.sweeper_key())
+    assert len(used) >= 12
+    assert used <= exported, used - exported
+    expected = {
+        "vipgame_sockets_open", "vipgame_moves", "vipgame_action_state_seconds",
+        "vipgame_timer_lateness_seconds", "vipgame_sweeper_seconds",
+        "vipgame_settlement_backlog", "vipgame_hands", "vipgame_celery_queue_length",
+        "vipgame_chips_issued",
+    }  # fmt: skip
+    assert expected <= used
