@@ -240,22 +240,32 @@ async def _send_logged(
         metrics.action_published(game, action, time.perf_counter() - started)
 
 
-def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str = "") -> None:
+def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """The game of the table whose state these messages carry ("" for others, e.g. chat)."""
+    for _group, message in messages:
+        payload = message.get("payload")
+        if message.get("type") == "table.state" and isinstance(payload, dict):
+            return str((payload.get("table") or {}).get("game") or "")
+    return ""
+
+
+def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """Best effort after commit: a client that misses a message resyncs by version.
 
     Inside the server the sends are handed to its event loop and the service
     returns at once (the mover's ``ack`` need not wait for everyone's
     ``state``); elsewhere (Celery, management commands) they are sent here.
 
-    ``game``: a table's state; if a socket's action caused it, the time from
-    receiving the action to the end of this publication is measured.
+    The first table state published by a socket's action is measured from
+    the action's arrival to the end of this publication.
     """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    timing = action_received.get() if game else None
+    timing = action_received.get()
     measure = None
-    if timing is not None and not timing.claimed:
+    game = "" if timing is None or timing.claimed else _game_of(messages)
+    if timing is not None and game:
         timing.claimed = True
         measure = (timing.received, game, timing.action)
     loop = _server_loop()

@@ -200,7 +200,7 @@ class TableTx:
         lateness = self.timer_lateness
 
         def after_commit() -> None:
-            publish.send(messages, game=game)
+            publish.send(messages)
             metrics.table_committed(game, move_by=move_by, dealt=dealt, finished=finished)
             if lateness is not None:
                 metrics.timer_fired(*lateness)
