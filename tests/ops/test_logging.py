@@ -189,3 +189,11 @@ def test_sentry_reports_carry_no_seeds_cards_or_passwords():
     assert "deck broken for [Filtered]" in text
     frames = sent[0]["exception"]["values"][0]["stacktrace"]["frames"]
     assert all("vars" not in frame for frame in frames)
+
+
+def test_celery_workers_connect_per_task_without_the_pool():
+    from vipgame.ops.celery_hooks import drop_pool
+
+    databases = {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {"pool": {"a": 1}}}}
+    drop_pool(databases)
+    assert databases == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}

@@ -78,11 +78,11 @@ class ConnectionSampler:
     def run(self):
         with psycopg.connect(test_database_url(), autocommit=True) as conn:
             while not self.stop.is_set():
-                (count,) = conn.execute(
+                row = conn.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
                     (self.name,),
                 ).fetchone()
-                self.peak = max(self.peak, count)
+                self.peak = max(self.peak, row[0] if row else 0)
                 self.samples += 1
                 time.sleep(0.02)
 

@@ -31,8 +31,8 @@ def _axes_rows(age_days, name=""):
         (AccessAttempt, {"get_data": "", "post_data": "", "failures_since_start": 1}),
     ):
         row = model.objects.create(
-            username=name or f"u{age_days}", ip_address="198.51.100.1", user_agent="t", path_info="/",
-            **extra,
+            username=name or f"u{age_days}", ip_address="198.51.100.1", user_agent="t",
+            path_info="/", **extra,
         )  # fmt: skip
         model.objects.filter(pk=row.pk).update(attempt_time=when)
 

@@ -1,5 +1,5 @@
 """Celery's signals: our log format on its handlers, the log context per task,
-and no connection pool inherited across a fork.
+and no connection pool in workers.
 
 Imported by ``vipgame.celery`` (before the worker configures logging).
 """
@@ -14,6 +14,7 @@ from celery.signals import (
     after_setup_task_logger,
     task_postrun,
     task_prerun,
+    worker_init,
     worker_process_init,
 )
 
@@ -53,6 +54,23 @@ def _task_started(task_id: str | None = None, **kwargs: Any) -> None:
 @task_postrun.connect
 def _task_done(**kwargs: Any) -> None:
     context.clear()
+
+
+@worker_init.connect
+def no_pool_in_workers(**kwargs: Any) -> None:
+    """Celery's Django fix-up closes the database connections (and, in prefork
+    children, the pool) before and after every task: a pool would be built
+    and torn down, threads and all, for each task. Workers connect per task,
+    as they did before the pool; one connection per child process."""
+    from django.conf import settings
+
+    drop_pool(settings.DATABASES)
+
+
+def drop_pool(databases: dict[str, Any]) -> None:
+    for database in databases.values():
+        if (database.get("OPTIONS") or {}).pop("pool", None) is not None:
+            database["CONN_MAX_AGE"] = 0
 
 
 @worker_process_init.connect
