@@ -69,15 +69,20 @@ def test_celery_queue_lengths_and_sweeper_age(settings):
     redis = health.redis_client()
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     keys = [queue, f"{queue}\x06\x163"]
+    waiting = value("vipgame_celery_queue_length", queue=queue)  # left by earlier tests
     try:
         redis.lpush(keys[0], "a", "b", "c")
         redis.lpush(keys[1], "d", "e")
         health.record_sweeper_run(time.time() - 3)
-        assert value("vipgame_celery_queue_length", queue=queue) == 5
+        assert value("vipgame_celery_queue_length", queue=queue) == waiting + 5
         assert value("vipgame_redis_up") == 1
         assert 3 <= value("vipgame_sweeper_last_run_age_seconds") < 10
     finally:
-        redis.delete(*keys, health.sweeper_key())
+        for key in keys:
+            redis.lrem(key, 1, "a")
+            for item in "bcde":
+                redis.lrem(key, 1, item)
+        redis.delete(health.sweeper_key())
 
 
 def test_redis_down_still_answers(settings, client):

@@ -24,10 +24,10 @@ from ..processes import (
     free_port,
     process_env,
     running,
-    test_database_url,
     wait_for,
     wait_http,
 )
+from ..processes import test_database_url as database_url  # not collected as a test
 from .helpers import value
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -76,7 +76,7 @@ class ConnectionSampler:
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def run(self):
-        with psycopg.connect(test_database_url(), autocommit=True) as conn:
+        with psycopg.connect(database_url(), autocommit=True) as conn:
             while not self.stop.is_set():
                 row = conn.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
