@@ -144,6 +144,8 @@ class Stack:
             # Every client of the benchmarks is on 127.0.0.1 (thousands of sockets):
             # the per-address cap is tested in tests/consumers/test_limits.py.
             WS_MAX_SOCKETS_PER_ADDRESS="0",
+            # Metrics of all the processes, as in production (docs/observability.md).
+            PROMETHEUS_MULTIPROC_DIR=str(self.workdir / "prometheus"),
             PATH=f"{BIN}:{env.get('PATH', '')}",
         )
         env.update(self.extra_env)

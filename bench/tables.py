@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
+from bench.probes import Probes
 from bench.stack import RESULTS, Monitor, Stack, setup_django, wait_until
 
 GRACE_S = 15.0
@@ -176,7 +177,9 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             timer = threading.Timer(args.warmup, lambda: cpu_before.update(monitor.cpu()))
             timer.start()
             urls = server_urls(stack)
-            run = asyncio.run(drive(specs, urls, args.warmup, args.seconds, args.think))
+            # /readyz every second and /metrics every 5 s, as in production.
+            with Probes(stack.ports[0]) as probes:
+                run = asyncio.run(drive(specs, urls, args.warmup, args.seconds, args.think))
             cpu_after = monitor.cpu()
             stop.set()
             sampler.join()
@@ -207,6 +210,7 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             }
             for name in stack.processes
         }
+        result["probes"] = probes.summary(run.window)
         result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
     return result
@@ -260,6 +264,9 @@ def report(result: dict[str, Any]) -> None:
          f"{money['hands_unsettled']}, {money['settled_twice']}")
     )  # fmt: skip
     rows.append(("server errors logged", str(len(result["server_errors"]))))
+    for name, figures in result.get("probes", {}).items():
+        for key, value in figures.items():
+            rows.append((f"{name}: {key}", str(value)))
     width = max(len(r[0]) for r in rows)
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")

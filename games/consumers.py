@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +34,7 @@ from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
 from vipgame.net import scope_client_ip
+from vipgame.ops import context, metrics
 from wallet.notify import user_group as wallet_group
 
 from .ws_auth import header, user_for_token
@@ -126,10 +128,16 @@ class RoomSocket(AsyncWebsocketConsumer):
     """What the lobby and table sockets share: language, auth, limits, JSON."""
 
     user: Any
+    kind = "room"  # the metrics' label: lobby or table
+    counted = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Lost the channel layer (Redis restarted or unreachable): close with
-        1012 so the client reconnects and resyncs, instead of crashing."""
+        1012 so the client reconnects and resyncs, instead of crashing.
+
+        Each socket runs in its own task, so the log context set here (a
+        connection id as ``request_id``, the user, the table) is its own."""
+        context.bind(request_id=f"ws-{secrets.token_hex(6)}", user=None, table=None, hand=None)
         try:
             await super().__call__(scope, receive, send)
         except (RedisError, OSError) as exc:
@@ -138,6 +146,16 @@ class RoomSocket(AsyncWebsocketConsumer):
                 await send({"type": "websocket.close", "code": SERVICE_RESTART})
             with contextlib.suppress(Exception):  # presence; the groups went with Redis
                 await asyncio.wait_for(self.disconnect(SERVICE_RESTART), timeout=5)
+        finally:
+            if self.counted:
+                self.counted = False
+                metrics.socket_closed(self.kind)
+
+    async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
+        await super().accept(subprotocol, headers)
+        if not self.counted:
+            self.counted = True
+            metrics.socket_opened(self.kind)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """As Channels' own, without its ``aclose_old_connections()`` per message:
@@ -151,6 +169,8 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.user = self.scope.get("user") or AnonymousUser()
+        if self.user.is_authenticated:
+            context.bind(user=self.user.pk)
         # How this socket proved who it is, so that a log-out closes it.
         self.credentials: set[str] = set()
         session = self.scope.get("session")
@@ -212,6 +232,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        self.received_at = time.perf_counter()  # an action's latency starts here
         if self.closed:
             return  # what the client sent before the close arrived
         with translation.override(self.language):
@@ -290,6 +311,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         if cap not in self.socket_keys and not await self._register([cap]):
             return False
         self.user = user
+        context.bind(user=user.pk)
         self.credentials = {credential_mark(token)}
         if isinstance(message.get("lang"), str):
             self.language = language_for(message["lang"], None)
@@ -340,6 +362,8 @@ class RoomSocket(AsyncWebsocketConsumer):
 class LobbySocket(RoomSocket):
     """``/ws/lobby/``: open tables by game and stake, with live seat counts."""
 
+    kind = "lobby"
+
     async def open(self) -> None:
         await self.accept()
         await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
@@ -379,8 +403,11 @@ class LobbySocket(RoomSocket):
 class TableSocket(RoomSocket):
     """``/ws/tables/<id>/``: the table protocol of DESIGN.md."""
 
+    kind = "table"
+
     async def open(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        context.bind(table=self.table_id)
         query = parse_qs((self.scope.get("query_string") or b"").decode())
         self.invite = (query.get("invite") or [""])[0]
         self.last_version = 0
@@ -511,6 +538,7 @@ class TableSocket(RoomSocket):
         if not self.user.is_authenticated:
             await self.refuse(PermissionDenied(), client_id)
             return
+        received = publish.action_received.set(publish.ActionTiming(self.received_at, kind))
         try:
             result = await handler(self, message)
         except AccountInactive as err:
@@ -523,6 +551,8 @@ class TableSocket(RoomSocket):
             if kind == "act":
                 await self._deliver(await self._state(None), force=True)
             return
+        finally:
+            publish.action_received.reset(received)
         await self.send_json({"type": "ack", "id": client_id, **(result or {})})
 
     async def do_sit(self, message: dict[str, Any]) -> Any:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -23,10 +26,26 @@ from games import clock
 from games.adapters import adapter_for
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
+from vipgame.ops import metrics
 from wallet.models import Account
 
 logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
+
+
+@dataclass
+class ActionTiming:
+    """Set by the table socket while it handles an action: when it was received
+    (perf_counter) and its type. The first state that action publishes is
+    measured against it (vipgame_action_state_seconds); later ones (the same
+    action's presence update) are not."""
+
+    received: float
+    action: str
+    claimed: bool = False
+
+
+action_received: ContextVar[ActionTiming | None] = ContextVar("action_received", default=None)
 
 
 def user_group(table_id: int, user_id: int) -> str:
@@ -227,11 +246,28 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop if loop is not None and loop.is_running() else None
 
 
-async def _send_logged(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+async def _send_logged(
+    layer: Any,
+    messages: Sequence[tuple[str, dict[str, Any]]],
+    measure: tuple[float, str, str] | None = None,
+) -> None:
     try:
         await _send_all(layer, messages)
     except (OSError, RedisError) as exc:
         logger.warning("table update not published: %s", exc)
+        return
+    if measure is not None:
+        started, game, action = measure
+        metrics.action_published(game, action, time.perf_counter() - started)
+
+
+def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    """The game of the table whose state these messages carry ("" for others, e.g. chat)."""
+    for _group, message in messages:
+        payload = message.get("payload")
+        if message.get("type") == "table.state" and isinstance(payload, dict):
+            return str((payload.get("table") or {}).get("game") or "")
+    return ""
 
 
 def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -240,12 +276,21 @@ def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     Inside the server the sends are handed to its event loop and the service
     returns at once (the mover's ``ack`` need not wait for everyone's
     ``state``); elsewhere (Celery, management commands) they are sent here.
+
+    The first table state published by a socket's action is measured from
+    the action's arrival to the end of this publication.
     """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
+    timing = action_received.get()
+    measure = None
+    game = "" if timing is None or timing.claimed else _game_of(messages)
+    if timing is not None and game:
+        timing.claimed = True
+        measure = (timing.received, game, timing.action)
     loop = _server_loop()
     if loop is not None:
-        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages)), loop)
+        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages), measure), loop)
         return
-    async_to_sync(_send_logged)(layer, messages)
+    async_to_sync(_send_logged)(layer, messages, measure)

@@ -1,6 +1,7 @@
 """Celery: table timers, bot moves, settlement and the sweeper. All idempotent."""
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ from games.services.tables import (
     table_close,
     timers_to_queue,
 )
+from vipgame.ops import health, metrics
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -66,7 +68,9 @@ def sweeper() -> dict[str, int]:
     """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
     overdue clocks, settle forgotten hands, nudge stalled bots and ready idle
     ones, so a lost task or a dead worker delays things by seconds. Each table
-    is handled on its own: one that fails is logged and cannot stop the others."""
+    is handled on its own: one that fails is logged and cannot stop the others.
+    Each run that ends records its time in Redis (``/readyz``) and its duration."""
+    started = time.perf_counter()
     fired = each_on_its_own(
         "clock", sweep(), lambda tv: table_timeout(table_id=tv[0], clock_version=tv[1])
     )
@@ -83,6 +87,8 @@ def sweeper() -> dict[str, int]:
         bots_unready(),
         lambda tp: table_bot_ready(table_id=tp[0], position=tp[1]),
     )
+    metrics.sweeper_ran(time.perf_counter() - started)
+    health.record_sweeper_run()
     return {"fired": fired, "settled": settled, "bots": moved}
 
 

@@ -51,3 +51,7 @@ def _refuse_to_start(**kwargs: Any) -> None:
     except ImproperlyConfigured as refused:
         # Celery logs and ignores exceptions raised by signal handlers: exit.
         raise SystemExit(f"ImproperlyConfigured: {refused}") from None
+
+
+# Our log format on Celery's handlers, the log context per task (vipgame/ops).
+import vipgame.ops.celery_hooks  # noqa: E402, F401

@@ -7,11 +7,15 @@ Development (``make run`` sets ``DEBUG=1``): SQLite in ``var/`` and an embedded
 Redis on a unix socket in ``var/``. Tests: ``DATABASE_URL`` and ``REDIS_URL``.
 """
 
+import os
 from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+
+from vipgame.ops.errors import init as sentry_init
+from vipgame.ops.logconfig import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -52,12 +56,15 @@ INSTALLED_APPS = [
     "csp",
     "vipgame.accounts",
     "vipgame.moderation",
+    "vipgame.ops",
     "wallet",
     "games",
 ]
 
 MIDDLEWARE = [
     "vipgame.net.ProxyHeadersMiddleware",  # trust-access: first, before anything reads headers
+    # /healthz, /readyz, /metrics: answered before sessions, redirects and host checks.
+    "vipgame.ops.views.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -66,6 +73,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "vipgame.ops.middleware.RequestContextMiddleware",
     "vipgame.moderation.middleware.DeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -93,6 +101,9 @@ TEMPLATES = [
     },
 ]
 
+# Threads running table services for the sockets of one Daphne process (each
+# holds a pooled database connection while a call runs).
+DB_THREADS = env.int("DB_THREADS", default=4)
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
@@ -104,7 +115,30 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+    # Django's psycopg connection pool (one per process, shared by its threads):
+    # under ASGI every thread that touches the database would otherwise keep a
+    # connection of its own. A connection goes back to the pool when a request,
+    # a socket's service call or a task ends (CONN_MAX_AGE must be 0 with it).
+    # DB_POOL=0 (e.g. behind PgBouncer in transaction mode): a connection per
+    # unit of work, or persistent ones with CONN_MAX_AGE.
+    DB_POOL = env.bool("DB_POOL", default=True)
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"]["application_name"] = env.str(
+        "DB_APPLICATION_NAME", default="vipgame"
+    )
+    DATABASES["default"]["OPTIONS"]["connect_timeout"] = env.int("DB_CONNECT_TIMEOUT", default=5)
+    if DB_POOL:
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env.int("DB_POOL_MIN_SIZE", default=0),
+            "max_size": env.int("DB_POOL_MAX_SIZE", default=DB_THREADS + 4),
+            # Waiting longer than this for a free connection is an error.
+            "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
+            # Idle connections above min_size close after this many seconds.
+            "max_idle": env.float("DB_POOL_MAX_IDLE", default=300.0),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     # A health check is one more round trip per unit of work (every WebSocket
     # message that touches the database). Without it, the first query on a
     # connection the server dropped fails once and the connection is replaced.
@@ -146,9 +180,6 @@ CHANNEL_LAYERS = {
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
-# Threads (each with its database connection) running table services for the
-# sockets of one Daphne process.
-DB_THREADS = env.int("DB_THREADS", default=4)
 
 CELERY_BROKER_URL = (
     "redis+socket://" + REDIS_URL.removeprefix("unix://")
@@ -185,6 +216,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=30)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=60)
 CELERY_TIMEZONE = "Asia/Ho_Chi_Minh"
+# Retention (vipgame/ops/retention.py): every RETENTION_EVERY_S, delete expired
+# sessions, django-axes logs older than RETENTION_AXES_DAYS and moderation
+# sightings not seen for RETENTION_SIGHTINGS_DAYS (keep it above INTEGRITY_DAYS:
+# the integrity report reads them). Hands, events and the ledger are kept.
+RETENTION_EVERY_S = env.float("RETENTION_EVERY_S", default=3600.0)
+RETENTION_AXES_DAYS = env.int("RETENTION_AXES_DAYS", default=90)
+RETENTION_SIGHTINGS_DAYS = env.int("RETENTION_SIGHTINGS_DAYS", default=180)
+RETENTION_BATCH = env.int("RETENTION_BATCH", default=5000)
 # Beat runs once (its own process in production). Each periodic task expires
 # before its next run: with no worker to take them, they do not pile up in the
 # queue to run all at once later (a worker discards an expired one unrun).
@@ -204,6 +243,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.close_idle_tables",
         "schedule": 60.0,
         "options": {"expires": 55.0},
+    },
+    "ops-retention": {
+        "task": "vipgame.ops.tasks.clean_up",
+        "schedule": RETENTION_EVERY_S,
+        # Not worth doing late: a run queued while no worker listened is dropped.
+        "options": {"expires": RETENTION_EVERY_S * 0.9},
     },
 }
 # A table clock that runs out within this many seconds gets its timer task when
@@ -409,10 +454,35 @@ CONTENT_SECURITY_POLICY = {
 }
 # --- end trust-access ------------------------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}},
-}
+
+# Observability (docs/observability.md).
+# Logs: JSON lines (production) or plain lines (development), UTC, with the
+# request id, user, table and hand where known.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
+# /readyz: the sweeper's last run at most this old, fewer unsettled hands than
+# this, and each check's time-out.
+READY_SWEEPER_MAX_AGE_S = env.float("READY_SWEEPER_MAX_AGE_S", default=10.0)
+READY_BACKLOG_MAX = env.int("READY_BACKLOG_MAX", default=50)
+READY_TIMEOUT_S = env.float("READY_TIMEOUT_S", default=2.0)
+# /metrics: answered to these networks only (the peer address); a request that
+# came through a proxy (X-Forwarded-For) is refused unless METRICS_ALLOW_PROXIED.
+METRICS_ALLOWED = env.list("METRICS_ALLOWED", default=["127.0.0.0/8", "::1/128"])
+METRICS_ALLOW_PROXIED = env.bool("METRICS_ALLOW_PROXIED", default=False)
+# Several processes on a host (Daphne, Celery): one empty directory they all
+# share, emptied before they start (prometheus-client's multiprocess mode).
+# Unset: each process counts for itself (development).
+PROMETHEUS_MULTIPROC_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
+if PROMETHEUS_MULTIPROC_DIR:
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = PROMETHEUS_MULTIPROC_DIR
+# Error reporting (sentry-sdk) when SENTRY_DSN is set; no personal data, no
+# request bodies, no local variables, seeds and cards scrubbed.
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+sentry_init(
+    SENTRY_DSN,
+    environment=env.str("SENTRY_ENVIRONMENT", default=""),
+    release=env.str("SENTRY_RELEASE", default=""),
+    traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+)

@@ -22,6 +22,7 @@ from games.models import Hand, HandEvent, Seat, Table
 from games.rules.game import Event
 from games.scheduling import scheduler
 from vipgame.accounts.models import User
+from vipgame.ops import context, metrics
 
 
 class TableTx:
@@ -30,6 +31,7 @@ class TableTx:
         if table is None:
             raise TableNotFound()
         self.table = table
+        context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
         self.adapter: Adapter = adapter_for(table.game)
         self._seats: list[Seat] | None = None
         # Read after the lock, not joined to it: in READ COMMITTED a joined row
@@ -45,6 +47,12 @@ class TableTx:
         self.bots_to_move: set[int] = set()
         self.bots_to_ready: set[int] = set()
         self.to_settle: int | None = None
+        # For the metrics, counted after commit: who moved (player, bot,
+        # timeout), whether a hand was dealt or finished, a clock's lateness.
+        self.move_by: str | None = None
+        self.dealt = False
+        self.finished = False
+        self.timer_lateness: tuple[str, float] | None = None
 
     # -- reading -------------------------------------------------------------
 
@@ -91,6 +99,7 @@ class TableTx:
     def set_hand(self, hand: Hand, state: Any) -> None:
         self._hand, self._hand_loaded, self._state = hand, True, state
         self.table.current_hand = hand
+        context.bind(hand=hand.pk)
 
     def hand_seats(self) -> list[Seat]:
         """The seats of the current hand's players, in player order."""
@@ -190,9 +199,14 @@ class TableTx:
         bots = [(p, self.bot_delay()) for p in sorted(self.bots_to_move)]
         ready = [(p, self.bot_delay()) for p in sorted(self.bots_to_ready)]
         settle = self.to_settle
+        game, move_by, dealt, finished = self.table.game, self.move_by, self.dealt, self.finished
+        lateness = self.timer_lateness
 
         def after_commit() -> None:
             publish.send(messages)
+            metrics.table_committed(game, move_by=move_by, dealt=dealt, finished=finished)
+            if lateness is not None:
+                metrics.timer_fired(*lateness)
             if timer:
                 assert deadline is not None
                 scheduler.timer(table_id, clock_version, deadline)

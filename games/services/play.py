@@ -144,6 +144,7 @@ def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
         setup=setup,
         state=engine.dumps(state),
     )
+    tx.dealt = True
     HandPlayer.objects.bulk_create(
         HandPlayer(
             hand=hand, user_id=s.user_id, index=i, position=s.position, client_seed=client_seeds[i]
@@ -213,6 +214,7 @@ def finish_hand(tx: TableTx) -> None:
     for seat in seats:
         seat.save()
     table.status = Table.Status.SUMMARY
+    tx.finished = True
     tx.bots_to_move = set()
     tx.lobby_changed = True
     tx.to_settle = hand.pk
@@ -264,6 +266,7 @@ def table_act(
         seat.recent_client_ids = [*seat.recent_client_ids, client_id][-CLIENT_IDS_KEPT:]
         seat.save(update_fields=["recent_client_ids"])
     tx.record(events)
+    tx.move_by = "player"
     advance(tx, before, restart_clock=False)
     tx.finish()
     return {"duplicate": False, "v": tx.table.version}
@@ -297,6 +300,7 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
         logger.exception("bot %s made an illegal move at table %s", position, table_id)
         return False
     tx.record(list(events))
+    tx.move_by = "bot"
     advance(tx, before, restart_clock=False)
     tx.finish()
     return True
@@ -307,6 +311,7 @@ def hand_timeout(tx: TableTx) -> None:
     before = engine.status(tx.state)
     tx.state, events = engine.timeout(tx.state)
     tx.record(list(events))
+    tx.move_by = "timeout"
     advance(tx, before, restart_clock=True)
 
 

@@ -560,6 +560,7 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
         or table.status == Table.Status.CLOSED
     ):
         return False
+    tx.timer_lateness = (table.clock, (clock.now() - table.deadline).total_seconds())
     if table.clock == Table.Clock.READY:
         _ready_timeout(tx)
     elif table.clock == Table.Clock.SEEDS:

@@ -1,0 +1,11 @@
+import pytest
+
+from vipgame.ops import context
+
+
+@pytest.fixture(autouse=True)
+def _no_log_context():
+    """Services called from the test thread leave their table and hand bound."""
+    context.clear()
+    yield
+    context.clear()

@@ -1,0 +1,230 @@
+"""/metrics: who may read it, and that each metric moves when its event happens."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from games import services
+from games.models import Seat
+from vipgame.ops import health
+from wallet.models import Account
+from wallet.services import ISSUANCE_KEY
+
+from ..consumers.helpers import Client, token_for
+from ..services.driver import play_until_finished
+from .helpers import value
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+# -- access --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "status"),
+    [("127.0.0.1", 200), ("::1", 200), ("10.0.0.5", 403), ("203.0.113.9", 403), ("", 403)],
+)
+def test_metrics_only_for_allowed_addresses(client, address, status):
+    response = client.get("/metrics", REMOTE_ADDR=address)
+    assert response.status_code == status
+    if status == 200:
+        assert response["Content-Type"].startswith("text/plain")
+        assert b"vipgame_settlement_backlog" in response.content
+    else:
+        assert response.json()["code"] == "forbidden"
+        assert b"vipgame_" not in response.content
+
+
+def test_allowed_networks_come_from_the_setting(client, settings):
+    settings.METRICS_ALLOWED = ["10.0.0.0/8"]
+    assert client.get("/metrics", REMOTE_ADDR="10.20.30.40").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="11.0.0.1").status_code == 403
+
+
+def test_a_proxied_request_is_refused_even_from_loopback(client, settings):
+    """Behind ``daphne --proxy-headers`` REMOTE_ADDR comes from X-Forwarded-For,
+    which the client writes: a request that came through the proxy is refused."""
+    forged = {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": "127.0.0.1, 198.51.100.7"}
+    assert client.get("/metrics", **forged).status_code == 403
+    settings.METRICS_ALLOW_PROXIED = True
+    assert client.get("/metrics", **forged).status_code == 200
+
+
+# -- figures read at scrape time -----------------------------------------------------------
+
+
+def test_chips_issued_and_settlement_backlog(make_user, settings):
+    make_user()
+    make_user()
+    issuance = Account.objects.get(key=ISSUANCE_KEY)
+    assert value("vipgame_chips_issued") == -issuance.balance == 2 * settings.SIGNUP_GRANT
+    assert value("vipgame_settlement_backlog") == 0
+    assert value("vipgame_database_up") == 1
+
+
+def test_celery_queue_lengths_and_sweeper_age(settings):
+    redis = health.redis_client()
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    keys = [queue, f"{queue}\x06\x163"]
+    waiting = value("vipgame_celery_queue_length", queue=queue)  # left by earlier tests
+    try:
+        redis.lpush(keys[0], "a", "b", "c")
+        redis.lpush(keys[1], "d", "e")
+        health.record_sweeper_run(time.time() - 3)
+        assert value("vipgame_celery_queue_length", queue=queue) == waiting + 5
+        assert value("vipgame_redis_up") == 1
+        assert 3 <= value("vipgame_sweeper_last_run_age_seconds") < 10
+    finally:
+        for key in keys:
+            redis.lrem(key, 1, "a")
+            for item in "bcde":
+                redis.lrem(key, 1, item)
+        redis.delete(health.sweeper_key())
+
+
+def test_redis_down_still_answers(settings, client):
+    from ..processes import free_port
+
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.READY_TIMEOUT_S = 0.5
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert value("vipgame_redis_up", response.content.decode()) == 0
+    assert value("vipgame_database_up", response.content.decode()) == 1
+
+
+# -- events -----------------------------------------------------------------------------
+
+
+def test_moves_hands_and_timer_lateness(tables, make_user, monkeypatch):
+    game = "tienlen"
+    before = {
+        by: value("vipgame_moves_total", game=game, by=by) for by in ("player", "bot", "timeout")
+    }
+    dealt = value("vipgame_hands_total", game=game, event="dealt")
+    finished = value("vipgame_hands_total", game=game, event="finished")
+    timers = value("vipgame_timer_lateness_seconds_count", clock="ready")
+
+    applied = []
+    real_act = services.table_act
+
+    def counting_act(**kwargs):
+        result = real_act(**kwargs)
+        if not result["duplicate"]:
+            applied.append(1)
+        return result
+
+    monkeypatch.setattr(services, "table_act", counting_act)
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game=game, stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    assert table.deadline is not None
+    tables.clock.moment = table.deadline + timedelta(seconds=12)
+    assert tables.fire(table)  # Minh never readied: the ready clock ran out, 12 s late
+    assert not Seat.objects.filter(table=table, user=minh).exists()
+    assert value("vipgame_timer_lateness_seconds_count", clock="ready") == timers + 1
+    services.table_sit(table_id=table.pk, user=minh)
+    services.table_ready(table_id=table.pk, user=minh)
+    services.table_ready(table_id=table.pk, user=lan)
+    hand = play_until_finished(tables, table)
+    assert hand.ended_at is not None
+    assert value("vipgame_hands_total", game=game, event="dealt") == dealt + 1
+    assert value("vipgame_hands_total", game=game, event="finished") == finished + 1
+    moved = value("vipgame_moves_total", game=game, by="player") - before["player"]
+    assert moved == len(applied)
+    timeouts = value("vipgame_moves_total", game=game, by="timeout") - before["timeout"]
+    assert moved + timeouts >= 1 or (hand.result or {})["summary"]["instant"] is not None
+    # 12 s late lands in the 30 s bucket, not below.
+    le_10 = value("vipgame_timer_lateness_seconds_bucket", clock="ready", le="10.0")
+    le_30 = value("vipgame_timer_lateness_seconds_bucket", clock="ready", le="30.0")
+    assert le_30 - le_10 >= 1
+
+
+def test_sweeper_duration_is_recorded():
+    from games.tasks import sweeper
+
+    count = value("vipgame_sweeper_seconds_count")
+    sweeper()
+    assert value("vipgame_sweeper_seconds_count") == count + 1
+    assert value("vipgame_sweeper_last_run_age_seconds") < 5
+
+
+def test_open_sockets_by_kind_and_action_latency(tables, make_user):
+    lan = make_user()
+    table = services.table_create(owner=lan, game="maubinh", stake=1)
+    token = token_for(lan)
+
+    async def scenario():
+        lobby = Client("/ws/lobby/", token)
+        seat = Client(f"/ws/tables/{table.pk}/", token)
+        open_before = {k: value("vipgame_sockets_open", kind=k) for k in ("lobby", "table")}
+        assert await lobby.connect()
+        assert await seat.connect()
+        await seat.until(lambda m: m["type"] == "state")
+        assert value("vipgame_sockets_open", kind="lobby") == open_before["lobby"] + 1
+        assert value("vipgame_sockets_open", kind="table") == open_before["table"] + 1
+        count = value("vipgame_action_state_seconds_count", game="maubinh", action="sit")
+        await seat.send(type="sit", id="s1")
+        await seat.until(lambda m: m["type"] == "ack" and m["id"] == "s1")
+        await seat.until(lambda m: m["type"] == "state" and m["you"] is not None)
+        for _ in range(100):  # observed once every seat's group was sent
+            if value("vipgame_action_state_seconds_count", game="maubinh", action="sit") > count:
+                break
+            await seat.ws.receive_nothing(timeout=0.02)
+        assert value("vipgame_action_state_seconds_count", game="maubinh", action="sit") == (
+            count + 1
+        )
+        # A refused action publishes nothing and is not measured.
+        await seat.send(type="sit", id="s2")
+        await seat.until(lambda m: m["type"] == "error" and m["id"] == "s2")
+        assert value("vipgame_action_state_seconds_count", game="maubinh", action="sit") == (
+            count + 1
+        )
+        await lobby.close()
+        await seat.send(type="leave", id="l1")
+        await seat.until(lambda m: m["type"] == "ack" and m["id"] == "l1")
+        await seat.close()
+        assert value("vipgame_sockets_open", kind="lobby") == open_before["lobby"]
+        assert value("vipgame_sockets_open", kind="table") == open_before["table"]
+
+    async_to_sync(scenario)()
+
+
+def test_the_grafana_dashboard_uses_only_metrics_we_export():
+    import json
+    import re
+    from pathlib import Path
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from vipgame.ops import metrics
+
+    dashboard = json.loads(
+        (Path(__file__).resolve().parents[2] / "deploy/grafana/vipgame.json").read_text()
+    )
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    used = {
+        re.sub(r"_(bucket|total|count|sum)$", "", name)
+        for expr in exprs
+        for name in re.findall(r"vipgame_\w+", expr)
+    }
+    health.record_sweeper_run()  # its age is exported once a run was recorded
+    try:
+        exported = {f.name for f in text_string_to_metric_families(metrics.render().decode())}
+    finally:
+        health.redis_client().delete(health.sweeper_key())
+    assert len(used) >= 12
+    assert used <= exported, used - exported
+    expected = {
+        "vipgame_sockets_open", "vipgame_moves", "vipgame_action_state_seconds",
+        "vipgame_timer_lateness_seconds", "vipgame_sweeper_seconds",
+        "vipgame_settlement_backlog", "vipgame_hands", "vipgame_celery_queue_length",
+        "vipgame_chips_issued",
+    }  # fmt: skip
+    assert expected <= used

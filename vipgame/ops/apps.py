@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class OpsConfig(AppConfig):
+    name = "vipgame.ops"
+    label = "ops"
+    verbose_name = "Operations"
