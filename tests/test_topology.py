@@ -142,7 +142,15 @@ def test_the_units_restart_and_read_an_environment_file():
 def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monkeypatch):
     began = time.monotonic()
     # The log-in throttle of the application is off: the edge's is tested here.
-    with Topology(tmp_path, extra_env={"API_RATE_LOGIN": "none"}) as topo:
+    # The application's own log-in limits are off (the edge's are tested), and
+    # every player is on 127.0.0.1: no cap on sockets per address.
+    app_limits_off = {
+        "LOGIN_RATE": "none",
+        "LOGIN_FAILURE_RATE": "none",
+        "AXES_ENABLED": "0",
+        "WS_MAX_SOCKETS_PER_ADDRESS": "0",
+    }
+    with Topology(tmp_path, extra_env=app_limits_off) as topo:
         started = time.monotonic() - began
         monkeypatch.setenv("SSL_CERT_FILE", str(topo.cert))  # the sockets trust nginx
         humans = create_tables(TABLES // 2, "mix", prefix="tp", **CLOCKS)

@@ -62,9 +62,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "vipgame.net.ProxyHeadersMiddleware",  # trust-access: first, before anything reads headers
-    # /healthz, /readyz, /metrics: answered before sessions, redirects and host checks.
+    # /healthz, /readyz, /metrics: answered before sessions, redirects and host checks;
+    # /metrics sees the raw X-Forwarded-For (a proxied request is refused unless
+    # METRICS_ALLOW_PROXIED) and checks the client by the one address policy.
     "vipgame.ops.views.ProbeMiddleware",
+    # Then, before anything else reads them, forwarded headers from anyone but a
+    # trusted proxy are dropped (vipgame.net).
+    "vipgame.net.ProxyHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
