@@ -224,3 +224,26 @@ def test_the_last_person_leaving_sends_the_bots_home(tables, make_user, settings
     assert house() == float_
     assert all(a.balance == 0 for a in Account.objects.filter(user__is_bot=True))
     assert Table.objects.filter(owner=lan).count() == 3
+
+
+@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+def test_leaving_mid_hand_frees_the_seat_and_the_bots_at_settlement(tables, make_user, game):
+    lan = make_user()
+    float_ = house()
+    table = services.table_create(owner=lan, game=game, stake=1, seat_count=4, fill_with_bots=True)
+    services.table_sit(table_id=table.pk, user=lan, buy_in=40 if game == "holdem" else None)
+    tables.drain()
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    assert table.current_hand_id is not None
+
+    services.table_leave(table_id=table.pk, user=lan)
+    while not Hand.objects.get(pk=table.current_hand_id).settled:
+        tables.drain()
+        tables.fire(table)
+
+    assert not Seat.objects.filter(table=table).exists()
+    net = Account.objects.get(user=lan, kind="user").balance - 10_000
+    assert house() == float_ - net
+    assert Account.objects.get(user=lan, kind="user").held == 0
+    assert_money_consistent()
