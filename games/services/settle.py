@@ -76,12 +76,12 @@ def hand_settle(*, hand_id: int) -> bool:
         entry.save(update_fields=["net"])
     tx.set_hand(hand, tx.adapter.engine.loads(hand.state))
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
+    for seat in [s for s in tx.seats if s.leaving]:
+        _remove_seat(tx, seat)  # (the last person leaving takes the bots along)
     for seat in list(tx.seats):
-        if seat.leaving:
-            _remove_seat(tx, seat)
-        elif not adapter.uses_escrow:
+        if not adapter.uses_escrow:
             rehold_seat(tx, seat)
-        elif adapter.uses_escrow and stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
+        elif stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
             # No chips left: sit out until the player buys in again (RULES.md 4).
             seat.sitting_out, seat.ready = True, False
             seat.save(update_fields=["sitting_out", "ready"])

@@ -323,7 +323,11 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
 
 def _remove_seat(tx: TableTx, seat: Seat) -> None:
     """Free a seat: Poker stacks back to the wallet, the wallet hold released,
-    and a bot's chips back to the house."""
+    and a bot's chips back to the house. When the last person leaves a table
+    between hands, its bots leave too (their chips and accounts go back to
+    the house and the pool; a "play now" table fills again when someone sits)."""
+    if not Seat.objects.filter(pk=seat.pk).exists():
+        return  # already freed (the bots of a table its last person left)
     if tx.adapter.uses_escrow:
         wallet.seat_cash_out(
             seat_key=seat_key(tx.table, seat.position),
@@ -340,6 +344,11 @@ def _remove_seat(tx: TableTx, seat: Seat) -> None:
     tx.forget_seats()
     tx.bump()
     tx.lobby_changed = True
+    if not seat.is_bot and all(s.is_bot for s in tx.seats):
+        hand = tx.hand
+        if hand is None or hand.settled:
+            for bot in list(tx.seats):
+                _remove_seat(tx, bot)
 
 
 def limit_open_tables(owner: User) -> None:

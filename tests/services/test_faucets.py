@@ -204,3 +204,46 @@ def test_staff_see_the_house_and_what_bots_won(tables, make_user, client):
     assert page.context["bots_net"] == 0
     assert "bot_loan" not in page.content.decode()  # kinds are shown by name
     assert "Chip cho bot mượn" in page.content.decode()
+
+
+def test_the_last_person_leaving_sends_the_bots_home(tables, make_user, settings):
+    """Leaving a "play now" table frees its bots at once (pool, house, the
+    player's bot-seat count), and the next person to sit fills it again: a
+    player can go from table to table without reaching the bot cap."""
+    settings.MAX_BOT_SEATS_PER_USER = 3
+    lan = make_user()
+    float_ = house()
+    for game in ("maubinh", "tienlen", "holdem", "tienlen"):
+        table = Table.objects.filter(owner=lan, game=game).first() or services.table_create(
+            owner=lan, game=game, stake=1, seat_count=4, fill_with_bots=True
+        )
+        services.table_sit(table_id=table.pk, user=lan, buy_in=40 if game == "holdem" else None)
+        assert Seat.objects.filter(table=table, is_bot=True).count() == 3
+        services.table_leave(table_id=table.pk, user=lan)
+        assert not Seat.objects.filter(table=table).exists()
+    assert house() == float_
+    assert all(a.balance == 0 for a in Account.objects.filter(user__is_bot=True))
+    assert Table.objects.filter(owner=lan).count() == 3
+
+
+@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+def test_leaving_mid_hand_frees_the_seat_and_the_bots_at_settlement(tables, make_user, game):
+    lan = make_user()
+    float_ = house()
+    table = services.table_create(owner=lan, game=game, stake=1, seat_count=4, fill_with_bots=True)
+    services.table_sit(table_id=table.pk, user=lan, buy_in=40 if game == "holdem" else None)
+    tables.drain()
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    assert table.current_hand_id is not None
+
+    services.table_leave(table_id=table.pk, user=lan)
+    while not Hand.objects.get(pk=table.current_hand_id).settled:
+        tables.drain()
+        tables.fire(table)
+
+    assert not Seat.objects.filter(table=table).exists()
+    net = Account.objects.get(user=lan, kind="user").balance - 10_000
+    assert house() == float_ - net
+    assert Account.objects.get(user=lan, kind="user").held == 0
+    assert_money_consistent()
