@@ -199,19 +199,36 @@ def _arrangement_text(arrangement: Arrangement) -> str:
     return " / ".join(" ".join(cards_str(chi)) for chi in arrangement.chis)
 
 
-def regret(rules: Ruleset, hands: int, tables: int, seed: int, holdout: bool) -> dict[str, Any]:
-    """The regret table of one preset (see the module docstring)."""
-    arranger = arranger_for(rules)
+def regret_hands(rules: Ruleset, hands: int, seed: int) -> tuple[list[list[int]], int]:
+    """The fixed hands of the regret table (no instant win), and how many were skipped."""
     rng = random.Random(seed)
-    rows: list[dict[str, Any]] = []
-    skipped = checked = 0
-    lung = False
-    started = time.perf_counter()
-    while len(rows) < hands:
+    chosen: list[list[int]] = []
+    skipped = 0
+    while len(chosen) < hands:
         cards = rng.sample(range(52), 13)
         if declared_instant(rules, cards):
             skipped += 1
+        else:
+            chosen.append(cards)
+    return chosen, skipped
+
+
+def regret(
+    rules: Ruleset, hands: int, tables: int, seed: int, holdout: bool, share: tuple[int, int]
+) -> dict[str, Any]:
+    """The regret table of one preset (see the module docstring); ``share`` = (k, n)
+    runs only hands i with i % n == k (for runs in parallel), each hand with its
+    own random tables, so every split of the work gives the same rows."""
+    arranger = arranger_for(rules)
+    rows: list[dict[str, Any]] = []
+    every, skipped = regret_hands(rules, hands, seed)
+    checked = 0
+    lung = False
+    started = time.perf_counter()
+    for number, cards in enumerate(every):
+        if number % share[1] != share[0]:
             continue
+        rng = random.Random(seed * 1_000_003 + number)
         hand = evaluate_hand(cards, arranger.table)
         splits = arranger.valid_splits(hand)
         c1 = hand.five[SPLIT_CHI1[splits]]
@@ -275,12 +292,19 @@ def regret(rules: Ruleset, hands: int, tables: int, seed: int, holdout: bool) ->
             opponents2, instants2, _ = _tables(arranger, cards, tables, rng)
             values2 = _exhaustive(arranger, ours, opponents2, instants2)
             row["holdout_regret"] = round(float(values2[best] - values2[picked_at]), 4)
+        row["number"] = number
         rows.append(row)
         print(
-            f"  {rules.preset} hand {len(rows)}/{hands}: regret {row['regret']:.4f} "
+            f"  {rules.preset} hand {number + 1}/{hands}: regret {row['regret']:.4f} "
             f"({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
+    return {"summary": summarize(rows, tables, skipped, checked, lung, holdout), "hands": rows}
+
+
+def summarize(
+    rows: list[dict[str, Any]], tables: int, skipped: int, checked: int, lung: bool, holdout: bool
+) -> dict[str, Any]:
     regrets = [r["regret"] for r in rows]
     summary: dict[str, Any] = {
         "hands": len(rows),
@@ -297,15 +321,13 @@ def regret(rules: Ruleset, hands: int, tables: int, seed: int, holdout: bool) ->
             100 * sum(r["best_in_candidates"] for r in rows) / len(rows), 1
         ),
         "settle_checks": checked,
-        "seconds": round(time.perf_counter() - started, 1),
     }
     if holdout:
         held = [r["holdout_regret"] for r in rows]
         summary["holdout_mean_regret"] = round(statistics.fmean(held), 4)
         summary["holdout_worst_regret"] = round(max(held), 4)
-    worst = max(rows, key=lambda r: r["regret"])
-    summary["worst_hand"] = worst
-    return {"summary": summary, "hands": rows}
+    summary["worst_hand"] = max(rows, key=lambda r: r["regret"])
+    return summary
 
 
 def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
@@ -341,10 +363,24 @@ def combine(paths: list[Path], output: Path) -> None:
         merged["combined_from"].append(
             {"file": str(path), "command": report["command"], "cores": report["cores"]}
         )
-        merged["presets"].update(report["presets"])
-    print_regret_table(
-        {p: e["regret"]["summary"] for p, e in merged["presets"].items() if "regret" in e}
-    )
+        for preset, entry in report["presets"].items():
+            if "regret" not in entry:
+                continue
+            into = merged["presets"].setdefault(preset, {"parts": [], "hands": []})
+            into["parts"].append(entry["regret"]["summary"])
+            into["hands"] += entry["regret"]["hands"]
+    for entry in merged["presets"].values():
+        parts = entry["parts"]
+        entry["hands"].sort(key=lambda r: r["number"])
+        entry["summary"] = summarize(
+            entry["hands"],
+            parts[0]["tables"],
+            parts[0]["skipped_instant_hands"],
+            sum(p["settle_checks"] for p in parts),
+            not all(p["never_lung"] for p in parts),
+            all("holdout_mean_regret" in p for p in parts),
+        )
+    print_regret_table({p: e["summary"] for p, e in merged["presets"].items()})
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {output}")
@@ -359,6 +395,9 @@ def main() -> None:
     parser.add_argument("--regret-hands", type=int, default=0, help="hands for the regret table")
     parser.add_argument("--tables", type=int, default=300, help="sampled tables per regret hand")
     parser.add_argument("--holdout", action="store_true", help="also a held-out set of tables")
+    parser.add_argument(
+        "--part", default="0/1", help="k/n: only regret hands i with i %% n == k (combine later)"
+    )
     parser.add_argument(
         "--no-card-removal", action="store_true", help="the arranger ignores card removal"
     )
@@ -409,7 +448,10 @@ def main() -> None:
                 )
             entry["strength"] = strength
         if args.regret_hands:
-            entry["regret"] = regret(rules, args.regret_hands, args.tables, args.seed, args.holdout)
+            k, n = (int(x) for x in args.part.split("/"))
+            entry["regret"] = regret(
+                rules, args.regret_hands, args.tables, args.seed, args.holdout, (k, n)
+            )
         report["presets"][preset] = entry
     regrets = {p: e["regret"]["summary"] for p, e in report["presets"].items() if "regret" in e}
     if regrets:
