@@ -214,12 +214,20 @@ def regret_hands(rules: Ruleset, hands: int, seed: int) -> tuple[list[list[int]]
 
 
 def regret(
-    rules: Ruleset, hands: int, tables: int, seed: int, holdout: bool, share: tuple[int, int]
+    rules: Ruleset,
+    hands: int,
+    tables: int,
+    seed: int,
+    holdout: bool,
+    share: tuple[int, int],
+    card_removal: bool = True,
 ) -> dict[str, Any]:
     """The regret table of one preset (see the module docstring); ``share`` = (k, n)
     runs only hands i with i % n == k (for runs in parallel), each hand with its
-    own random tables, so every split of the work gives the same rows."""
+    own random tables, so every split of the work gives the same rows. Without
+    ``card_removal`` the arranger under test ignores it (the opponents do not)."""
     arranger = arranger_for(rules)
+    hero = arranger if card_removal else Arranger(rules, card_removal=False)
     rows: list[dict[str, Any]] = []
     every, skipped = regret_hands(rules, hands, seed)
     checked = 0
@@ -262,8 +270,8 @@ def regret(
                     f"{splits[first[i]]} table {t}: {got} != {expected}"
                 )
             checked += 1
-        result = arranger.arrange(cards)
-        picked = arranger.best_split(cards)
+        result = hero.arrange(cards)
+        picked = hero.best_split(cards)
         lung |= split_arrangement(cards, picked).is_lung(rules)
         lung |= any(h.arrangement.is_lung(rules) for h in result.hints)
         picked_at = int(
@@ -274,7 +282,7 @@ def regret(
         ]
         hint_values = [float(values[i]) for i in hint_at]
         best = int(np.argmax(values))
-        pool = arranger._candidates(arranger._hand(cards))
+        pool = hero._candidates(hero._hand(cards))
         pool_keys = {_key(arranger, split_arrangement(cards, int(x))) for x in pool}
         row: dict[str, Any] = {
             "cards": " ".join(cards_str(cards)),
@@ -428,8 +436,6 @@ def main() -> None:
     }
     for preset in presets:
         rules = PRESETS[preset]
-        if args.no_card_removal:
-            arranger_for(rules).card_removal = False
         entry: dict[str, Any] = {}
         if args.timings:
             speed = time_arrange(rules, args.timings, args.seed)
@@ -450,7 +456,13 @@ def main() -> None:
         if args.regret_hands:
             k, n = (int(x) for x in args.part.split("/"))
             entry["regret"] = regret(
-                rules, args.regret_hands, args.tables, args.seed, args.holdout, (k, n)
+                rules,
+                args.regret_hands,
+                args.tables,
+                args.seed,
+                args.holdout,
+                (k, n),
+                card_removal=not args.no_card_removal,
             )
         report["presets"][preset] = entry
     regrets = {p: e["regret"]["summary"] for p, e in report["presets"].items() if "regret" in e}

@@ -172,8 +172,8 @@ def write(path: Path, arrays: dict[str, np.ndarray[Any, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=1_024)
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
     parser.add_argument("--output", type=Path, default=OUTPUT)

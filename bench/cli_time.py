@@ -68,10 +68,10 @@ def main() -> None:
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     for name, t in times.items():
-        wall = sorted(t["wall"])
+        walls = sorted(t["wall"])
         report[name] = {
-            "wall_median_ms": round(statistics.median(wall), 1),
-            "wall_p90_ms": round(wall[int(0.9 * (len(wall) - 1))], 1),
+            "wall_median_ms": round(statistics.median(walls), 1),
+            "wall_p90_ms": round(walls[int(0.9 * (len(walls) - 1))], 1),
             "cpu_median_ms": round(statistics.median(t["cpu"]), 1),
         }
         print(

@@ -9,7 +9,7 @@ ruleset overrides).
   ``{"units": [...], "lung": [...], "instant": [...]}`` (units before the balance cap)
 * ``maubinh.arrange``: ``cards`` (13) ->
   ``{"chi1", "chi2", "chi3", "instant", "expected_units"}``; ``expected_units`` is
-  the arrangement's expected result against one opponent (see ``arranger``)
+  the arrangement's expected result per opponent at a four-player table (see ``arranger``)
 """
 
 from __future__ import annotations

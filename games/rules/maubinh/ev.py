@@ -13,6 +13,7 @@ against :func:`.settle.settle` on random tables.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,12 +59,14 @@ def table_net(
     rules: Ruleset,
     table: ClassTable,
     ours: Chis,
-    opponents: tuple[Chis, Chis, Chis],
-    instants: tuple[list[str | None], list[str | None], list[str | None]],
+    opponents: Sequence[Chis],
+    instants: Sequence[Sequence[str | None]],
 ) -> FloatArray:
     """Our net units, shape (candidates, tables): ``ours`` has shape (candidates, 1),
-    each opponent's arrays shape (tables,); ``instants`` per opponent and table
-    (we hold none: see ``instant_net``)."""
+    each of the three opponents' arrays shape (tables,); ``instants`` per opponent
+    and table (we hold none: see ``instant_net``)."""
+    if len(opponents) != 3 or len(instants) != 3:
+        raise ValueError("table_net settles tables of four: three opponents")
     tables = len(opponents[0].c1)
     pair_m = rules.sweep_pair_multiplier
     loser_k = rules.sweep_all_loser_multiplier

@@ -22,13 +22,14 @@ from games.rules.maubinh.arranger import (
 from games.rules.maubinh.chi import Arrangement, chi_strength, hand_name, is_four_aces
 from games.rules.maubinh.classes import (
     CLASS_ARRAYS,
+    ClassTable,
     build_class_table,
     class_table,
     evaluate_hand,
 )
 from games.rules.maubinh.ev import Chis, table_net
 from games.rules.maubinh.instant import SPLIT_TYPES, qualifying_types
-from games.rules.maubinh.rules import INSTANT_TYPES, PRESETS, make_ruleset
+from games.rules.maubinh.rules import INSTANT_TYPES, PRESETS, Ruleset, make_ruleset
 from games.rules.maubinh.splits import (
     FIVES,
     SPLIT_CHI1,
@@ -153,8 +154,10 @@ def test_package_data_holds_each_presets_class_table_and_a_valid_sample() -> Non
         assert 0.0 < float(data["opp_sweeps"].mean()) < 0.5
 
 
-def test_presets_load_their_class_tables_instead_of_building_them(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    def refuse(rules):  # type: ignore[no-untyped-def]
+def test_presets_load_their_class_tables_instead_of_building_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(rules: Ruleset) -> ClassTable:
         raise AssertionError("built")
 
     monkeypatch.setattr(classes, "build_class_table", refuse)

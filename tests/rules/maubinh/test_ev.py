@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from games.rules.maubinh.arranger import arranger_for, split_arrangement
+from games.rules.maubinh.arranger import Arranger, arranger_for, split_arrangement
 from games.rules.maubinh.classes import evaluate_hand
 from games.rules.maubinh.ev import Chis, table_net
 from games.rules.maubinh.instant import declared_instant, top_pair
@@ -16,7 +16,7 @@ from games.rules.maubinh.settle import Contender, settle
 from games.rules.maubinh.splits import SPLIT_CHI1, SPLIT_CHI2, SPLIT_CHI3
 
 
-def _classes(arranger, cards, split):  # type: ignore[no-untyped-def]
+def _classes(arranger: Arranger, cards: list[int], split: int) -> tuple[int, int, int]:
     hand = evaluate_hand(cards, arranger.table)
     c1 = int(hand.five[SPLIT_CHI1[split]])
     return (c1, int(hand.five[SPLIT_CHI2[split]]), int(hand.three[SPLIT_CHI3[split]]))
@@ -58,7 +58,7 @@ def test_table_net_matches_settle(preset: str) -> None:
             arranger.four_aces[[m[0] for m in mine]][:, None],
         )
         # when the scorer and settle() settle each candidate at that table
-        got = table_net(rules, arranger.table, candidates, opp_chis, instants)[:, 0]  # type: ignore[arg-type]
+        got = table_net(rules, arranger.table, candidates, opp_chis, instants)[:, 0]
         for split, units in zip(splits, got, strict=True):
             hands = [ours, *opponents]
             arrangements = [split_arrangement(ours, split)] + [
