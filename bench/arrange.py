@@ -221,6 +221,7 @@ def regret(
     holdout: bool,
     share: tuple[int, int],
     card_removal: bool = True,
+    checkpoint: Path | None = None,
 ) -> dict[str, Any]:
     """The regret table of one preset (see the module docstring); ``share`` = (k, n)
     runs only hands i with i % n == k (for runs in parallel), each hand with its
@@ -302,6 +303,22 @@ def regret(
             row["holdout_regret"] = round(float(values2[best] - values2[picked_at]), 4)
         row["number"] = number
         rows.append(row)
+        if checkpoint is not None:  # what is done so far, in the shape --combine reads
+            done = {
+                "summary": summarize(rows, tables, skipped, checked, lung, holdout),
+                "hands": rows,
+            }
+            checkpoint.write_text(
+                json.dumps(
+                    {
+                        "command": " ".join(["python -m bench.arrange", *sys.argv[1:]]),
+                        "cores": sorted(os.sched_getaffinity(0)),
+                        "presets": {rules.preset: {"regret": done}},
+                    }
+                )
+                + "\n",
+                encoding="utf-8",
+            )
         print(
             f"  {rules.preset} hand {number + 1}/{hands}: regret {row['regret']:.4f} "
             f"({time.perf_counter() - started:.0f} s)",
@@ -463,6 +480,7 @@ def main() -> None:
                 args.holdout,
                 (k, n),
                 card_removal=not args.no_card_removal,
+                checkpoint=args.output.with_suffix(".partial.json"),
             )
         report["presets"][preset] = entry
     regrets = {p: e["regret"]["summary"] for p, e in report["presets"].items() if "regret" in e}
