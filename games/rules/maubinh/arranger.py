@@ -422,7 +422,11 @@ class Arranger:
         key = (c1 * self.table.five_count + c2) * self.table.three_count + c3
         _, first = np.unique(key, return_index=True)
         chosen = splits[top[np.sort(first)[:CANDIDATES]]]
-        return np.unique(np.append(chosen, self._greedy(hand.classes)))
+        # Sorted and deduplicated by hand: np.unique without return_index imports
+        # numpy.ma (about 10 ms on the command line).
+        every = np.sort(np.append(chosen, self._greedy(hand.classes)))
+        result: IntArray = every[np.concatenate(([True], every[1:] != every[:-1]))]
+        return result
 
     def scores(self, hand: _Hand, splits: IntArray) -> tuple[FloatArray, FloatArray]:
         """(expected units per opponent, the chi score that orders them) of each split."""
