@@ -83,21 +83,23 @@ SAMPLE_SIZE = 4096
 _POOL = 1024
 _BLAS_ONE_THREAD = 65_536 * 4  # OpenBLAS' GEMM_MULTITHREAD_THRESHOLD x 65536
 
-_RANK_LOG = np.log(
-    np.array(
-        [[comb(4 - o, k) / comb(4, k) if k <= 4 - o else 0.0 for k in range(5)] for o in range(5)]
-    )
-    + 1e-300
-)
-_SUIT_LOG = np.log(
-    np.array(
+
+def _log_ratios(size: int) -> FloatArray:
+    """log(C(size - ours, theirs) / C(size, theirs)) by [ours, theirs]; -inf where
+    they would need more cards than are left (weight exactly 0)."""
+    ratio = np.array(
         [
-            [comb(13 - o, k) / comb(13, k) if k <= 13 - o else 0.0 for k in range(14)]
-            for o in range(14)
+            [comb(size - o, k) / comb(size, k) if k <= size - o else 0.0 for k in range(size + 1)]
+            for o in range(size + 1)
         ]
     )
-    + 1e-300
-)
+    result: FloatArray = np.full(ratio.shape, -np.inf)
+    np.log(ratio, out=result, where=ratio > 0)
+    return result
+
+
+_RANK_LOG = _log_ratios(4)
+_SUIT_LOG = _log_ratios(13)
 
 
 @dataclass(frozen=True)
