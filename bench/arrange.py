@@ -13,6 +13,23 @@
     .venv/bin/python -m bench.arrange                  # 2,000 timings, 20,000 deals
     .venv/bin/python -m bench.arrange --quick          # 200 timings, 500 deals
     .venv/bin/python -m bench.arrange --preset all --cpu 1
+    .venv/bin/python -m bench.arrange --preset all --regret-hands 50 --tables 300 \
+        --timings 0 --deals 0
+
+* Regret (RULES.md 2.8, issue 17): on a fixed set of random hands (``--seed``;
+  a hand holding an instant win is skipped: its chi are never compared, every
+  split is worth the same), an exhaustive search scores every valid 5/5/3
+  split (every distinct chi-class triple, which settle alike) at ``--tables``
+  sampled four-player tables: three opponents dealt from the other 39 cards
+  and arranged by the product's arranger, settled exactly
+  (:func:`games.rules.maubinh.ev.table_net`, checked against
+  :func:`games.rules.maubinh.settle.settle` on a few splits and tables of
+  every hand). The arranger's regret on a hand is the best split's mean units
+  minus the mean units of the split it picked, on the same tables. Since the
+  best of ~10,000 noisy means is biased up, ``--holdout`` also draws a second,
+  independent set of tables and reports the regret there of the split that
+  was best on the first set. Also: whether any arrangement or hint is lủng,
+  and whether the hints' exhaustive values are in the hints' order.
 
 ``--cpu N`` pins the process to that one core (Linux), so the timings are
 one core's. Prints a summary and writes bench/results/arrange.json (with the
@@ -22,6 +39,7 @@ command line, the core and the load average, since the machine is shared).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -31,10 +49,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from games.rules.maubinh.arranger import arrange, arranger_for, split_arrangement
+import numpy as np
+
+from games.rules.cards import cards_str
+from games.rules.maubinh.arranger import Arranger, arrange, arranger_for, split_arrangement
+from games.rules.maubinh.chi import Arrangement
+from games.rules.maubinh.classes import evaluate_hand, five_classes, three_classes
+from games.rules.maubinh.ev import Chis, table_net
 from games.rules.maubinh.instant import declared_instant, top_pair
 from games.rules.maubinh.rules import PRESETS, Ruleset
 from games.rules.maubinh.settle import Contender, settle
+from games.rules.maubinh.splits import SPLIT_CHI1, SPLIT_CHI2, SPLIT_CHI3
 
 RESULTS = Path(__file__).resolve().parent / "results" / "arrange.json"
 PLAYERS = 4
@@ -102,16 +127,318 @@ def play(rules: Ruleset, deals: int, seed: int) -> dict[str, dict[str, float]]:
     return {baseline: {"deals": deals, **_mean_se(v)} for baseline, v in scores.items()}
 
 
+CHUNK = 1024
+WORSE = 0.3
+
+
+def _chis(arranger: Arranger, c1: Any, c2: Any, c3: Any) -> Chis:
+    return Chis(
+        np.asarray(c1, dtype=np.int64),
+        np.asarray(c2, dtype=np.int64),
+        np.asarray(c3, dtype=np.int64),
+        arranger.four_aces[np.asarray(c1, dtype=np.int64)],
+    )
+
+
+def _tables(
+    arranger: Arranger, cards: list[int], tables: int, rng: random.Random
+) -> tuple[tuple[Chis, Chis, Chis], tuple[list[str | None], ...], list[list[Arrangement]]]:
+    """``tables`` deals of three opponents from the other 39 cards, arranged by the arranger."""
+    rules, table = arranger.rules, arranger.table
+    rest = [c for c in range(52) if c not in set(cards)]
+    classes: list[list[list[int]]] = [[[], [], []] for _ in range(3)]
+    instants: list[list[str | None]] = [[], [], []]
+    arrangements = []
+    for _ in range(tables):
+        rng.shuffle(rest)
+        row = []
+        for j in range(3):
+            hand = rest[13 * j : 13 * j + 13]
+            split = arranger.best_split(hand)
+            hc = evaluate_hand(hand, table)
+            classes[j][0].append(int(hc.five[SPLIT_CHI1[split]]))
+            classes[j][1].append(int(hc.five[SPLIT_CHI2[split]]))
+            classes[j][2].append(int(hc.three[SPLIT_CHI3[split]]))
+            instants[j].append(declared_instant(rules, hand))
+            row.append(split_arrangement(hand, split))
+        arrangements.append(row)
+    opponents = (
+        _chis(arranger, *classes[0]),
+        _chis(arranger, *classes[1]),
+        _chis(arranger, *classes[2]),
+    )
+    return opponents, (instants[0], instants[1], instants[2]), arrangements
+
+
+def _exhaustive(
+    arranger: Arranger, ours: Chis, opponents: tuple[Chis, Chis, Chis], instants: Any
+) -> Any:
+    """Mean net units of every candidate triple over the tables."""
+    values = []
+    for start in range(0, len(ours.c1), CHUNK):
+        part = Chis(
+            ours.c1[start : start + CHUNK, None],
+            ours.c2[start : start + CHUNK, None],
+            ours.c3[start : start + CHUNK, None],
+            ours.four_aces[start : start + CHUNK, None],
+        )
+        values.append(table_net(arranger.rules, arranger.table, part, opponents, instants).mean(1))
+    return np.concatenate(values)
+
+
+def _key(arranger: Arranger, arrangement: Arrangement) -> int:
+    """The chi-class triple of an arrangement, as one int (as in ``regret``)."""
+    table = arranger.table
+    c1 = five_classes(np.array([arrangement.chi1]), table)[0]
+    c2 = five_classes(np.array([arrangement.chi2]), table)[0]
+    c3 = three_classes(np.array([arrangement.chi3]), table)[0]
+    return int((c1 * table.five_count + c2) * table.three_count + c3)
+
+
+def _arrangement_text(arrangement: Arrangement) -> str:
+    return " / ".join(" ".join(cards_str(chi)) for chi in arrangement.chis)
+
+
+def regret_hands(rules: Ruleset, hands: int, seed: int) -> tuple[list[list[int]], int]:
+    """The fixed hands of the regret table (no instant win), and how many were skipped."""
+    rng = random.Random(seed)
+    chosen: list[list[int]] = []
+    skipped = 0
+    while len(chosen) < hands:
+        cards = rng.sample(range(52), 13)
+        if declared_instant(rules, cards):
+            skipped += 1
+        else:
+            chosen.append(cards)
+    return chosen, skipped
+
+
+def regret(
+    rules: Ruleset,
+    hands: int,
+    tables: int,
+    seed: int,
+    holdout: bool,
+    share: tuple[int, int],
+    card_removal: bool = True,
+    checkpoint: Path | None = None,
+) -> dict[str, Any]:
+    """The regret table of one preset (see the module docstring); ``share`` = (k, n)
+    runs only hands i with i % n == k (for runs in parallel), each hand with its
+    own random tables, so every split of the work gives the same rows. Without
+    ``card_removal`` the arranger under test ignores it (the opponents do not)."""
+    arranger = arranger_for(rules)
+    hero = arranger if card_removal else Arranger(rules, card_removal=False)
+    rows: list[dict[str, Any]] = []
+    every, skipped = regret_hands(rules, hands, seed)
+    checked = 0
+    lung = False
+    started = time.perf_counter()
+    for number, cards in enumerate(every):
+        if number % share[1] != share[0]:
+            continue
+        rng = random.Random(seed * 1_000_003 + number)
+        hand = evaluate_hand(cards, arranger.table)
+        splits = arranger.valid_splits(hand)
+        c1 = hand.five[SPLIT_CHI1[splits]]
+        c2 = hand.five[SPLIT_CHI2[splits]]
+        c3 = hand.three[SPLIT_CHI3[splits]]
+        key = (c1 * arranger.table.five_count + c2) * arranger.table.three_count + c3
+        unique_keys, first = np.unique(key, return_index=True)
+        ours = _chis(arranger, c1[first], c2[first], c3[first])
+        opponents, instants, arrangements = _tables(arranger, cards, tables, rng)
+        values = _exhaustive(arranger, ours, opponents, instants)
+        # Check the vectorised scorer against settle() on a few splits and tables.
+        for _ in range(3):
+            i, t = rng.randrange(len(first)), rng.randrange(tables)
+            mine = split_arrangement(cards, int(splits[first[i]]))
+            players = [mine, *arrangements[t]]
+            contenders = [
+                Contender(a, declared_instant(rules, a.cards()), top_pair(a.cards()))
+                for a in players
+            ]
+            expected = settle(rules, contenders).net[0]
+            part = Chis(
+                ours.c1[i : i + 1, None],
+                ours.c2[i : i + 1, None],
+                ours.c3[i : i + 1, None],
+                ours.four_aces[i : i + 1, None],
+            )
+            got = table_net(rules, arranger.table, part, opponents, instants)[0, t]
+            if got != expected:
+                raise SystemExit(
+                    f"scorer disagrees with settle: {cards_str(cards)} split "
+                    f"{splits[first[i]]} table {t}: {got} != {expected}"
+                )
+            checked += 1
+        result = hero.arrange(cards)
+        picked = hero.best_split(cards)
+        lung |= split_arrangement(cards, picked).is_lung(rules)
+        lung |= any(h.arrangement.is_lung(rules) for h in result.hints)
+        picked_at = int(
+            np.searchsorted(unique_keys, _key(arranger, split_arrangement(cards, picked)))
+        )
+        hint_at = [
+            int(np.searchsorted(unique_keys, _key(arranger, h.arrangement))) for h in result.hints
+        ]
+        hint_values = [float(values[i]) for i in hint_at]
+        best = int(np.argmax(values))
+        pool = hero._candidates(hero._hand(cards))
+        pool_keys = {_key(arranger, split_arrangement(cards, int(x))) for x in pool}
+        row: dict[str, Any] = {
+            "cards": " ".join(cards_str(cards)),
+            "candidates": len(first),
+            "best": _arrangement_text(split_arrangement(cards, int(splits[first[best]]))),
+            "picked": _arrangement_text(split_arrangement(cards, picked)),
+            "best_units": round(float(values[best]), 4),
+            "picked_units": round(float(values[picked_at]), 4),
+            "regret": round(float(values[best] - values[picked_at]), 4),
+            "hint_units": [round(v, 4) for v in hint_values],
+            "hints_in_order": all(x >= y for x, y in itertools.pairwise(hint_values)),
+            "best_in_candidates": int(unique_keys[best]) in pool_keys,
+        }
+        if holdout:
+            opponents2, instants2, _ = _tables(arranger, cards, tables, rng)
+            values2 = _exhaustive(arranger, ours, opponents2, instants2)
+            row["holdout_regret"] = round(float(values2[best] - values2[picked_at]), 4)
+        row["number"] = number
+        rows.append(row)
+        if checkpoint is not None:  # what is done so far, in the shape --combine reads
+            done = {
+                "summary": summarize(rows, tables, skipped, checked, lung, holdout),
+                "hands": rows,
+            }
+            checkpoint.write_text(
+                json.dumps(
+                    {
+                        "command": " ".join(["python -m bench.arrange", *sys.argv[1:]]),
+                        "cores": sorted(os.sched_getaffinity(0)),
+                        "presets": {rules.preset: {"regret": done}},
+                    }
+                )
+                + "\n",
+                encoding="utf-8",
+            )
+        print(
+            f"  {rules.preset} hand {number + 1}/{hands}: regret {row['regret']:.4f} "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    return {"summary": summarize(rows, tables, skipped, checked, lung, holdout), "hands": rows}
+
+
+def summarize(
+    rows: list[dict[str, Any]], tables: int, skipped: int, checked: int, lung: bool, holdout: bool
+) -> dict[str, Any]:
+    regrets = [r["regret"] for r in rows]
+    summary: dict[str, Any] = {
+        "hands": len(rows),
+        "tables": tables,
+        "skipped_instant_hands": skipped,
+        "mean_regret": round(statistics.fmean(regrets), 4),
+        "worst_regret": round(max(regrets), 4),
+        "worse_than_0_3_percent": round(100 * sum(r > WORSE for r in regrets) / len(regrets), 1),
+        "never_lung": not lung,
+        "hints_in_order_percent": round(
+            100 * sum(r["hints_in_order"] for r in rows) / len(rows), 1
+        ),
+        "best_in_candidates_percent": round(
+            100 * sum(r["best_in_candidates"] for r in rows) / len(rows), 1
+        ),
+        "settle_checks": checked,
+    }
+    if holdout:
+        held = [r["holdout_regret"] for r in rows]
+        summary["holdout_mean_regret"] = round(statistics.fmean(held), 4)
+        summary["holdout_worst_regret"] = round(max(held), 4)
+    summary["worst_hand"] = max(rows, key=lambda r: r["regret"])
+    return summary
+
+
+def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
+    holdout = all("holdout_mean_regret" in s for s in summaries.values())
+    header = f"{'preset':<12} {'hands':>5} {'tables':>6} {'mean':>7} {'worst':>7} {'>0.3':>6}"
+    header += f" {'lủng':>5} {'hints ok':>8} {'in pool':>7}"
+    if holdout:
+        header += f" {'held mean':>9} {'held worst':>10}"
+    print(header)
+    for preset, s in summaries.items():
+        line = (
+            f"{preset:<12} {s['hands']:>5} {s['tables']:>6} {s['mean_regret']:>7.4f} "
+            f"{s['worst_regret']:>7.4f} {s['worse_than_0_3_percent']:>5.1f}% "
+            f"{'never' if s['never_lung'] else 'SOME':>5} {s['hints_in_order_percent']:>7.1f}%"
+            f" {s['best_in_candidates_percent']:>6.1f}%"
+        )
+        if holdout:
+            line += f" {s['holdout_mean_regret']:>9.4f} {s['holdout_worst_regret']:>10.4f}"
+        print(line)
+    for preset, s in summaries.items():
+        w = s["worst_hand"]
+        print(
+            f"{preset} worst hand {w['cards']}: picked {w['picked']} ({w['picked_units']:+.3f}), "
+            f"best {w['best']} ({w['best_units']:+.3f})"
+        )
+
+
+def combine(paths: list[Path], output: Path) -> None:
+    """One regret table (and one JSON file) from the result files of parallel runs."""
+    merged: dict[str, Any] = {"combined_from": [], "presets": {}}
+    for path in paths:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        merged["combined_from"].append(
+            {"file": str(path), "command": report["command"], "cores": report["cores"]}
+        )
+        for preset, entry in report["presets"].items():
+            if "regret" not in entry:
+                continue
+            into = merged["presets"].setdefault(preset, {"parts": [], "hands": []})
+            into["parts"].append(entry["regret"]["summary"])
+            into["hands"] += entry["regret"]["hands"]
+    for entry in merged["presets"].values():
+        parts = entry["parts"]
+        entry["hands"].sort(key=lambda r: r["number"])
+        entry["summary"] = summarize(
+            entry["hands"],
+            parts[0]["tables"],
+            parts[0]["skipped_instant_hands"],
+            sum(p["settle_checks"] for p in parts),
+            not all(p["never_lung"] for p in parts),
+            all("holdout_mean_regret" in p for p in parts),
+        )
+    print_regret_table({p: e["summary"] for p, e in merged["presets"].items()})
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {output}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="vipgame", choices=[*PRESETS, "all"])
     parser.add_argument("--timings", type=int, default=2_000)
     parser.add_argument("--deals", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--regret-hands", type=int, default=0, help="hands for the regret table")
+    parser.add_argument("--tables", type=int, default=300, help="sampled tables per regret hand")
+    parser.add_argument("--holdout", action="store_true", help="also a held-out set of tables")
+    parser.add_argument(
+        "--part", default="0/1", help="k/n: only regret hands i with i %% n == k (combine later)"
+    )
+    parser.add_argument(
+        "--no-card-removal", action="store_true", help="the arranger ignores card removal"
+    )
+    parser.add_argument(
+        "--combine",
+        type=Path,
+        nargs="*",
+        help="print one regret table from these result files (of runs in parallel) and exit",
+    )
     parser.add_argument("--quick", action="store_true", help="200 timings and 500 deals")
     parser.add_argument("--cpu", type=int, default=None, help="pin the process to this core")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if args.combine:
+        combine(args.combine, args.output)
+        return
     if args.quick:
         args.timings, args.deals = 200, 500
     if args.cpu is not None:
@@ -126,18 +453,39 @@ def main() -> None:
     }
     for preset in presets:
         rules = PRESETS[preset]
-        speed = time_arrange(rules, args.timings, args.seed)
-        print(
-            f"{preset}: arrange median {speed['median_ms']} ms, p99 {speed['p99_ms']} ms "
-            f"(CPU time: median {speed['cpu']['median_ms']} ms, p99 {speed['cpu']['p99_ms']} ms)"
-        )
-        strength = play(rules, args.deals, args.seed)
-        for baseline, result in strength.items():
+        entry: dict[str, Any] = {}
+        if args.timings:
+            speed = time_arrange(rules, args.timings, args.seed)
             print(
-                f"{preset}: arranger vs {baseline}: {result['mean_units']:+.4f} units/deal "
-                f"(se {result['standard_error']}, {result['z']} se)"
+                f"{preset}: arrange median {speed['median_ms']} ms, p99 {speed['p99_ms']} ms "
+                f"(CPU time: median {speed['cpu']['median_ms']} ms, "
+                f"p99 {speed['cpu']['p99_ms']} ms)"
             )
-        report["presets"][preset] = {"speed": speed, "strength": strength}
+            entry["speed"] = speed
+        if args.deals:
+            strength = play(rules, args.deals, args.seed)
+            for baseline, result in strength.items():
+                print(
+                    f"{preset}: arranger vs {baseline}: {result['mean_units']:+.4f} units/deal "
+                    f"(se {result['standard_error']}, {result['z']} se)"
+                )
+            entry["strength"] = strength
+        if args.regret_hands:
+            k, n = (int(x) for x in args.part.split("/"))
+            entry["regret"] = regret(
+                rules,
+                args.regret_hands,
+                args.tables,
+                args.seed,
+                args.holdout,
+                (k, n),
+                card_removal=not args.no_card_removal,
+                checkpoint=args.output.with_suffix(".partial.json"),
+            )
+        report["presets"][preset] = entry
+    regrets = {p: e["regret"]["summary"] for p, e in report["presets"].items() if "regret" in e}
+    if regrets:
+        print_regret_table(regrets)
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

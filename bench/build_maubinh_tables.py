@@ -1,133 +1,192 @@
-"""Generate games/rules/maubinh/win_tables.py: the auto-arranger's per-chi tables.
+"""Generate the auto-arranger's package data: games/rules/maubinh/data/<preset>.npz.
 
-For each preset, deal random 4-player hands, arrange every hand, and count how
-often each chi strength occurs in chi 1, chi 2 and chi 3; also measure how
-often one arranged hand sweeps another (the "sweep rate"). The first round
-arranges greedily; each later round arranges with the tables of the round
-before, so the tables describe opponents who use the arranger itself.
+For each preset: the class table (so a process loads it instead of building
+it), and a sample of opponents: random 4-player deals, every hand arranged.
+The first round arranges greedily; each later round arranges with an
+arranger built on the two rounds before (fictitious play: one round alone
+swings between strong and weak chi 3), so the final sample describes
+opponents who use the arranger itself. Then, for each sampled hand, how often
+another sampled hand sweeps it and how often it sweeps another (the arranger's
+"every opponent" terms). Everything is driven by ``--seed``, so the same
+command rebuilds the same bytes.
 
-    .venv/bin/python -m bench.build_maubinh_tables              # full (about 20 min)
-    .venv/bin/python -m bench.build_maubinh_tables --deals 500 --output /tmp/t.py  # quick check
+    .venv/bin/python -m bench.build_maubinh_tables              # full (about 10 min)
+    .venv/bin/python -m bench.build_maubinh_tables --deals 200 --output /tmp/t  # quick check
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import time
-from collections import Counter
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from games.rules.maubinh.arranger import Arranger, ChiCounts, encode_counts
-from games.rules.maubinh.classes import class_table, evaluate_hand
-from games.rules.maubinh.rules import PRESETS, Ruleset
-from games.rules.maubinh.splits import SPLIT_CHI1, SPLIT_CHI2, SPLIT_CHI3
-from games.rules.maubinh.win_tables import TABLES
+import numpy as np
 
-OUTPUT = Path(__file__).resolve().parent.parent / "games/rules/maubinh/win_tables.py"
+from games.rules.hand5 import CATEGORY_SHIFT
+from games.rules.maubinh.arranger import (
+    Arranger,
+    Sample,
+    greedy_of,
+    load_sample,
+    split_arrangement,
+)
+from games.rules.maubinh.classes import (
+    CLASS_ARRAYS,
+    ClassTable,
+    build_class_table,
+    class_signature,
+    evaluate_hand,
+    five_classes,
+    three_classes,
+)
+from games.rules.maubinh.instant import declared_instant, top_pair
+from games.rules.maubinh.rules import INSTANT_TYPES, PRESETS, Ruleset
+
+OUTPUT = Path(__file__).resolve().parent.parent / "games/rules/maubinh/data"
+CHUNK = 512
 
 
-def _uniform_counts(rules: Ruleset) -> ChiCounts:
-    table = class_table(rules)
-    five = {int(s): 1 for s in table.five_strength}
-    return ChiCounts(five, five, {int(s): 1 for s in table.three_strength}, 0.0)
-
-
-def simulate(rules: Ruleset, arranger: Arranger, deals: int, seed: int, greedy: bool) -> ChiCounts:
-    """Counts of chi strengths over ``deals`` 4-player deals arranged by ``arranger``."""
-    table = class_table(rules)
+def deal_and_arrange(
+    rules: Ruleset, choose: Callable[[list[int]], int], deals: int, seed: int
+) -> dict[str, np.ndarray[Any, Any]]:
+    """4 x ``deals`` hands from random deals, each arranged (chi 1, chi 2, chi 3 codes)."""
     rng = random.Random(seed)
-    counters: tuple[Counter[int], Counter[int], Counter[int]] = (Counter(), Counter(), Counter())
-    sweeps = pairs = 0
     deck = list(range(52))
+    cards, instant, pairs = [], [], []
     for _ in range(deals):
         rng.shuffle(deck)
-        hands = []
         for p in range(4):
-            cards = deck[13 * p : 13 * p + 13]
-            hand = evaluate_hand(cards, table)
-            split = arranger.greedy_split(cards) if greedy else arranger.best_split(cards)
-            strengths = (
-                int(table.five_strength[hand.five[SPLIT_CHI1[split]]]),
-                int(table.five_strength[hand.five[SPLIT_CHI2[split]]]),
-                int(table.three_strength[hand.three[SPLIT_CHI3[split]]]),
-            )
-            for counter, strength in zip(counters, strengths, strict=True):
-                counter[strength] += 1
-            hands.append(strengths)
-        for a in hands:
-            for b in hands:
-                if a is not b:
-                    pairs += 1
-                    sweeps += all(x > y for x, y in zip(a, b, strict=True))
-    return ChiCounts(counters[0], counters[1], counters[2], sweeps / max(pairs, 1))
-
-
-def build(preset: str, deals: int, rounds: int, seed: int) -> dict[str, object]:
-    rules = PRESETS[preset]
-    started = time.perf_counter()
-    counts = simulate(rules, Arranger(rules, _uniform_counts(rules)), deals, seed, greedy=True)
-    for round_ in range(1, rounds + 1):
-        counts = simulate(rules, Arranger(rules, counts), deals, seed + round_, greedy=False)
-        print(f"{preset}: round {round_} done, sweep rate {counts.sweep_rate:.4f}", flush=True)
-    print(f"{preset}: {time.perf_counter() - started:.0f} s", flush=True)
+            hand = deck[13 * p : 13 * p + 13]
+            split = choose(hand)
+            cards.append(split_arrangement(hand, split).cards())
+            declared = declared_instant(rules, hand)
+            instant.append(INSTANT_TYPES.index(declared) if declared else -1)
+            pairs.append(top_pair(hand))
     return {
-        "deals": deals,
-        "rounds": rounds,
-        "sweep_rate": round(counts.sweep_rate, 6),
-        "chi1": encode_counts(counts.chi1),
-        "chi2": encode_counts(counts.chi2),
-        "chi3": encode_counts(counts.chi3),
+        "opp_cards": np.array(cards, dtype=np.uint8),
+        "opp_instant": np.array(instant, dtype=np.int8),
+        "opp_top_pair": np.array(pairs, dtype=np.int8),
     }
 
 
-def render(tables: dict[str, dict[str, object]], command: str) -> str:
-    lines = [
-        '"""Generated by bench/build_maubinh_tables.py; do not edit.',
-        "",
-        f"Command: {command}",
-        "Per preset: how often each chi strength occurred in chi 1, 2 and 3 over",
-        "``deals`` arranged 4-player deals (zlib + base64 of int64 (strength, count)",
-        "pairs), and the rate at which one arranged hand swept another.",
-        '"""',
-        "",
-        "TABLES: dict[str, dict[str, object]] = {",
+def sweep_rates(
+    table: ClassTable, hands: dict[str, np.ndarray[Any, Any]]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Per sampled hand: the share of sampled hands that sweep it, and that it sweeps
+    (a hand with an instant win neither sweeps nor is swept)."""
+    cards = hands["opp_cards"].astype(np.int64)
+    plain = hands["opp_instant"] < 0
+    classes = np.stack(
+        [
+            five_classes(cards[:, :5], table),
+            five_classes(cards[:, 5:10], table),
+            three_classes(cards[:, 10:], table),
+        ]
+    )
+    classes[:, ~plain] = -1
+    n = len(cards)
+    swept = np.zeros(n)
+    sweeps = np.zeros(n)
+    mine = classes[:, plain]
+    for start in range(0, n, CHUNK):
+        block = classes[:, start : start + CHUNK, None]
+        won = (block > mine[:, None, :]).all(axis=0)
+        lost = (block < mine[:, None, :]).all(axis=0)
+        live = plain[start : start + CHUNK]
+        sweeps[start : start + CHUNK] = np.where(live, won.sum(axis=1) / n, 0.0)
+        swept[start : start + CHUNK] = np.where(live, lost.sum(axis=1) / n, 0.0)
+    return swept.astype(np.float32), sweeps.astype(np.float32)
+
+
+def sample_of(rules: Ruleset, table: ClassTable, hands: dict[str, np.ndarray[Any, Any]]) -> Sample:
+    swept, sweeps = sweep_rates(table, hands)
+    data = {**hands, "opp_swept": swept, "opp_sweeps": sweeps}
+    return load_sample(rules, table, data)
+
+
+def mix(parts: list[dict[str, np.ndarray[Any, Any]]], seed: int) -> dict[str, np.ndarray[Any, Any]]:
+    """The hands of ``parts`` together, in a fixed random order."""
+    joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    order = np.random.default_rng(seed).permutation(len(joined["opp_cards"]))
+    return {k: v[order] for k, v in joined.items()}
+
+
+def chi3_pairs(table: ClassTable, hands: dict[str, np.ndarray[Any, Any]]) -> float:
+    """Share of arranged hands with a pair or trips in chi 3 (a convergence check)."""
+    cards = hands["opp_cards"].astype(np.int64)[:, 10:]
+    strength = table.three_strength[three_classes(cards, table)]
+    return float(((strength >> CATEGORY_SHIFT) >= 1).mean())
+
+
+def build(preset: str, deals: int, rounds: int, seed: int) -> dict[str, np.ndarray[Any, Any]]:
+    """Fictitious play: each round's arranger plays against the hands of the two
+    rounds before (the first against greedy hands), which damps the swing between
+    rounds; the data keeps the last two rounds' hands."""
+    rules = PRESETS[preset]
+    table = build_class_table(rules)
+    started = time.perf_counter()
+    pool = [
+        deal_and_arrange(rules, lambda cards: greedy_of(evaluate_hand(cards, table)), deals, seed)
     ]
-    for preset, entry in tables.items():
-        lines.append(f'    "{preset}": {{')
-        for key, value in entry.items():
-            if isinstance(value, str):
-                chunks = [value[i : i + 76] for i in range(0, len(value), 76)]
-                lines.append(f'        "{key}": (')
-                lines += [f'            "{chunk}"' for chunk in chunks]
-                lines.append("        ),")
-            else:
-                lines.append(f'        "{key}": {value!r},')
-        lines.append("    },")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    print(f"{preset}: greedy, chi 3 pair or better {chi3_pairs(table, pool[0]):.3f}", flush=True)
+    for round_ in range(1, rounds + 1):
+        opponents = mix(pool[-2:], seed + round_)
+        arranger = Arranger(rules, sample_of(rules, table, opponents), table=table)
+        pool.append(deal_and_arrange(rules, arranger.best_split, deals, seed + round_))
+        print(
+            f"{preset}: round {round_}, chi 3 pair or better {chi3_pairs(table, pool[-1]):.3f} "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    hands = mix(pool[-2:], seed)
+    swept, sweeps = sweep_rates(table, hands)
+    arrays: dict[str, np.ndarray[Any, Any]] = {
+        f"class_{name}": getattr(table, name) for name in CLASS_ARRAYS
+    }
+    arrays["class_signature"] = np.array(class_signature(rules))
+    arrays.update(hands)
+    arrays["opp_swept"] = swept
+    arrays["opp_sweeps"] = sweeps
+    rate = float(sweeps[hands["opp_instant"] < 0].mean())
+    print(f"{preset}: sweep rate {rate:.4f}, {time.perf_counter() - started:.0f} s", flush=True)
+    return arrays
+
+
+def write(path: Path, arrays: dict[str, np.ndarray[Any, Any]]) -> None:
+    """A deterministic .npz (np.savez_compressed stamps the time into the zip)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in sorted(arrays):
+            buffer = io.BytesIO()
+            # np.asarray keeps the text entries 0-d (ascontiguousarray makes them 1-d).
+            np.lib.format.write_array(buffer, np.asarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, buffer.getvalue(), compresslevel=9)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=25_000)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--deals", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args()
-    tables = {p: build(p, args.deals, args.rounds, args.seed) for p in args.presets}
-    if set(args.presets) != set(PRESETS):
-        # Regenerating some presets keeps the others' tables as they are.
-        tables = {p: tables[p] if p in tables else dict(TABLES[p]) for p in PRESETS}
     command = (
         f"python -m bench.build_maubinh_tables --deals {args.deals} --rounds {args.rounds} "
         f"--seed {args.seed}"
     )
-    if set(args.presets) != set(PRESETS):
-        command += f" --presets {' '.join(args.presets)} (other presets kept)"
-    args.output.write_text(render(tables, command), encoding="utf-8")
-    print(f"wrote {args.output}")
+    for preset in args.presets:
+        arrays = build(preset, args.deals, args.rounds, args.seed)
+        arrays["meta"] = np.array(f"{command} (preset {preset})")
+        write(args.output / f"{preset}.npz", arrays)
+        print(f"wrote {args.output / f'{preset}.npz'}", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from ..cards import Card
 from .chi import chi_bonus, chi_strength
 from .rules import Ruleset
 from .splits import FIVES, THREES, IntArray, ranks_suits, same_suit
+from .tables import preset_data
 
 RANK_WEIGHTS = 5 ** np.arange(13, dtype=np.int64)
 
@@ -41,6 +42,20 @@ def _cards(ranks: Sequence[int], flush: bool) -> list[Card]:
         suit = (ranks[:i].count(r) + ranks_before) % 4
         cards.append(r * 4 + (0 if flush else suit))
     return cards
+
+
+CLASS_ARRAYS = (
+    "five_keys",
+    "five_plain",
+    "five_flush",
+    "three_keys",
+    "three_class",
+    "five_strength",
+    "three_strength",
+    "bonus_chi1",
+    "bonus_chi2",
+    "bonus_chi3",
+)
 
 
 @dataclass(frozen=True)
@@ -67,8 +82,39 @@ class ClassTable:
         return len(self.three_strength)
 
 
+CLASS_FIELDS = (
+    "four_aces_top",
+    "straight_flush_order",
+    "bonus_full_house_chi2",
+    "bonus_trips_chi3",
+    "bonus_quads_chi1",
+    "bonus_quads_chi2",
+    "bonus_straight_flush_chi1",
+    "bonus_straight_flush_chi2",
+    "bonus_wheel_straight_flush_chi1",
+    "bonus_wheel_straight_flush_chi2",
+    "bonus_royal_straight_flush_chi1",
+    "bonus_royal_straight_flush_chi2",
+    "bonus_four_aces_chi1",
+)
+
+
+def class_signature(rules: Ruleset) -> str:
+    """The ruleset fields a class table depends on, as text (stored with the package data)."""
+    return ";".join(f"{name}={getattr(rules, name)}" for name in CLASS_FIELDS)
+
+
 @lru_cache(maxsize=32)  # presets plus a few tables' option overrides
 def class_table(rules: Ruleset) -> ClassTable:
+    """The ruleset's class table: loaded from the package data when it was built for
+    the same strengths and bonuses (the presets), else computed (about 0.2 s)."""
+    data = preset_data(rules.preset)
+    if data is not None and str(data["class_signature"]) == class_signature(rules):
+        return ClassTable(**{name: data[f"class_{name}"] for name in CLASS_ARRAYS})
+    return build_class_table(rules)
+
+
+def build_class_table(rules: Ruleset) -> ClassTable:
     fives = _multisets(5)
     plain = [chi_strength(_cards(r, False), rules) for r in fives]
     flush = [chi_strength(_cards(r, True), rules) if len(set(r)) == 5 else -1 for r in fives]
@@ -113,3 +159,20 @@ def evaluate_hand(cards: Sequence[Card], table: ClassTable) -> HandClasses:
     five = np.where(flush, table.five_flush[multiset5], table.five_plain[multiset5])
     multiset3 = np.searchsorted(table.three_keys, weights[THREES].sum(axis=1))
     return HandClasses(five=five, three=table.three_class[multiset3])
+
+
+def five_classes(cards: IntArray, table: ClassTable) -> IntArray:
+    """Class of each row of five card codes (any number of rows)."""
+    ranks, suits = cards >> 2, cards & 3
+    key = RANK_WEIGHTS[ranks].sum(axis=1)
+    multiset = np.searchsorted(table.five_keys, key)
+    flush = suits.min(axis=1) == suits.max(axis=1)
+    result: IntArray = np.where(flush, table.five_flush[multiset], table.five_plain[multiset])
+    return result
+
+
+def three_classes(cards: IntArray, table: ClassTable) -> IntArray:
+    """Class of each row of three card codes."""
+    key = RANK_WEIGHTS[cards >> 2].sum(axis=1)
+    result: IntArray = table.three_class[np.searchsorted(table.three_keys, key)]
+    return result

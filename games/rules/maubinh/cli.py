@@ -11,7 +11,8 @@ ruleset overrides).
   ``{"chi1", "chi2", "chi3", "instant", "expected_units"}``; ``instant`` lists
   every instant win the cards qualify for under the ruleset, strongest first
   (the first is the one declared; ``[]`` for none); ``expected_units`` is the
-  arrangement's expected result against one opponent (see ``arranger``)
+  arrangement's expected result per opponent at a four-player table (see
+  ``arranger``)
 """
 
 from __future__ import annotations

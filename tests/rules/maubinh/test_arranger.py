@@ -4,17 +4,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.build_maubinh_tables import render
+from bench.build_maubinh_tables import build, write
 from games.rules.cards import parse_cards
-from games.rules.maubinh import win_tables
-from games.rules.maubinh.arranger import arrange, arranger_for, split_arrangement, stored_counts
-from games.rules.maubinh.chi import chi_strength, hand_name
-from games.rules.maubinh.classes import class_table, evaluate_hand
+from games.rules.maubinh import classes
+from games.rules.maubinh.arranger import (
+    Arranger,
+    arrange,
+    arranger_for,
+    four_aces_classes,
+    split_arrangement,
+)
+from games.rules.maubinh.chi import Arrangement, chi_strength, hand_name, is_four_aces
+from games.rules.maubinh.classes import (
+    CLASS_ARRAYS,
+    ClassTable,
+    build_class_table,
+    class_table,
+    evaluate_hand,
+)
+from games.rules.maubinh.ev import Chis, table_net
 from games.rules.maubinh.instant import SPLIT_TYPES, qualifying_types
-from games.rules.maubinh.rules import PRESETS
+from games.rules.maubinh.rules import INSTANT_TYPES, PRESETS, Ruleset, make_ruleset
 from games.rules.maubinh.splits import (
     FIVES,
     SPLIT_CHI1,
@@ -24,8 +39,10 @@ from games.rules.maubinh.splits import (
     THREES,
     qualifying_splits,
 )
-from games.rules.maubinh.win_tables import TABLES
+from games.rules.maubinh.tables import preset_data
 
+FLUSH_OR_PAIRS = ["Qc", "Qs", "Td", "5s", "3h", "Kc", "9c", "9s", "7s", "2d", "Ac", "8h", "8c"]
+ACES_KINGS = ["As", "Ac", "Ad", "Ah", "Ks", "Kc", "Kd", "Kh", "2s", "3c", "4d", "5h", "6s"]
 presets = st.sampled_from(sorted(PRESETS))
 # Two suits and few ranks make straights, flushes and repeated ranks common.
 crowded_hands = st.lists(
@@ -114,22 +131,120 @@ def test_greedy_takes_the_strongest_chi_1() -> None:
     assert greedy.chi1 == tuple(parse_cards(["Ah", "Ad", "Ac", "As", "Ks"]))
 
 
-def test_committed_tables_are_the_generator_output_for_every_preset() -> None:
-    # given the committed win-probability tables
-    path = Path(win_tables.__file__)
-    text = path.read_text(encoding="utf-8")
-    command = text.split("Command: ", 1)[1].split("\n", 1)[0]
-    # then the generator renders exactly that file, for every preset
-    assert render(TABLES, command) == text
-    assert set(TABLES) == set(PRESETS)
+def test_package_data_holds_each_presets_class_table_and_a_valid_sample() -> None:
+    # given the committed package data, read through importlib.resources
     for preset, rules in PRESETS.items():
-        counts = stored_counts(preset)
-        table = class_table(rules)
-        hands = 4 * int(str(TABLES[preset]["deals"]))
-        for chi, strengths in ((1, table.five_strength), (2, table.five_strength)):
-            stored = counts.chi1 if chi == 1 else counts.chi2
-            assert sum(stored.values()) == hands
-            assert set(stored) <= {int(s) for s in strengths}
-        assert sum(counts.chi3.values()) == hands
-        assert set(counts.chi3) <= {int(s) for s in table.three_strength}
-        assert 0.0 < counts.sweep_rate < 1.0
+        data = preset_data(preset)
+        assert data is not None
+        assert str(data["meta"]).startswith("python -m bench.build_maubinh_tables ")
+        # then its class table is the one the ruleset builds
+        built = build_class_table(rules)
+        stored = class_table(rules)
+        for name in CLASS_ARRAYS:
+            assert np.array_equal(getattr(stored, name), getattr(built, name)), name
+        # and its sample is thousands of valid arranged hands of 13 distinct cards
+        cards = data["opp_cards"].astype(np.int64)
+        assert cards.shape[0] >= 4000
+        assert cards.shape[1] == 13
+        assert (np.sort(cards, axis=1)[:, 1:] > np.sort(cards, axis=1)[:, :-1]).all()
+        for row in cards[:: len(cards) // 50]:
+            arrangement = Arrangement(tuple(row[:5]), tuple(row[5:10]), tuple(row[10:]))
+            assert not arrangement.is_lung(rules)
+        assert set(np.unique(data["opp_instant"])) <= set(range(-1, len(INSTANT_TYPES)))
+        assert 0.0 < float(data["opp_sweeps"].mean()) < 0.5
+
+
+def test_presets_load_their_class_tables_instead_of_building_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(rules: Ruleset) -> ClassTable:
+        raise AssertionError("built")
+
+    monkeypatch.setattr(classes, "build_class_table", refuse)
+    class_table.cache_clear()
+    try:
+        for rules in PRESETS.values():
+            class_table(rules)
+        # an option that changes strengths or bonuses no longer matches the data
+        changed = make_ruleset("vipgame", {"bonus_trips_chi3": 5})
+        with pytest.raises(AssertionError, match="built"):
+            class_table(changed)
+    finally:
+        class_table.cache_clear()
+
+
+def test_the_generator_is_deterministic(tmp_path: Path) -> None:
+    # given two tiny builds with the same seed
+    for out in ("a", "b"):
+        arrays = build("classic", deals=6, rounds=1, seed=5)
+        write(tmp_path / out / "classic.npz", arrays)
+    # then the files are byte for byte the same
+    first = (tmp_path / "a" / "classic.npz").read_bytes()
+    assert first == (tmp_path / "b" / "classic.npz").read_bytes()
+    # the last two rounds of 6 deals of 4 hands
+    assert len(np.load(tmp_path / "a" / "classic.npz")["opp_cards"]) == 48
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_joint_score_is_the_mean_over_sampled_tables(preset: str) -> None:
+    # given a hand whose splits trade a chi-1 flush against pairs in every chi,
+    # and tables of three opponents drawn from the arranger's own sample
+    rules = PRESETS[preset]
+    arranger = Arranger(rules, card_removal=False)
+    cards = parse_cards(
+        ["Qc", "Qs", "Td", "5s", "3h", "Kc", "9c", "9s", "7s", "2d", "Ac", "8h", "8c"]
+    )
+    sample = arranger.sample
+    rng = np.random.default_rng(3)
+    tables = 40_000
+    full = np.zeros((3, sample.size), dtype=np.int64)
+    full[0, sample.plain], full[1, sample.plain], full[2, sample.plain] = (
+        sample.c1,
+        sample.c2,
+        sample.c3,
+    )
+    picks = [rng.integers(0, sample.size, tables) for _ in range(3)]
+    opponents = tuple(
+        Chis(full[0, i], full[1, i], full[2, i], arranger.four_aces[full[0, i]]) for i in picks
+    )
+    instants = tuple(
+        [INSTANT_TYPES[k] if k >= 0 else None for k in sample.instant[i]] for i in picks
+    )
+    hand = evaluate_hand(cards, arranger.table)
+    for split in (arranger.best_split(cards), arranger.greedy_split(cards)):
+        c1 = np.array([hand.five[SPLIT_CHI1[split]]])
+        c2 = np.array([hand.five[SPLIT_CHI2[split]]])
+        c3 = np.array([hand.three[SPLIT_CHI3[split]]])
+        ours = Chis(c1[:, None], c2[:, None], c3[:, None], arranger.four_aces[c1][:, None])
+        # when the arranger's score is compared with settling those tables exactly
+        simulated = table_net(rules, arranger.table, ours, opponents, instants).mean() / 3
+        scored = arranger.split_units(cards, split)
+        # then they agree within the simulation's noise
+        assert abs(scored - simulated) < 0.08
+
+
+def test_card_removal_gives_hands_we_block_no_weight() -> None:
+    # given a hand holding every ace and every king
+    rules = PRESETS["classic"]
+    arranger = arranger_for(rules)
+    cards = parse_cards(ACES_KINGS)
+    weights = arranger.weights(cards)
+    sample = arranger.sample
+    # then a sampled hand with more of a rank or a suit than is left weighs 0
+    ours_ranks = np.bincount(np.array(cards) >> 2, minlength=13)
+    ours_suits = np.bincount(np.array(cards) & 3, minlength=4)
+    blocked = ((sample.ranks + ours_ranks) > 4).any(axis=1)
+    blocked |= ((sample.suits + ours_suits) > 13).any(axis=1)
+    holds = (sample.ranks[:, 12] > 0) | (sample.ranks[:, 11] > 0)
+    assert (blocked >= holds).all()
+    assert weights[blocked].sum() == 0
+    assert (weights[~blocked] > 0).all()
+    assert weights.sum() == pytest.approx(1.0)
+
+
+def test_four_aces_classes_match_is_four_aces() -> None:
+    for rules in PRESETS.values():
+        strengths = class_table(rules).five_strength
+        expected = [is_four_aces(int(s)) for s in strengths]
+        assert four_aces_classes(strengths).tolist() == expected
+        assert sum(expected) == 12

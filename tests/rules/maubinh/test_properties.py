@@ -86,7 +86,8 @@ def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: l
     assert all(not h.arrangement.is_lung(rules) for h in result.hints)
     greedy = arranger.greedy_split(cards)
     assert not split_arrangement(cards, greedy).is_lung(rules)
-    assert result.best.expected_units >= arranger.split_units(cards, greedy) - 1e-12
+    # (the joint score sums in float32: a split scored alone may differ by ~1e-7)
+    assert result.best.expected_units >= arranger.split_units(cards, greedy) - 1e-5
     if result.instant_arrangement is not None:
         assert not result.instant_arrangement.is_lung(rules)
 
