@@ -64,6 +64,23 @@ def wait_until(predicate: Any, timeout: float, step: float = 0.25) -> Any:
     return None
 
 
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """``kill -9`` a process started in its own session, and its children."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def stop_group(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM to the process group; SIGKILL if it is still there after ``timeout``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+
+
 def wait_http(port: int, timeout: float = 60) -> None:
     import requests
 
@@ -229,21 +246,10 @@ class Stack:
 
     def kill(self, name: str) -> None:
         """``kill -9`` the process and everything it started."""
-        process = self.processes.pop(name)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_group(self.processes.pop(name))
 
     def stop(self, name: str) -> None:
-        process = self.processes.pop(name)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_group(self.processes.pop(name), timeout=10)
 
     def wait_ready(self, name: str, timeout: float = 60) -> None:
         if name.startswith("daphne"):

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.stack import free_port, raise_file_limit, wait_until
+from bench.stack import free_port, kill_group, raise_file_limit, stop_group, wait_until
 
 from . import processes
 
@@ -224,21 +224,10 @@ class Topology:
 
     def kill(self, name: str) -> None:
         """``kill -9`` the process and its children."""
-        process = self.processes.pop(name)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        kill_group(self.processes.pop(name))
 
     def stop(self, name: str) -> None:
-        process = self.processes.pop(name)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_group(self.processes.pop(name), timeout=15)
 
     def wait_ready(self, name: str, timeout: float = 90) -> None:
         log = self.logs / f"{name}.log"
