@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from games import scheduling
+from games.errors import TableNotFound
 from games.services import hand_settle, table_bot_move, table_bot_ready, table_timeout
 from games.services.play import table_bots_due
 from games.services.settle import unsettled_hands
@@ -27,19 +28,37 @@ T = TypeVar("T")
 IDLE_REASON = _("Closed: nothing happened at this table for a while.")
 
 
+def _for_a_table(task: str, table_id: int, call: Callable[[], object]) -> bool:
+    """A table's timer or bot task; one queued for a table that no longer exists
+    (a restored backup, a database reset) is dropped with a warning."""
+    try:
+        return bool(call())
+    except TableNotFound:
+        logger.warning("%s: table %s does not exist; task dropped", task, table_id)
+        return False
+
+
 @shared_task(acks_late=True)
 def table_timer(table_id: int, clock_version: int) -> bool:
-    return table_timeout(table_id=table_id, clock_version=clock_version)
+    return _for_a_table(
+        "timer", table_id, lambda: table_timeout(table_id=table_id, clock_version=clock_version)
+    )
 
 
 @shared_task(acks_late=True)
 def bot_move(table_id: int, hand_id: int, position: int) -> bool:
-    return table_bot_move(table_id=table_id, hand_id=hand_id, position=position)
+    return _for_a_table(
+        "bot move",
+        table_id,
+        lambda: table_bot_move(table_id=table_id, hand_id=hand_id, position=position),
+    )
 
 
 @shared_task(acks_late=True)
 def bot_ready(table_id: int, position: int) -> None:
-    table_bot_ready(table_id=table_id, position=position)
+    _for_a_table(
+        "bot ready", table_id, lambda: table_bot_ready(table_id=table_id, position=position)
+    )
 
 
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=1, max_retries=None)

@@ -110,9 +110,11 @@ def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
             versions = [s["v"] for s in player.states]
             assert versions == sorted(versions)
             player.ws.close()
-    played = [e.payload for e in HandEvent.objects.filter(type="played").order_by("seq")]
-    assert len(played) >= 2
-    assert {p["player"] for p in played} == {0, 1}
+    # Both players' moves went through (one may have only passed: a strong hand
+    # can win every round).
+    moved = HandEvent.objects.filter(type__in=("played", "passed")).order_by("seq")
+    assert moved.filter(type="played").exists()
+    assert {e.payload["player"] for e in moved} == {0, 1}
     hand = Hand.objects.get(table=table)
     if hand.ended_at:
         services.hand_settle(hand_id=hand.pk)

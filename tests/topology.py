@@ -265,6 +265,9 @@ class Topology:
             LOG_LEVEL="WARNING",
             # The players here move the instant it is their turn.
             WS_RATE_LIMIT="1000",
+            # Queues of its own: tasks left queued by an earlier test of this
+            # pytest worker (for tables that are gone) are not this topology's.
+            CELERY_QUEUE=f"topology-{secrets.token_hex(4)}",
             **self.extra_env,
         )
         for name in ("SSL_CERT_FILE",):
