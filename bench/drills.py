@@ -157,12 +157,15 @@ def drill_celery(stack: Stack, tables: int) -> dict[str, Any]:
     start = time.perf_counter()
     run = Run((start, start + 120))
     thread = play_in_background(run, specs, stack)
-    wait_until(lambda: len(hands_in_play(specs)) == len(specs), 30)
+    # On a loaded machine (the other half of a parallel test run) the first
+    # deals can take a while: wait for them, then for every table's turn clock.
+    wait_until(lambda: len(hands_in_play(specs)) == len(specs), 60)
     run.acting = False  # the players think: every table's turn clock is pending
     time.sleep(1)
+    ids = [s.id for s in specs]
+    wait_until(lambda: Table.objects.filter(pk__in=ids, clock="turn").exists(), 20)
     pending = {
-        t.pk: (t.deadline, t.clock_version)
-        for t in Table.objects.filter(pk__in=[s.id for s in specs], clock="turn")
+        t.pk: (t.deadline, t.clock_version) for t in Table.objects.filter(pk__in=ids, clock="turn")
     }
     stack.kill("celery")
     time.sleep(2)
