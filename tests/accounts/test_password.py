@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.sessions.models import Session
 from django.test import Client as Browser
@@ -16,30 +15,12 @@ from rest_framework.test import APIClient
 from games import services
 from vipgame.accounts.models import User
 from vipgame.accounts.services import token_issue, user_session_keys
-from vipgame.asgi import application
 
-from ..consumers.helpers import Client, token_for
+from ..consumers.helpers import Client, browser_socket, still_open, token_for
 from ..moderation.test_sockets import until_closed
 
 PASSWORD = "Bai-Tien-Len-42"
 NEW = "Mau-Binh-Sap-Ham-77"
-
-
-def browser_socket(browser: Browser, path: str) -> Client:
-    socket = Client(path)
-    cookie = f"sessionid={browser.cookies['sessionid'].value}"
-    socket.ws = WebsocketCommunicator(
-        application,
-        path,
-        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")],
-    )
-    return socket
-
-
-async def still_open(socket: Client) -> bool:
-    await socket.settle()
-    await socket.send(type="ping", t=7)
-    return (await socket.until(lambda m: m["type"] == "pong"))["t"] == 7
 
 
 def change_on_the_site(lan: User, changer: Browser, staff: Browser) -> Browser | None:

@@ -11,7 +11,7 @@ from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from wallet.models import Account
 
-from ..consumers.helpers import Client
+from ..consumers.helpers import Client, browser_socket, still_open
 from .helpers import PASSWORD, error, url, world
 
 pytestmark = pytest.mark.django_db
@@ -261,10 +261,7 @@ def test_the_browser_session_works_with_its_csrf_token(make_user):
 
 @pytest.mark.django_db(transaction=True)
 def test_log_out_closes_the_sockets_opened_with_that_token_or_session(make_user):
-    from channels.testing import WebsocketCommunicator
     from django.test import Client as Browser
-
-    from vipgame.asgi import application
 
     from ..consumers.helpers import token_for
     from ..moderation.test_sockets import until_closed
@@ -277,25 +274,10 @@ def test_log_out_closes_the_sockets_opened_with_that_token_or_session(make_user)
     for browser in browsers:
         browser.force_login(lan)
 
-    def browser_socket(browser: Browser) -> Client:
-        socket = Client(path)
-        cookie = f"sessionid={browser.cookies['sessionid'].value}"
-        socket.ws = WebsocketCommunicator(
-            application,
-            path,
-            headers=[(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")],
-        )
-        return socket
-
-    async def still_open(socket: Client) -> bool:
-        await socket.settle()
-        await socket.send(type="ping", t=1)
-        return (await socket.until(lambda m: m["type"] == "pong"))["t"] == 1
-
     async def scenario():
         phone = Client(path, token)  # the token in the Authorization header
         app = Client(path)  # the token in a first message
-        tab, other_tab = browser_socket(browsers[0]), browser_socket(browsers[1])
+        tab, other_tab = browser_socket(browsers[0], path), browser_socket(browsers[1], path)
         bystander = Client(path, minh_token)
         for socket in (phone, app, tab, other_tab, bystander):
             assert await socket.connect()

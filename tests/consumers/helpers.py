@@ -57,3 +57,22 @@ class Client:
 
     async def close(self) -> None:
         await self.ws.disconnect()
+
+
+def browser_socket(browser: Any, path: str) -> Client:
+    """A socket opened with a test browser's session cookie (``django.test.Client``)."""
+    socket = Client(path)
+    cookie = f"sessionid={browser.cookies['sessionid'].value}"
+    socket.ws = WebsocketCommunicator(
+        application,
+        path,
+        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")],
+    )
+    return socket
+
+
+async def still_open(socket: Client) -> bool:
+    """The socket still answers a ping."""
+    await socket.settle()
+    await socket.send(type="ping", t=7)
+    return (await socket.until(lambda m: m["type"] == "pong"))["t"] == 7
