@@ -187,6 +187,10 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
         no_horizontal_scroll(page)
         page.click("[data-action=ready]")
         page.wait_for_function("() => window.vipTable.state.hand !== null")
+        if table_state(page)["hand"]["finished"]:  # tới trắng at the deal: the next hand
+            page.wait_for_selector("[data-action=ready]")
+            page.click("[data-action=ready]")
+            page.wait_for_function("() => !window.vipTable.state.hand.finished")
         page.wait_for_selector("[data-mine] .card")
         no_horizontal_scroll(page)
         shot(page, f"phone-{game}-mid-hand")
