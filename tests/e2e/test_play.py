@@ -189,8 +189,11 @@ def test_poker_with_bots(pages, site):
     # Seats stay ready between Poker hands: the next one is dealt by itself,
     # with the new seed the page sent when it saw the new commitment.
     first = table_state(page)["hand"]
+    # (The summary pause, the seed wait and the bots' think times: allow for a
+    # loaded machine.)
     page.wait_for_function(
-        f"() => window.vipTable.state.hand && window.vipTable.state.hand.id !== {first['id']}"
+        f"() => window.vipTable.state.hand && window.vipTable.state.hand.id !== {first['id']}",
+        timeout=45_000,
     )
     while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="holdem").json_value()) != "done":
         can_check = page.locator("[data-action=check]").count()
