@@ -120,10 +120,12 @@ def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
     """Kill one Daphne mid-hand: its players move to the other, hands complete."""
     specs = create_tables(tables, "tienlen", prefix="dd", **TIMERS)
     start = time.perf_counter()
-    run = Run((start, start + 60))
+    run = Run((start, start + 150))
     thread = play_in_background(run, specs, stack)
+    # On a loaded machine (the other half of a parallel test run) the first
+    # deals can take a while: wait up to a minute for every table's hand.
     in_play = wait_until(
-        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 30
+        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 60
     )
     killed_at = time.time()
     stack.kill("daphne-a")
@@ -208,10 +210,10 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     specs = create_tables(tables, "tienlen", prefix="dr", **TIMERS)
     stack.supervise()
     start = time.perf_counter()
-    run = Run((start, start + 90))
+    run = Run((start, start + 150))
     thread = play_in_background(run, specs, stack)
     in_play = wait_until(
-        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 30
+        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 60
     )
     restarted_at = time.time()
     stack.restart_redis()
