@@ -9,8 +9,13 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
         from django.core.exceptions import ImproperlyConfigured
+        from django.db.models.signals import pre_save
 
-        from games.limits import FIELD_RANGES
+        from games.limits import FIELD_RANGES, check_new_table
+        from games.models import Table
+
+        # Every new table row passes games.limits.check_table, however made.
+        pre_save.connect(check_new_table, sender=Table, dispatch_uid="games.check_new_table")
 
         # The operator's clocks pass the same ranges as everything else.
         for name, value in settings.TABLE_DEFAULTS.items():

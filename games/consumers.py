@@ -34,8 +34,8 @@ from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
 from vipgame.net import scope_client_ip
+from vipgame.notify import user_group as wallet_group
 from vipgame.ops import context, metrics
-from wallet.notify import user_group as wallet_group
 
 from .ws_auth import header, user_for_token
 

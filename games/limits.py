@@ -19,7 +19,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.errors import BadTableSettings
-from games.models import Game
+from games.models import TABLE_NUMBERS, Game, Table
 from games.rules.errors import RulesError
 from vipgame.errors import ServiceError
 
@@ -292,3 +292,21 @@ def service_error_fields(err: ServiceError) -> dict[str, Any]:
     if isinstance(err, InvalidTableSettings):
         return err.details
     return {"__all__": [err.message]}
+
+
+def check_new_table(sender: type[Table], instance: Table, **kwargs: Any) -> None:
+    """Whoever creates a table row (a service, the admin, a shell), its numbers
+    and rule options pass the one check (``pre_save`` of Table, games.apps)."""
+    if not instance._state.adding:
+        return
+    check_table(
+        game=instance.game,
+        preset=instance.preset,
+        options=instance.options,
+        stake=instance.stake,
+        seat_count=instance.seat_count,
+        max_raise=instance.max_raise,
+        buy_in_min=instance.buy_in_min,
+        buy_in_max=instance.buy_in_max,
+        **{name: getattr(instance, name) for name in TABLE_NUMBERS},
+    )

@@ -1,7 +1,5 @@
 """Tables, seats, hands and their append-only event log (DESIGN.md layout)."""
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -106,25 +104,6 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()} {self.stake}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self._state.adding:
-            # Whoever creates the row (a service, the admin, a shell), its
-            # numbers and rule options pass the one check (games.limits).
-            from games.limits import check_table
-
-            check_table(
-                game=self.game,
-                preset=self.preset,
-                options=self.options,
-                stake=self.stake,
-                seat_count=self.seat_count,
-                max_raise=self.max_raise,
-                buy_in_min=self.buy_in_min,
-                buy_in_max=self.buy_in_max,
-                **{name: getattr(self, name) for name in TABLE_NUMBERS},
-            )
-        super().save(*args, **kwargs)
 
     def buy_in_range(self) -> tuple[int, int]:
         """Hold'em buy-in limits in chips (the big blind is two stakes)."""

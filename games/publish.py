@@ -1,14 +1,11 @@
 """What each connected client is sent: its own seat's view, never more.
 
 Payloads are built once per seat inside the service's transaction (from the
-state it already holds) and sent to the channel layer after commit.
+state it already holds) and sent after commit through ``vipgame.notify``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import os
 import time
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
@@ -16,20 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync
-from channels.layers import get_channel_layer
 from django.db.models import CharField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Cast, Concat
-from redis.exceptions import RedisError
 
 from games import clock
 from games.adapters import adapter_for
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
+from vipgame import notify
 from vipgame.ops import metrics
 from wallet.models import Account
 
-logger = logging.getLogger(__name__)
 LOBBY_GROUP = "lobby"
 
 
@@ -230,37 +224,6 @@ def lobby_entry(table: Table, seats: Sequence[Seat]) -> dict[str, Any]:
     }
 
 
-async def _send_all(layer: Any, messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    # Each group is one seat (or the spectators): the order between groups does
-    # not matter, so the sends go out together instead of one round trip each.
-    # Each message still reaches its group in order.
-    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
-
-
-def _server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop of the server that called into this thread through
-    ``sync_to_async`` (Daphne's, for a WebSocket message), if any."""
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
-        return None
-    return loop if loop is not None and loop.is_running() else None
-
-
-async def _send_logged(
-    layer: Any,
-    messages: Sequence[tuple[str, dict[str, Any]]],
-    measure: tuple[float, str, str] | None = None,
-) -> None:
-    try:
-        await _send_all(layer, messages)
-    except (OSError, RedisError) as exc:
-        logger.warning("table update not published: %s", exc)
-        return
-    if measure is not None:
-        started, game, action = measure
-        metrics.action_published(game, action, time.perf_counter() - started)
-
-
 def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
     """The game of the table whose state these messages carry ("" for others, e.g. chat)."""
     for _group, message in messages:
@@ -271,26 +234,20 @@ def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
 
 
 def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """Best effort after commit: a client that misses a message resyncs by version.
-
-    Inside the server the sends are handed to its event loop and the service
-    returns at once (the mover's ``ack`` need not wait for everyone's
-    ``state``); elsewhere (Celery, management commands) they are sent here.
+    """Send a table change's messages (after commit, best effort: a client that
+    misses one resyncs by version) through the one notification path.
 
     The first table state published by a socket's action is measured from
     the action's arrival to the end of this publication.
     """
-    layer = get_channel_layer()
-    if layer is None or not messages:
-        return
     timing = action_received.get()
-    measure = None
+    sent = None
     game = "" if timing is None or timing.claimed else _game_of(messages)
     if timing is not None and game:
         timing.claimed = True
-        measure = (timing.received, game, timing.action)
-    loop = _server_loop()
-    if loop is not None:
-        asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages), measure), loop)
-        return
-    async_to_sync(_send_logged)(layer, messages, measure)
+        started, action = timing.received, timing.action
+
+        def sent() -> None:
+            metrics.action_published(game, action, time.perf_counter() - started)
+
+    notify.send(messages, sent=sent)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
-from games import publish
+from games import clock, publish
 from games.adapters import adapter_for, engine_for
 from games.errors import (
     HandNotFinished,
@@ -27,6 +28,8 @@ from games.rules.cards import cards_str
 from games.rules.holdem.phh import export_phh
 from vipgame.accounts.models import User
 
+logger = logging.getLogger(__name__)
+
 
 def can_view(table: Table, user: User | None, invite_code: str, seated: bool) -> bool:
     if not table.is_private or seated:
@@ -36,14 +39,40 @@ def can_view(table: Table, user: User | None, invite_code: str, seated: bool) ->
     return bool(invite_code) and invite_code == table.invite_code
 
 
-@transaction.atomic
+def snapshot() -> transaction.Atomic:
+    """A read-only transaction that sees one moment of the database and takes
+    no lock: PostgreSQL's REPEATABLE READ (a reader never waits for a move and
+    never sees half of one). SQLite (``make run``) serialises anyway."""
+    return _Snapshot()
+
+
+class _Snapshot(transaction.Atomic):
+    def __init__(self) -> None:
+        super().__init__(using=None, savepoint=True, durable=False)
+
+    def __enter__(self) -> None:
+        outermost = not connection.in_atomic_block
+        super().__enter__()
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+
 def table_state(
     *, table_id: int, user: User | None, invite_code: str = "", since: int | None = None
 ) -> dict[str, Any]:
     """The ``state`` message for this viewer, with the events it missed since
     version ``since`` (only those of the current hand; older gaps get the full
-    state alone)."""
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    state alone). Read from one snapshot without a lock: it never waits for a
+    move."""
+    with snapshot():
+        return _table_state(table_id, user, invite_code, since)
+
+
+def _table_state(
+    table_id: int, user: User | None, invite_code: str, since: int | None
+) -> dict[str, Any]:
+    table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise TableNotFound()
     seats = list(publish.seats_with_chips(table))
@@ -326,3 +355,85 @@ def fairness_check(
         "commitment": computed,
         "matches": None if commitment is None else computed == commitment.lower(),
     }
+
+
+# -- the sweeper's reads (games.tasks.sweeper) -------------------------------
+
+
+def idle_tables() -> list[int]:
+    """Open tables where nothing happened for ``TABLE_IDLE_MINUTES`` (no hand
+    in play)."""
+    minutes = settings.TABLE_IDLE_MINUTES
+    if minutes <= 0:
+        return []
+    limit = clock.now() - timedelta(minutes=minutes)
+    return list(
+        Table.objects.filter(status=Table.Status.WAITING, active_at__lte=limit).values_list(
+            "pk", flat=True
+        )
+    )
+
+
+def sweep(*, grace_ms: int = 1000) -> list[tuple[int, int]]:
+    """Clocks that are overdue (a lost or late timer task): (table, clock version)."""
+    limit = clock.now() - timedelta(milliseconds=grace_ms)
+    return list(
+        Table.objects.filter(deadline__lte=limit)
+        .exclude(status=Table.Status.CLOSED)
+        .values_list("pk", "clock_version")
+    )
+
+
+def bots_unready() -> list[tuple[int, int]]:
+    """(table, position) of bots not ready at a table between hands: their
+    ready-up task was lost (a broker outage, a worker killed)."""
+    return list(
+        Seat.objects.filter(
+            is_bot=True, ready=False, leaving=False, table__status=Table.Status.WAITING
+        ).values_list("table_id", "position")
+    )
+
+
+def bot_tables_stalled(*, after_ms: int = 4000) -> list[int]:
+    """Playing tables with a bot seat whose clock has run a while without a move."""
+    limit = clock.now() - timedelta(milliseconds=after_ms)
+    return list(
+        Table.objects.filter(
+            Q(status=Table.Status.PLAYING) & Q(clock_started_at__lte=limit) & Q(seats__is_bot=True)
+        )
+        .distinct()
+        .values_list("pk", flat=True)
+    )
+
+
+def table_bots_due(*, after_ms: int = 4000) -> list[tuple[int, int, int]]:
+    """(table, hand, position) of bots whose move is overdue (a lost task)."""
+    due = []
+    for table in Table.objects.filter(pk__in=bot_tables_stalled(after_ms=after_ms)).select_related(
+        "current_hand"
+    ):
+        hand = table.current_hand
+        if hand is None or hand.ended_at is not None:
+            continue
+        engine = engine_for(table.game)
+        try:
+            actors = engine.status(engine.loads(hand.state)).actors
+        except Exception:
+            # One table whose state cannot be read must not stop the others.
+            logger.exception("table %s: hand %s cannot be read", table.pk, hand.pk)
+            continue
+        bots = set(Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True))
+        due += [
+            (table.pk, hand.pk, hand.players[i]["position"])
+            for i in actors
+            if hand.players[i]["position"] in bots
+        ]
+    return due
+
+
+def unsettled_hands(*, older_than_ms: int = 2000) -> list[int]:
+    """Finished hands still waiting for their settlement task."""
+    limit = clock.now() - timedelta(milliseconds=older_than_ms)
+    return list(
+        Hand.objects.filter(settled=False, ended_at__lte=limit).values_list("pk", flat=True)
+    )

@@ -9,17 +9,15 @@ from celery import shared_task
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from games import scheduling
+from games import scheduling, selectors
 from games.errors import TableNotFound
-from games.services import hand_settle, table_bot_move, table_bot_ready, table_timeout
-from games.services.play import table_bots_due
-from games.services.settle import unsettled_hands
-from games.services.tables import (
-    bots_unready,
-    idle_tables,
-    sweep,
+from games.services import (
+    claim_timers,
+    hand_settle,
+    table_bot_move,
+    table_bot_ready,
     table_close,
-    timers_to_queue,
+    table_timeout,
 )
 from vipgame.ops import health, metrics
 
@@ -91,19 +89,19 @@ def sweeper() -> dict[str, int]:
     Each run that ends records its time in Redis (``/readyz``) and its duration."""
     started = time.perf_counter()
     fired = each_on_its_own(
-        "clock", sweep(), lambda tv: table_timeout(table_id=tv[0], clock_version=tv[1])
+        "clock", selectors.sweep(), lambda tv: table_timeout(table_id=tv[0], clock_version=tv[1])
     )
-    for table_id, clock_version, deadline in timers_to_queue():
+    for table_id, clock_version, deadline in claim_timers():
         scheduling.scheduler.timer(table_id, clock_version, deadline)
-    settled = each_on_its_own("hand", unsettled_hands(), lambda h: hand_settle(hand_id=h))
+    settled = each_on_its_own("hand", selectors.unsettled_hands(), lambda h: hand_settle(hand_id=h))
     moved = each_on_its_own(
         "bot move",
-        table_bots_due(),
+        selectors.table_bots_due(),
         lambda thp: table_bot_move(table_id=thp[0], hand_id=thp[1], position=thp[2]),
     )
     each_on_its_own(
         "bot ready",
-        bots_unready(),
+        selectors.bots_unready(),
         lambda tp: table_bot_ready(table_id=tp[0], position=tp[1]),
     )
     metrics.sweeper_ran(time.perf_counter() - started)
@@ -118,6 +116,6 @@ def close_idle_tables() -> int:
     the house), each on its own."""
     return each_on_its_own(
         "idle table",
-        idle_tables(),
+        selectors.idle_tables(),
         lambda t: table_close(table_id=t, by=None, reason=str(IDLE_REASON)) or True,
     )

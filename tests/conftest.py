@@ -57,7 +57,6 @@ def tables(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> "
     """Table services with a frozen clock and a recording scheduler."""
     from games import clock as clock_module
     from games import scheduling
-    from games.services import core
 
     from .tables import Clock, Harness, RecordingScheduler
 
@@ -71,5 +70,4 @@ def tables(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> "
         )
     monkeypatch.setattr(clock_module, "now", harness.clock.now)
     monkeypatch.setattr(scheduling, "scheduler", harness.scheduler)
-    monkeypatch.setattr(core, "scheduler", harness.scheduler)
     return harness

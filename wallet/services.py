@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 
@@ -35,7 +36,6 @@ from .errors import (
     UnknownAccount,
 )
 from .models import Account, Hold, LedgerEntry, LedgerTransaction
-from .notify import balances_changed
 
 Kind = LedgerTransaction.Kind
 ISSUANCE_KEY = "issuance"
@@ -210,7 +210,16 @@ def ledger_post(
             owners[account.user_id] = (new_balance, new_balance - new_held)
     LedgerEntry.objects.bulk_create(entries)
     if owners:
-        transaction.on_commit(lambda: balances_changed(owners), robust=True)
+        # Their open pages show the new balance (after commit, best effort).
+        notify.send_on_commit(
+            [
+                (
+                    notify.user_group(user_id),
+                    {"type": "wallet.balance", "balance": balance, "available": available},
+                )
+                for user_id, (balance, available) in owners.items()
+            ]
+        )
     return PostResult(txn, created=True)
 
 

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from games import limits
 from games.models import Game, HandPlayer, Table
-from games.services.tables import min_balance
+from games.services.seats import min_balance
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
 MAX_CHIPS = 10**12

@@ -1,29 +1,31 @@
-"""The only code that changes a table (DESIGN.md "How a move flows").
+"""The only code that changes a table (docs/architecture.md "How a move flows").
 
-Each function is one transaction that locks the table row, calls the pure
-engine, bumps ``Table.version`` and, after commit only, publishes each seat's
-view and schedules timers, bot moves and settlement.
+Each service is one transaction: it opens a unit of work (``work.TableWork``)
+that locks the table row, calls the pure engine, bumps ``Table.version`` once,
+and returns the after-commit work (publication, timers, bot moves,
+settlement) as data for ``games.aftercommit.run``.
+
+The modules build on each other in one direction, never back (import-linter
+checks it): ``work`` <- ``hands`` <- ``seats`` <- ``settle`` <- ``tables``.
 """
 
-from .play import table_act, table_bot_move
-from .settle import hand_settle
-from .tables import (
-    chat_post,
+from .hands import table_act, table_bot_move
+from .seats import (
     seat_presence,
     table_add_bot,
     table_bot_ready,
     table_buy_in,
-    table_close,
-    table_create,
     table_leave,
     table_ready,
     table_seed,
     table_sit,
-    table_timeout,
 )
+from .settle import hand_settle
+from .tables import chat_post, claim_timers, table_close, table_create, table_timeout
 
 __all__ = [
     "chat_post",
+    "claim_timers",
     "hand_settle",
     "seat_presence",
     "table_act",

@@ -9,9 +9,9 @@ from games.models import Hand, HandPlayer, Table
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
-from .core import TableTx
-from .play import maybe_deal
-from .tables import _remove_seat, rehold_seat, release_seat_hold, seat_key
+from .hands import maybe_deal
+from .seats import free_seat, rehold_seat, release_seat_hold, seat_key
+from .work import TableWork
 
 
 def settlement_key(hand: Hand) -> str:
@@ -28,11 +28,22 @@ def hand_settle(*, hand_id: int) -> bool:
     table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
     if table_id is None:
         return False
-    tx = TableTx(table_id)
+    work = TableWork(table_id)
+    if not settle_in(work, hand_id):
+        return False
+    if work.table.status == Table.Status.WAITING:
+        maybe_deal(work)
+    work.commit()
+    return True
+
+
+def settle_in(work: TableWork, hand_id: int) -> bool:
+    """Settle the hand inside ``work`` (the table is locked): False if it is
+    already settled or not finished."""
     hand = Hand.objects.select_for_update().get(pk=hand_id)
     if hand.settled or hand.ended_at is None:
         return False
-    table, adapter = tx.table, tx.adapter
+    table, adapter = work.table, work.plugin
     players = hand.players
     if adapter.uses_escrow:
         keys = [f"seat:{seat_key(table, p['position'])}" for p in players]
@@ -43,7 +54,7 @@ def hand_settle(*, hand_id: int) -> bool:
     }
     accounts = [locked[k] for k in keys]
     balances = [a.available for a in accounts]
-    seats = {s.position: s for s in tx.seats}
+    seats = {s.position: s for s in work.seats}
     if not adapter.uses_escrow:
         # The chips held for this table back what each player pays: released
         # here, in the settlement's transaction, then held again for the next
@@ -66,7 +77,7 @@ def hand_settle(*, hand_id: int) -> bool:
             reason=f"{table.get_game_display()} #{table.pk}/{hand.number}",
             hand_id=hand.pk,
         )
-        tx.forget_seats()  # their chips moved
+        work.forget_seats()  # their chips moved
     hand.settled = True
     hand.settled_at = clock.now()
     hand.result = {**(hand.result or {}), "chips": net}
@@ -74,29 +85,16 @@ def hand_settle(*, hand_id: int) -> bool:
     for entry in HandPlayer.objects.filter(hand=hand):
         entry.net = net[entry.index]
         entry.save(update_fields=["net"])
-    tx.set_hand(hand, tx.adapter.engine.loads(hand.state))
+    work.set_hand(hand, work.plugin.engine.loads(hand.state))
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
-    for seat in [s for s in tx.seats if s.leaving]:
-        _remove_seat(tx, seat)  # (the last person leaving takes the bots along)
-    for seat in list(tx.seats):
+    for seat in [s for s in work.seats if s.leaving]:
+        free_seat(work, seat)  # (the last person leaving takes the bots along)
+    for seat in list(work.seats):
         if not adapter.uses_escrow:
-            rehold_seat(tx, seat)
+            rehold_seat(work, seat)
         elif stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
             # No chips left: sit out until the player buys in again (RULES.md 4).
             seat.sitting_out, seat.ready = True, False
             seat.save(update_fields=["sitting_out", "ready"])
-    tx.bump()
-    if table.status == Table.Status.WAITING:
-        maybe_deal(tx)
-    tx.finish()
+    work.bump()
     return True
-
-
-def unsettled_hands(*, older_than_ms: int = 2000) -> list[int]:
-    """Finished hands still waiting for their settlement task."""
-    from datetime import timedelta
-
-    limit = clock.now() - timedelta(milliseconds=older_than_ms)
-    return list(
-        Hand.objects.filter(settled=False, ended_at__lte=limit).values_list("pk", flat=True)
-    )

@@ -3,18 +3,33 @@
 import logging
 from datetime import UTC, datetime
 
+from django.conf import settings
 from kombu.exceptions import OperationalError
 
-from games import tasks
+from games import scheduling, tasks
 from games.scheduling import CeleryScheduler
+from vipgame.celery import app
+
+NAMES = (scheduling.TIMER, scheduling.BOT_MOVE, scheduling.BOT_READY, scheduling.SETTLE)
+
+
+def test_work_is_sent_by_the_names_of_registered_tasks_routed_to_their_queues():
+    assert [tasks.table_timer.name, tasks.bot_move.name, tasks.bot_ready.name] == list(NAMES[:3])
+    assert tasks.settle_hand.name == scheduling.SETTLE
+    queues = {name: app.amqp.router.route({}, name, (), {})["queue"].name for name in NAMES}
+    assert queues == {
+        scheduling.TIMER: settings.QUEUES["timers"],
+        scheduling.BOT_MOVE: settings.QUEUES["bots"],
+        scheduling.BOT_READY: settings.QUEUES["bots"],
+        scheduling.SETTLE: settings.QUEUES["settle"],
+    }
 
 
 def test_an_unreachable_broker_is_logged_and_left_to_the_sweeper(monkeypatch, caplog):
     def refuse(*args, **kwargs):
         raise OperationalError("Error 111 connecting to redis.sock. Connection refused.")
 
-    for task in (tasks.table_timer, tasks.bot_move, tasks.bot_ready, tasks.settle_hand):
-        monkeypatch.setattr(task, "apply_async", refuse)
+    monkeypatch.setattr(app, "send_task", refuse)
     scheduler = CeleryScheduler()
 
     with caplog.at_level(logging.WARNING, logger="games.scheduling"):

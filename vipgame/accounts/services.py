@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from wallet.notify import tell_user
+from vipgame.notify import tell_user_on_commit
 from wallet.services import account_for_user, signup_grant
 
 from .errors import InvalidCredentials, LockedOut
@@ -77,7 +77,7 @@ def sockets_sign_out(*, user_id: int, tokens: Sequence[str] = (), session: str =
     """After commit: close the user's open sockets that were opened with one of
     these tokens or this session (marks from ``credential_mark``)."""
     message = {"type": "account.logged_out", "tokens": list(tokens), "session": session}
-    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
+    tell_user_on_commit(user_id, message)
 
 
 def session_ended(sender: Any, request: HttpRequest | None, user: User | None, **_: Any) -> None:
@@ -122,7 +122,7 @@ def credentials_revoke(*, user: User) -> None:
     Session.objects.filter(session_key__in=user_session_keys(user)).delete()
     message = {"type": "account.logged_out", "all": True}
     user_id = user.pk
-    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
+    tell_user_on_commit(user_id, message)
 
 
 def password_change(*, user: User, old_password: str, new_password: str) -> str:

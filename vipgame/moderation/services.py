@@ -26,10 +26,10 @@ from games.errors import TableClosed, TableNotFound
 from games.models import Seat, Table
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
+from vipgame.notify import tell_user_on_commit
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment
-from wallet.notify import tell_user
 
 from .errors import (
     AdjustmentNotPending,
@@ -147,9 +147,7 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
         actor=by, action=Action.BAN, target=locked, reason=reason, before=before, after=after
     )
     user_id = locked.pk
-    transaction.on_commit(
-        lambda: tell_user(user_id, {"type": "account.banned", "reason": reason}), robust=True
-    )
+    tell_user_on_commit(user_id, {"type": "account.banned", "reason": reason})
     user.is_active = False
     return entry
 
@@ -216,7 +214,7 @@ def user_mute(*, by: User, user: User, minutes: int, reason: str) -> AuditEntry:
         "reason": locked.muted_reason,
     }
     user_id = locked.pk
-    transaction.on_commit(lambda: tell_user(user_id, message), robust=True)
+    tell_user_on_commit(user_id, message)
     return entry
 
 
@@ -240,7 +238,7 @@ def user_unmute(*, by: User, user: User, reason: str) -> AuditEntry:
         after=_mute_picture(locked),
     )
     user_id = locked.pk
-    transaction.on_commit(lambda: tell_user(user_id, {"type": "account.unmuted"}), robust=True)
+    tell_user_on_commit(user_id, {"type": "account.unmuted"})
     return entry
 
 

@@ -1,10 +1,15 @@
-"""Hands: dealing, moves, time-outs, bot moves and the end of a hand."""
+"""Hands: the deal, every change of a hand's state (moves, bot moves,
+time-outs, a player leaving) and the end of a hand.
+
+Imports only the unit of work: seats, settlement and tables build on this.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +24,7 @@ from games.rules.game import Event, Status
 from vipgame.accounts.models import User
 from wallet.models import Account
 
-from .core import TableTx
+from .work import TableWork
 
 logger = logging.getLogger(__name__)
 CLIENT_IDS_KEPT = 32
@@ -73,57 +78,57 @@ def contributions(table: Table, players: list[Seat]) -> tuple[list[str], list[st
     return seeds, sources
 
 
-def _await_seeds(tx: TableTx, players: list[Seat]) -> bool:
+def _await_seeds(work: TableWork, players: list[Seat]) -> bool:
     """Whether to wait a moment for the seed of a connected player: everyone is
     ready, but a seed sent for the next commitment may still be on its way (the
     first hand after sitting, a lost message). The wait ends as soon as every
     such seed is in, or after SEED_GRACE_MS, when the server draws the missing
     ones. Players without an open socket are not waited for."""
     grace = settings.SEED_GRACE_MS
-    table = tx.table
+    table = work.table
     missing = [s for s in players if not s.is_bot and s.connected and not has_seed(s, table)]
     if not missing or grace <= 0:
         return False
     if table.clock != Table.Clock.SEEDS:
-        tx.set_clock(Table.Clock.SEEDS, grace)
+        work.set_clock(Table.Clock.SEEDS, grace)
     return True
 
 
-def _escrow_stacks(tx: TableTx, positions: list[int]) -> list[int]:
-    keys = [f"seat:{tx.table.pk}:{p}" for p in positions]
+def _escrow_stacks(work: TableWork, positions: list[int]) -> list[int]:
+    keys = [f"seat:{work.table.pk}:{p}" for p in positions]
     balances = dict(Account.objects.filter(key__in=keys).values_list("key", "balance"))
     return [balances.get(k, 0) for k in keys]
 
 
-def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
+def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     """Deal when every seated player (at least two) is ready and the last hand
     is settled (after a short wait for a seed still on its way, see _await_seeds)."""
-    table = tx.table
+    table = work.table
     if table.status != Table.Status.WAITING:
         return
-    if tx.hand is not None and not tx.hand.settled:
+    if work.hand is not None and not work.hand.settled:
         return
-    players = [s for s in tx.seats if not s.sitting_out and not s.leaving]
+    players = [s for s in work.seats if not s.sitting_out and not s.leaving]
     if len(players) < 2 or not all(s.ready for s in players):
         return
     if all(s.is_bot for s in players):
         return  # bots wait for a person: a table of bots alone would play forever
-    if not seeds_waited and _await_seeds(tx, players):
+    if not seeds_waited and _await_seeds(work, players):
         return
     if table.clock == Table.Clock.SEEDS:
-        tx.clear_clock()
-    adapter, engine = tx.adapter, tx.adapter.engine
+        work.clear_clock()
+    plugin, engine = work.plugin, work.plugin.engine
     number = table.hands_played + 1
     client_seeds, seed_sources = contributions(table, players)
     secret = TableSeed.objects.get(table=table)
     seed = bytes.fromhex(secret.server_seed)
     fair_id = f"{table.pk}-{number}"
     deck, draws = fairness.fair_draws(
-        seed, fair_id, client_seeds, adapter.fair_bounds(table, len(players))
+        seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
-    stacks = _escrow_stacks(tx, [s.position for s in players]) if adapter.uses_escrow else []
-    setup = adapter.setup(table, players, draws, stacks)
-    state, events = engine.start(adapter.ruleset(table), deck, len(players), setup)
+    stacks = _escrow_stacks(work, [s.position for s in players]) if plugin.uses_escrow else []
+    setup = plugin.setup(table, players, draws, stacks)
+    state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
     hand = Hand.objects.create(
         table=table,
         number=number,
@@ -144,7 +149,7 @@ def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
         setup=setup,
         state=engine.dumps(state),
     )
-    tx.dealt = True
+    work.hand_dealt()
     HandPlayer.objects.bulk_create(
         HandPlayer(
             hand=hand, user_id=s.user_id, index=i, position=s.position, client_seed=client_seeds[i]
@@ -158,16 +163,41 @@ def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
     for seat in players:
         seat.client_seed, seat.seed_commitment = "", ""
         seat.save(update_fields=["client_seed", "seed_commitment"])
-    tx.set_hand(hand, state)
-    tx.lobby_changed = True
-    tx.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])
-    advance(tx, None, restart_clock=True)
+    work.set_hand(hand, state)
+    work.announce()
+    work.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])
+    advance(work, None, restart_clock=True)
 
 
-def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
+def play(
+    work: TableWork,
+    change: Callable[[Any], tuple[Any, Any]],
+    *,
+    by: str | None,
+    restart_clock: bool = False,
+    before: Status | None = None,
+) -> None:
+    """One change of the hand's state: ``change(state) -> (state, events)`` (a
+    move, a bot's move, a time-out, a player leaving), its events recorded and
+    the hand advanced. A move the rules refuse raises ``IllegalMove`` and
+    changes nothing."""
+    if before is None:
+        before = work.plugin.engine.status(work.state)
+    try:
+        state, events = change(work.state)
+    except RulesError as err:
+        raise IllegalMove(err) from None
+    work.state = state
+    work.record(list(events))
+    if by is not None:
+        work.moved_by(by)
+    advance(work, before, restart_clock=restart_clock)
+
+
+def advance(work: TableWork, before: Status | None, *, restart_clock: bool) -> None:
     """After the hand's state changed: finish it, or (re)start the right clock."""
-    engine, table = tx.adapter.engine, tx.table
-    status = engine.status(tx.state)
+    engine, table = work.plugin.engine, work.table
+    status = engine.status(work.state)
     same_clock = (
         before is not None
         and before.clock == status.clock
@@ -179,12 +209,12 @@ def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
         # (Mậu Binh players arrange at once: one's submission leaves the others' valid.)
         table.hand_version = table.version
     if status.finished:
-        finish_hand(tx)
+        finish_hand(work)
         return
-    seats = tx.hand_seats()
-    tx.bots_to_move = {seats[i].position for i in status.actors if seats[i].is_bot}
+    seats = work.hand_seats()
+    work.bots_to_move({seats[i].position for i in status.actors if seats[i].is_bot})
     if status.clock is None:
-        tx.clear_clock()
+        work.clear_clock()
     elif restart_clock or not same_clock:
         durations: dict[str, int] = {
             Table.Clock.ARRANGE: table.arrange_seconds,
@@ -192,14 +222,14 @@ def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
             Table.Clock.TURN: table.turn_seconds,
         }
         seconds = durations[status.clock]
-        extra = tx.adapter.extra_clock_ms(tx.state, status.actors[0]) if status.actors else 0
-        tx.set_clock(status.clock, seconds * 1000 + extra)
+        extra = work.plugin.extra_clock_ms(work.state, status.actors[0]) if status.actors else 0
+        work.set_clock(status.clock, seconds * 1000 + extra)
 
 
-def finish_hand(tx: TableTx) -> None:
-    hand, table = tx.hand, tx.table
+def finish_hand(work: TableWork) -> None:
+    hand, table = work.hand, work.table
     assert hand is not None
-    outcome = tx.adapter.engine.outcome(tx.state)
+    outcome = work.plugin.engine.outcome(work.state)
     hand.ended_at = clock.now()
     hand.result = {
         "net_units": list(outcome.net),
@@ -209,24 +239,14 @@ def finish_hand(tx: TableTx) -> None:
         ],
         "summary": outcome.summary,
     }
-    seats = tx.hand_seats()
-    tx.adapter.after_hand(table, seats, outcome, hand.setup)
+    seats = work.hand_seats()
+    work.plugin.after_hand(table, seats, outcome, hand.setup)
     for seat in seats:
         seat.save()
     table.status = Table.Status.SUMMARY
-    tx.finished = True
-    tx.bots_to_move = set()
-    tx.lobby_changed = True
-    tx.to_settle = hand.pk
-    tx.set_clock(Table.Clock.SUMMARY, table.summary_seconds * 1000)
-
-
-def _apply(tx: TableTx, player: int, call: Any) -> list[Event]:
-    try:
-        tx.state, events = call()
-    except RulesError as err:
-        raise IllegalMove(err) from None
-    return list(events)
+    work.hand_finished(hand.pk)
+    work.announce()
+    work.set_clock(Table.Clock.SUMMARY, table.summary_seconds * 1000)
 
 
 @transaction.atomic
@@ -245,31 +265,27 @@ def table_act(
     """
     if not isinstance(action, dict):
         raise BadAction()
-    tx = TableTx(table_id)
-    seat = tx.require_seat(user)
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
     if client_id is not None and client_id in seat.recent_client_ids:
-        return {"duplicate": True, "v": tx.table.version}
-    hand = tx.hand
+        return {"duplicate": True, "v": work.table.version}
+    hand = work.hand
     if hand is None or hand.finished:
         raise NoHand()
-    if version is not None and version < tx.table.hand_version:
+    if version is not None and version < work.table.hand_version:
         raise StaleVersion()
-    player = tx.player_index(seat)
+    player = work.player_index(seat)
     if player is None:
         raise NotSeated()
-    engine = tx.adapter.engine
-    before = engine.status(tx.state)
-    started = tx.table.clock_started_at
+    engine = work.plugin.engine
+    started = work.table.clock_started_at
     elapsed_ms = 0 if started is None else int((clock.now() - started).total_seconds() * 1000)
-    events = _apply(tx, player, lambda: engine.apply(tx.state, player, action, elapsed_ms))
+    play(work, lambda state: engine.apply(state, player, action, elapsed_ms), by="player")
     if client_id is not None:
         seat.recent_client_ids = [*seat.recent_client_ids, client_id][-CLIENT_IDS_KEPT:]
         seat.save(update_fields=["recent_client_ids"])
-    tx.record(events)
-    tx.move_by = "player"
-    advance(tx, before, restart_clock=False)
-    tx.finish()
-    return {"duplicate": False, "v": tx.table.version}
+    work.commit()
+    return {"duplicate": False, "v": work.table.version}
 
 
 def bot_seed(hand: Hand, version: int, position: int) -> int:
@@ -281,70 +297,34 @@ def bot_seed(hand: Hand, version: int, position: int) -> int:
 def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
     """A bot's move from its own seat view only. Does nothing if it is not the
     bot's move any more (the task is safe to run twice)."""
-    tx = TableTx(table_id)
-    hand = tx.hand
+    work = TableWork(table_id)
+    hand = work.hand
     if hand is None or hand.pk != hand_id or hand.finished:
         return False
-    seat = next((s for s in tx.seats if s.position == position and s.is_bot), None)
-    player = None if seat is None else tx.player_index(seat)
-    engine = tx.adapter.engine
-    before = engine.status(tx.state)
+    seat = work.bot_seat(position)
+    player = None if seat is None else work.player_index(seat)
+    engine = work.plugin.engine
+    before = engine.status(work.state)
     if player is None or player not in before.actors:
         return False
-    view = engine.view(tx.state, player)
-    action = engine.bot_action(view, bot_seed(hand, tx.table.version, position))
+    action = engine.bot_action(
+        engine.view(work.state, player), bot_seed(hand, work.table.version, position)
+    )
     try:
-        tx.state, events = engine.apply(tx.state, player, action, 0)
-    except RulesError:
+        play(work, lambda state: engine.apply(state, player, action, 0), by="bot", before=before)
+    except IllegalMove:
         # A bug in a bot policy must not stop the table: its clock still runs out.
         logger.exception("bot %s made an illegal move at table %s", position, table_id)
         return False
-    tx.record(list(events))
-    tx.move_by = "bot"
-    advance(tx, before, restart_clock=False)
-    tx.finish()
+    work.commit()
     return True
 
 
-def hand_timeout(tx: TableTx) -> None:
-    engine = tx.adapter.engine
-    before = engine.status(tx.state)
-    tx.state, events = engine.timeout(tx.state)
-    tx.record(list(events))
-    tx.move_by = "timeout"
-    advance(tx, before, restart_clock=True)
+def hand_timeout(work: TableWork) -> None:
+    """The turn, arrange or reveal clock ran out: the engine's time-out rule."""
+    play(work, work.plugin.engine.timeout, by="timeout", restart_clock=True)
 
 
-def table_bots_due(*, after_ms: int = 4000) -> list[tuple[int, int, int]]:
-    """(table, hand, position) of bots whose move is overdue (a lost task)."""
-    from games.models import Seat
-
-    from .tables import bot_tables_stalled
-
-    due = []
-    for table in Table.objects.filter(pk__in=bot_tables_stalled(after_ms=after_ms)).select_related(
-        "current_hand"
-    ):
-        hand = table.current_hand
-        if hand is None or hand.ended_at is not None:
-            continue
-        engine = _engine(table.game)
-        try:
-            actors = engine.status(engine.loads(hand.state)).actors
-        except Exception:
-            # One table whose state cannot be read must not stop the others.
-            logger.exception("table %s: hand %s cannot be read", table.pk, hand.pk)
-            continue
-        bots = set(Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True))
-        due += [
-            (table.pk, hand.pk, hand.players[i]["position"])
-            for i in actors
-            if hand.players[i]["position"] in bots
-        ]
-    return due
-
-
-def _engine(game: str) -> Any:
-    from games.adapters import engine_for
-
-    return engine_for(game)
+def hand_leave(work: TableWork, player: int) -> None:
+    """A player leaves mid-hand: the engine's leave rule."""
+    play(work, lambda state: work.plugin.engine.leave(state, player), by=None)

@@ -1,9 +1,12 @@
-"""One service call's work on one locked table.
+"""The unit of work of one table service call.
 
-Every table service opens a :class:`TableTx` inside ``transaction.atomic``:
-it locks the table row, collects what changed, bumps the version once, and at
-``finish()`` saves, builds each seat's payload and registers the after-commit
-publication, timer, bot moves and settlement.
+Every table service opens one :class:`TableWork` inside ``transaction.atomic``.
+It locks the table row, loads what the call reads (seats, the hand and its
+engine state) on first use, bumps the version once, and records what the change
+calls for through its methods. :meth:`TableWork.commit` saves everything and
+returns the after-commit work as data (:class:`games.aftercommit.AfterCommit`),
+registered with ``transaction.on_commit`` to be run by
+:func:`games.aftercommit.run`. Nothing else writes its fields.
 """
 
 from __future__ import annotations
@@ -15,44 +18,39 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, publish
+from games import aftercommit, clock, publish
 from games.adapters import Adapter, adapter_for
+from games.aftercommit import AfterCommit
 from games.errors import NotSeated, TableNotFound
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules.game import Event
-from games.scheduling import scheduler
 from vipgame.accounts.models import User
-from vipgame.ops import context, metrics
+from vipgame.notify import Message
+from vipgame.ops import context
 
 
-class TableTx:
+class TableWork:
     def __init__(self, table_id: int) -> None:
         table = Table.objects.select_for_update().filter(pk=table_id).first()
         if table is None:
             raise TableNotFound()
         self.table = table
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
-        self.adapter: Adapter = adapter_for(table.game)
+        self.plugin: Adapter = adapter_for(table.game)
         self._seats: list[Seat] | None = None
         # Read after the lock, not joined to it: in READ COMMITTED a joined row
         # can be an older version than the table row we waited to lock.
         self._hand: Hand | None = None
         self._hand_loaded = False
         self._state: Any = None
-        self.changed = False
-        self.events: list[HandEvent] = []
-        self.timer_due = False
-        self.lobby_changed = False
-        self.gone_users: set[int] = set()
-        self.bots_to_move: set[int] = set()
-        self.bots_to_ready: set[int] = set()
-        self.to_settle: int | None = None
-        # For the metrics, counted after commit: who moved (player, bot,
-        # timeout), whether a hand was dealt or finished, a clock's lateness.
-        self.move_by: str | None = None
-        self.dealt = False
-        self.finished = False
-        self.timer_lateness: tuple[str, float] | None = None
+        self._changed = False
+        self._events: list[HandEvent] = []
+        self._timer_due = False
+        self._lobby = False
+        self._gone_users: set[int] = set()
+        self._bots_to_move: set[int] = set()
+        self._bots_to_ready: set[int] = set()
+        self._after = AfterCommit(table_id=table.pk, game=table.game)
 
     # -- reading -------------------------------------------------------------
 
@@ -76,6 +74,9 @@ class TableTx:
             raise NotSeated()
         return seat
 
+    def bot_seat(self, position: int) -> Seat | None:
+        return next((s for s in self.seats if s.position == position and s.is_bot), None)
+
     @property
     def hand(self) -> Hand | None:
         if not self._hand_loaded:
@@ -83,7 +84,7 @@ class TableTx:
             self._hand = None if hand_id is None else Hand.objects.get(pk=hand_id)
             self._hand_loaded = True
             if self._hand is not None:
-                self._state = self.adapter.engine.loads(self._hand.state)
+                self._state = self.plugin.engine.loads(self._hand.state)
         return self._hand
 
     @property
@@ -111,16 +112,18 @@ class TableTx:
         if self.hand is None:
             return None
         # By the player, not the seat: a seat's new occupant was not dealt in.
-        return next(
-            (i for i, p in enumerate(self.hand.players) if p["user_id"] == seat.user_id), None
-        )
+        return publish.player_of_user(self.hand, seat.user_id)
+
+    def in_current_hand(self, seat: Seat) -> bool:
+        hand = self.hand
+        return hand is not None and not hand.settled and self.player_index(seat) is not None
 
     # -- writing -------------------------------------------------------------
 
     def bump(self) -> None:
-        if not self.changed:
+        if not self._changed:
             self.table.version += 1
-            self.changed = True
+            self._changed = True
 
     def set_clock(self, kind: str, ms: int) -> None:
         now = clock.now()
@@ -128,7 +131,7 @@ class TableTx:
         self.table.clock_started_at = now
         self.table.deadline = now + timedelta(milliseconds=ms)
         self.table.clock_version += 1
-        self.timer_due = True
+        self._timer_due = True
         self.bump()
 
     def clear_clock(self) -> None:
@@ -145,7 +148,7 @@ class TableTx:
         self.bump()
         for event in events:
             hand.event_count += 1
-            self.events.append(
+            self._events.append(
                 HandEvent(
                     hand=hand,
                     seq=hand.event_count,
@@ -161,87 +164,104 @@ class TableTx:
                 )
             )
 
-    def bot_delay(self) -> int:
+    # -- what the change calls for after commit --------------------------------
+
+    def announce(self) -> None:
+        """The lobby's entry of this table changed (seats taken, status)."""
+        self._lobby = True
+
+    def user_left(self, user_id: int) -> None:
+        """A user left their seat: their sockets get the public state once more."""
+        self._gone_users.add(user_id)
+
+    def bots_to_move(self, positions: set[int]) -> None:
+        """The bots whose move it is now (replaces any earlier set)."""
+        self._bots_to_move = set(positions)
+
+    def bot_to_ready(self, position: int) -> None:
+        self._bots_to_ready.add(position)
+
+    def settle_later(self, hand_id: int) -> None:
+        self._after.settle = hand_id
+
+    def moved_by(self, kind: str) -> None:
+        """For the metrics: a move by a player, a bot or a time-out."""
+        self._after.move_by = kind
+
+    def hand_dealt(self) -> None:
+        self._after.dealt = True
+
+    def hand_finished(self, hand_id: int) -> None:
+        self._after.finished = True
+        self._bots_to_move = set()
+        self.settle_later(hand_id)
+
+    def timer_fired(self, kind: str, lateness_s: float) -> None:
+        self._after.timer_lateness = (kind, lateness_s)
+
+    def _bot_delay(self) -> int:
         low, high = (
             self.table.bot_delay_ms,
             max(self.table.bot_delay_max_ms, self.table.bot_delay_ms),
         )
         return random.randint(low, high)  # think time, not a secret
 
-    def finish(self) -> None:
-        """Save everything and register the after-commit work."""
-        if self._hand is not None and self.changed and self._state is not None:
-            self._hand.state = self.adapter.engine.dumps(self._state)
+    # -- the end -------------------------------------------------------------
+
+    def commit(self) -> AfterCommit | None:
+        """Save everything; register and return the after-commit work (None
+        when nothing changed)."""
+        if self._hand is not None and self._changed and self._state is not None:
+            self._hand.state = self.plugin.engine.dumps(self._state)
             self._hand.save(update_fields=["state", "event_count", "ended_at", "result"])
-        if self.events:
-            HandEvent.objects.bulk_create(self.events)
-        if not self.changed:
-            return
-        table_id, clock_version, deadline = (
-            self.table.pk,
-            self.table.clock_version,
-            self.table.deadline,
-        )
+        if self._events:
+            HandEvent.objects.bulk_create(self._events)
+        if not self._changed:
+            return None
+        table, after = self.table, self._after
         # A clock that runs out soon gets its timer task now; a longer one from
         # the sweeper a few seconds before its deadline (tasks.sweeper): most
         # turn clocks are answered long before, and need no task at all.
-        timer = (
-            self.timer_due
+        deadline = table.deadline
+        if (
+            self._timer_due
             and deadline is not None
             and (deadline - clock.now()).total_seconds() <= settings.TIMER_QUEUE_AHEAD_S
-        )
-        if timer:
-            self.table.timer_version = clock_version
-        self.table.active_at = clock.now()
-        self.table.save()
-        messages = self._messages()
-        hand_id = None if self._hand is None else self._hand.pk
-        bots = [(p, self.bot_delay()) for p in sorted(self.bots_to_move)]
-        ready = [(p, self.bot_delay()) for p in sorted(self.bots_to_ready)]
-        settle = self.to_settle
-        game, move_by, dealt, finished = self.table.game, self.move_by, self.dealt, self.finished
-        lateness = self.timer_lateness
+        ):
+            table.timer_version = table.clock_version
+            after.timer = (table.clock_version, deadline)
+        table.active_at = clock.now()
+        table.save()
+        after.messages = self._messages()
+        if self._bots_to_move:
+            assert self._hand is not None
+            after.bot_moves = [
+                (self._hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)
+            ]
+        after.bot_readies = [(p, self._bot_delay()) for p in sorted(self._bots_to_ready)]
+        transaction.on_commit(lambda: aftercommit.run(after), robust=True)
+        return after
 
-        def after_commit() -> None:
-            publish.send(messages)
-            metrics.table_committed(game, move_by=move_by, dealt=dealt, finished=finished)
-            if lateness is not None:
-                metrics.timer_fired(*lateness)
-            if timer:
-                assert deadline is not None
-                scheduler.timer(table_id, clock_version, deadline)
-            for position, delay in bots:
-                assert hand_id is not None
-                scheduler.bot_move(table_id, hand_id, position, delay)
-            for position, delay in ready:
-                scheduler.bot_ready(table_id, position, delay)
-            if settle is not None:
-                scheduler.settle(settle)
-
-        transaction.on_commit(after_commit, robust=True)
-
-    def _messages(self) -> list[tuple[str, dict[str, Any]]]:
+    def _messages(self) -> list[Message]:
         table, seats = self.table, self.seats
         chips = publish.seat_chips(table, seats)
-        hand = self.hand
-        messages: list[tuple[str, dict[str, Any]]] = []
+        hand, state = self.hand, self.state
+        messages: list[Message] = []
         for seat in seats:
             if seat.is_bot:
                 continue
-            payload = publish.state_payload(
-                table, seats, chips, hand, self.state, seat, self.events
-            )
+            payload = publish.state_payload(table, seats, chips, hand, state, seat, self._events)
             messages.append(
                 (
                     publish.user_group(table.pk, seat.user_id),
                     {"type": "table.state", "payload": payload, "personal": True},
                 )
             )
-        public = publish.state_payload(table, seats, chips, hand, self.state, None, self.events)
+        public = publish.state_payload(table, seats, chips, hand, state, None, self._events)
         messages.append(
             (publish.public_group(table.pk), {"type": "table.state", "payload": public})
         )
-        for user_id in self.gone_users:
+        for user_id in self._gone_users:
             messages.append(
                 (
                     publish.user_group(table.pk, user_id),
@@ -250,7 +270,7 @@ class TableTx:
             )
         # Private tables are never in the lobby (nor in its first list): their
         # players know them from the invite link.
-        if self.lobby_changed and not table.is_private:
+        if self._lobby and not table.is_private:
             entry = publish.lobby_entry(table, seats)
             messages.append((publish.LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
         return messages

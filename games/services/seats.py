@@ -1,0 +1,531 @@
+"""Seats: sit, buy in, ready, seeds, leave, bots, presence, and the wallet
+holds and stacks behind them.
+
+Builds on hands (a ready table deals, a player leaving mid-hand plays the
+engine's leave rule); settlement and tables build on this."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from games import clock
+from games.errors import (
+    AlreadySeated,
+    BadBuyIn,
+    BadClientSeed,
+    HandInProgress,
+    NoBotAvailable,
+    NoBotSeat,
+    NoSuchSeat,
+    NotEnoughChips,
+    PrivateTable,
+    SeatTaken,
+    SeedReused,
+    StaleCommitment,
+    TableClosed,
+    TableFull,
+    TooManyBots,
+    TooManyTables,
+)
+from games.models import HandPlayer, Seat, Table
+from games.rules import fairness
+from games.rules.errors import RulesError
+from vipgame.accounts.models import User
+from vipgame.accounts.services import bot_create
+from vipgame.errors import PermissionDenied
+from wallet import services as wallet
+from wallet.errors import InsufficientChips
+from wallet.models import Account, Hold
+
+from .hands import hand_leave, maybe_deal
+from .work import TableWork
+
+SEAT_HOLD_TTL = timedelta(days=7)
+BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
+
+
+def seat_key(table: Table, position: int) -> str:
+    return f"{table.pk}:{position}"
+
+
+def min_balance(table: Table) -> int:
+    return table.min_balance_units * table.stake
+
+
+def _check_open(work: TableWork, user: User, invite_code: str) -> None:
+    table = work.table
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    if table.is_private and invite_code != table.invite_code and table.owner_id != user.pk:
+        raise PrivateTable()
+
+
+def _free_position(work: TableWork, position: int | None) -> int:
+    taken = {s.position for s in work.seats}
+    if position is None:
+        free = [p for p in range(work.table.seat_count) if p not in taken]
+        if not free:
+            raise TableFull()
+        return free[0]
+    if not isinstance(position, int) or not 0 <= position < work.table.seat_count:
+        raise NoSuchSeat()
+    if position in taken:
+        raise SeatTaken()
+    return position
+
+
+def _take_seat(
+    work: TableWork, user: User, position: int, buy_in: int | None, bot_for: User | None = None
+) -> Seat:
+    table = work.table
+    hold = None
+    if work.plugin.uses_escrow:
+        low, high = table.buy_in_range()
+        amount = low if buy_in is None else buy_in
+        if not isinstance(amount, int) or isinstance(amount, bool) or not low <= amount <= high:
+            raise BadBuyIn(low=low, high=high)
+        wallet.seat_buy_in(
+            user=user, seat_key=seat_key(table, position), amount=amount,
+            key=f"buyin:{table.pk}:{position}:{secrets.token_hex(8)}",
+        )  # fmt: skip
+    else:
+        # The table's minimum balance is held in the wallet while the player
+        # sits here: the same chips cannot back a seat at another table.
+        hold = _hold_min_balance(table, user)
+    seat = Seat.objects.create(
+        table=table, position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for
+    )
+    work.forget_seats()
+    work.bump()
+    work.announce()
+    return seat
+
+
+def _hold_min_balance(table: Table, user: User) -> Hold:
+    needed = min_balance(table)
+    account = wallet.account_for_user(user=user)
+    try:
+        return wallet.hold_create(
+            account=account,
+            amount=needed,
+            key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
+            expires_at=clock.now() + SEAT_HOLD_TTL,
+            reason=f"table #{table.pk}",
+        )
+    except InsufficientChips:
+        raise NotEnoughChips(needed=needed) from None
+
+
+def seat_hold(seat: Seat) -> Hold | None:
+    """The seat's pending wallet hold, locked (None if it has none)."""
+    if seat.hold_id is None:
+        return None
+    return (
+        Hold.objects.select_for_update().filter(pk=seat.hold_id, status=Hold.Status.PENDING).first()
+    )
+
+
+def release_seat_hold(seat: Seat) -> int:
+    """Release the seat's hold; returns the amount it held."""
+    hold = seat_hold(seat)
+    if hold is None:
+        return 0
+    wallet.hold_void(hold=hold)
+    return hold.amount
+
+
+def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> None:
+    """Hold the table's minimum balance again for the next hand (after a
+    settlement: what the player still has, up to it)."""
+    release_seat_hold(seat)
+    needed = min_balance(work.table)
+    account = wallet.account_for_user(user=seat.user)
+    amount = min(needed, account.available if at_most is None else at_most)
+    seat.hold = None
+    if amount > 0:
+        seat.hold = wallet.hold_create(
+            account=account,
+            amount=amount,
+            key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
+            expires_at=clock.now() + SEAT_HOLD_TTL,
+            reason=f"table #{work.table.pk}",
+        )
+    seat.save(update_fields=["hold"])
+
+
+@transaction.atomic
+def table_sit(
+    *,
+    table_id: int,
+    user: User,
+    position: int | None = None,
+    buy_in: int | None = None,
+    invite_code: str = "",
+) -> Seat:
+    work = TableWork(table_id)
+    _check_open(work, user, invite_code)
+    if work.seat_of(user) is not None:
+        raise AlreadySeated()
+    seat = _take_seat(work, user, _free_position(work, position), buy_in)
+    if work.table.fill_with_bots and not user.is_bot:
+        _fill_with_bots(work, user)
+    work.commit()
+    return seat
+
+
+def _bot_user(work: TableWork, needed: int) -> User:
+    """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
+    table at a time), lent ``needed`` chips by the house."""
+    busy = Seat.objects.filter(is_bot=True).values("user")
+    bot = (
+        User.objects.filter(is_bot=True, is_active=True)
+        .exclude(pk__in=busy)
+        .order_by("pk")
+        .select_for_update(skip_locked=True)
+        .first()
+    )
+    if bot is None:
+        count = User.objects.filter(is_bot=True).count()
+        if count >= settings.BOT_POOL_SIZE:
+            raise NoBotAvailable()
+        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
+        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
+    _bot_fund(work, bot, needed)
+    return bot
+
+
+def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
+    """Lend the bot what it lacks of ``needed`` from the house (never issuance)."""
+    account = wallet.account_for_user(user=bot)
+    if account.available >= needed:
+        return
+    try:
+        wallet.bot_lend(
+            bot=bot, amount=needed - account.available,
+            key=f"bot-loan:{bot.pk}:{secrets.token_hex(8)}", reason=f"table #{work.table.pk}",
+        )  # fmt: skip
+    except InsufficientChips:
+        raise NoBotAvailable() from None
+
+
+def _bot_needs(work: TableWork) -> tuple[int, int | None]:
+    """Chips a bot is lent to sit here, and its Poker buy-in."""
+    table = work.table
+    if not work.plugin.uses_escrow:
+        return min_balance(table) * 2, None
+    low, high = table.buy_in_range()
+    buy_in = min(low * 2, high)
+    return buy_in, buy_in
+
+
+def _add_bot(work: TableWork, position: int | None = None, *, asked_by: User | None = None) -> Seat:
+    if asked_by is not None and not asked_by.is_staff and not asked_by.is_bot:
+        asked = Seat.objects.filter(is_bot=True, bot_for=asked_by).exclude(
+            table__status=Table.Status.CLOSED
+        )
+        if asked.count() >= settings.MAX_BOT_SEATS_PER_USER:
+            raise TooManyBots(limit=settings.MAX_BOT_SEATS_PER_USER)
+    free = _free_position(work, position)
+    needed, buy_in = _bot_needs(work)
+    bot = _bot_user(work, needed)
+    seat = _take_seat(work, bot, free, buy_in, bot_for=asked_by)
+    work.bot_to_ready(seat.position)
+    return seat
+
+
+def _fill_with_bots(work: TableWork, asked_by: User) -> None:
+    wanted = min(work.table.seat_count, 4)
+    while len(work.seats) < wanted:
+        _add_bot(work, asked_by=asked_by)
+
+
+@transaction.atomic
+def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> Seat:
+    """Seat a bot. The table's owner or a player seated there may ask; staff
+    may too at a public table. A private table is its owner's and invited
+    players' game: anyone else, staff included, gets ``private_table``."""
+    work = TableWork(table_id)
+    seated = work.seat_of(user) is not None
+    if not (user.is_staff or work.table.owner_id == user.pk or seated):
+        raise PermissionDenied()
+    _check_open(work, user, work.table.invite_code if seated else "")
+    if len(work.seats) >= work.table.seat_count:
+        raise NoBotSeat()
+    seat = _add_bot(work, position, asked_by=user)
+    work.commit()
+    return seat
+
+
+def free_seat(work: TableWork, seat: Seat) -> None:
+    """Free a seat: Poker stacks back to the wallet, the wallet hold released,
+    and a bot's chips back to the house. When the last person leaves a table
+    between hands, its bots leave too (their chips and accounts go back to
+    the house and the pool; a "play now" table fills again when someone sits)."""
+    if not Seat.objects.filter(pk=seat.pk).exists():
+        return  # already freed (the bots of a table its last person left)
+    if work.plugin.uses_escrow:
+        wallet.seat_cash_out(
+            seat_key=seat_key(work.table, seat.position),
+            key=f"cashout:{work.table.pk}:{seat.position}:{seat.pk}",
+        )
+    release_seat_hold(seat)
+    if seat.is_bot:
+        wallet.bot_repay(
+            bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
+            reason=f"table #{work.table.pk}",
+        )  # fmt: skip
+    work.user_left(seat.user_id)
+    seat.delete()
+    work.forget_seats()
+    work.bump()
+    work.announce()
+    if not seat.is_bot and all(s.is_bot for s in work.seats):
+        hand = work.hand
+        if hand is None or hand.settled:
+            for bot in list(work.seats):
+                free_seat(work, bot)
+
+
+def limit_open_tables(owner: User) -> None:
+    """At most ``MAX_OPEN_TABLES_PER_USER`` open tables per player (staff and
+    bots are not counted)."""
+    if owner.is_staff or owner.is_bot:
+        return
+    # Two requests at once: the owner's row is the lock that counts them one by one.
+    User.objects.select_for_update().filter(pk=owner.pk).first()
+    limit = settings.MAX_OPEN_TABLES_PER_USER
+    if Table.objects.filter(owner=owner).exclude(status=Table.Status.CLOSED).count() >= limit:
+        raise TooManyTables(limit=limit)
+
+
+@transaction.atomic
+def table_leave(*, table_id: int, user: User) -> None:
+    """Leave now, or (mid-hand) play on through the engine's leave rule and
+    free the seat once the hand is settled."""
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    if not work.in_current_hand(seat):
+        free_seat(work, seat)
+    elif not seat.leaving:
+        seat.leaving = True
+        seat.ready = False
+        seat.save(update_fields=["leaving", "ready"])
+        hand = work.hand
+        assert hand is not None
+        if not hand.finished:
+            player = work.player_index(seat)
+            assert player is not None
+            hand_leave(work, player)
+        work.bump()
+    work.commit()
+
+
+def _check_seed(work: TableWork, seat: Seat, client_seed: object, commitment: object) -> str:
+    """A player's seed for the next hand, refused unless it is 1 to 64
+    characters, answers the table's next commitment (``commitment`` None: the
+    one current when it arrives, for clients that do not say) and was never
+    used by this player before."""
+    try:
+        seed = fairness.check_client_seed(client_seed)
+    except RulesError:
+        raise BadClientSeed() from None
+    if not seed:
+        raise BadClientSeed()
+    current = work.table.next_commitment
+    if commitment is not None and commitment != current:
+        raise StaleCommitment(commitment=current)
+    if HandPlayer.objects.filter(user_id=seat.user_id, client_seed=seed).exists():
+        raise SeedReused()
+    return seed
+
+
+def _store_seed(work: TableWork, seat: Seat, seed: str) -> None:
+    seat.client_seed, seat.seed_commitment = seed, work.table.next_commitment
+    seat.save(update_fields=["client_seed", "seed_commitment"])
+
+
+@transaction.atomic
+def table_seed(
+    *, table_id: int, user: User, client_seed: object, commitment: object
+) -> dict[str, Any]:
+    """The player's seed for the next hand, sent for the commitment it answers
+    (docs/fairness.md). Sending again before the deal replaces it."""
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    if work.table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    if not isinstance(commitment, str):
+        raise StaleCommitment(commitment=work.table.next_commitment)
+    seed = _check_seed(work, seat, client_seed, commitment)
+    _store_seed(work, seat, seed)
+    if work.table.clock == Table.Clock.SEEDS:
+        maybe_deal(work)  # the seed the deal was waiting for
+    work.commit()
+    return {"commitment": seat.seed_commitment}
+
+
+@transaction.atomic
+def table_ready(
+    *, table_id: int, user: User, client_seed: str = "", commitment: str | None = None
+) -> None:
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    _ready(work, seat, client_seed, commitment)
+    work.commit()
+
+
+def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object = None) -> None:
+    table = work.table
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    seed = None
+    if client_seed != "":  # "" (or no seed): keep the one sent, or the server draws one
+        seed = _check_seed(work, seat, client_seed, commitment)
+    if work.plugin.uses_escrow:
+        stack = (
+            Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
+            .values_list("balance", flat=True)
+            .first()
+        )
+        if not stack:
+            raise NotEnoughChips(needed=table.buy_in_range()[0])
+    else:
+        _hold_for_next_hand(work, seat)
+    if seat.leaving:
+        raise HandInProgress()
+    if seed is not None:
+        _store_seed(work, seat, seed)
+    seat.ready, seat.sitting_out, seat.timeouts = True, False, 0
+    seat.save(update_fields=["ready", "sitting_out", "timeouts"])
+    work.bump()
+    waiting = [s for s in work.seats if not s.sitting_out and not s.leaving]
+    if (
+        table.status == Table.Status.WAITING
+        and not work.plugin.keeps_ready
+        and not table.clock
+        and not all(s.ready for s in waiting)
+    ):
+        work.set_clock(Table.Clock.READY, table.ready_seconds * 1000)
+    if all(s.ready for s in waiting) and table.clock == Table.Clock.READY:
+        work.clear_clock()
+    maybe_deal(work)
+
+
+def _hold_for_next_hand(work: TableWork, seat: Seat) -> None:
+    """Mậu Binh, Tiến Lên: the seat's hold must cover the minimum balance
+    before the player is dealt in (after a loss it may hold less)."""
+    needed = min_balance(work.table)
+    hold = seat_hold(seat)
+    held = 0 if hold is None else hold.amount
+    if held >= needed:
+        return
+    if wallet.account_for_user(user=seat.user).available + held < needed:
+        raise NotEnoughChips(needed=needed)
+    rehold_seat(work, seat)
+
+
+def _bot_top_up(work: TableWork, seat: Seat) -> None:
+    """A bot short of chips to play on borrows again from the house."""
+    needed, buy_in = _bot_needs(work)
+    _bot_fund(work, seat.user, needed)
+    if buy_in is not None:
+        low, high = work.table.buy_in_range()
+        stack = (
+            Account.objects.filter(key=f"seat:{seat_key(work.table, seat.position)}")
+            .values_list("balance", flat=True)
+            .first()
+            or 0
+        )
+        if stack < low:
+            wallet.seat_buy_in(
+                user=seat.user, seat_key=seat_key(work.table, seat.position),
+                amount=min(buy_in, high - stack),
+                key=f"buyin:{work.table.pk}:{seat.position}:{secrets.token_hex(8)}",
+            )  # fmt: skip
+            seat.sitting_out = False
+            seat.save(update_fields=["sitting_out"])
+        work.forget_seats()
+
+
+@transaction.atomic
+def table_bot_ready(*, table_id: int, position: int) -> None:
+    work = TableWork(table_id)
+    seat = next((s for s in work.seats if s.position == position and s.is_bot), None)
+    if seat is None or seat.ready or seat.leaving or work.table.status == Table.Status.CLOSED:
+        return
+    try:
+        try:
+            with transaction.atomic():
+                _ready(work, seat, "")  # a bot's seed is drawn at the deal (play.contributions)
+        except NotEnoughChips:
+            with transaction.atomic():
+                _bot_top_up(work, seat)
+                _ready(work, seat, "")
+    except (NotEnoughChips, NoBotAvailable):
+        free_seat(work, seat)
+    work.commit()
+
+
+@transaction.atomic
+def seat_presence(*, table_id: int, user: User, delta: int) -> None:
+    """A socket of a seated player connected (+1), closed (-1), or is alive (0:
+    a heartbeat that changes nothing others see unless the seat looked gone)."""
+    if delta == 0:
+        # The usual heartbeat: the seat is connected and stays so. One UPDATE,
+        # no table lock, nothing to tell anyone.
+        recently = clock.now() - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+        if Seat.objects.filter(
+            table_id=table_id, user=user, connections__gt=0, last_seen__gte=recently
+        ).update(last_seen=clock.now()):
+            return
+    work = TableWork(table_id)
+    seat = work.seat_of(user)
+    if seat is None:
+        return
+    was_connected = seat.connected
+    seat.connections = max(0, seat.connections + delta) if delta else max(1, seat.connections)
+    seat.last_seen = clock.now()
+    seat.save(update_fields=["connections", "last_seen"])
+    if delta or not was_connected:
+        work.bump()
+    work.commit()
+
+
+@transaction.atomic
+def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
+    """Hold'em: add chips to the stack between hands, up to the maximum buy-in."""
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    table = work.table
+    if not work.plugin.uses_escrow:
+        from games.errors import BadAction
+
+        raise BadAction()
+    if work.in_current_hand(seat) and work.hand is not None and not work.hand.finished:
+        raise HandInProgress()
+    low, high = table.buy_in_range()
+    stack = (
+        Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
+        .values_list("balance", flat=True)
+        .first()
+        or 0
+    )
+    if (
+        not isinstance(amount, int)
+        or isinstance(amount, bool)
+        or amount < 1
+        or stack + amount > high
+    ):
+        raise BadBuyIn(low=max(1, low - stack), high=high - stack)
+    wallet.seat_buy_in(
+        user=user, seat_key=seat_key(table, seat.position), amount=amount,
+        key=f"buyin:{table.pk}:{seat.position}:{secrets.token_hex(8)}",
+    )  # fmt: skip
+    work.forget_seats()  # the stack it shows grew
+    work.bump()
+    work.commit()

@@ -1,0 +1,91 @@
+"""The one way the server tells open sockets something: tables, wallets,
+moderation and accounts all send through here, after their transaction commits.
+
+Best effort: a socket that misses a message resyncs by version (tables) or
+reads the value again on its next page load (balances). A message is a pair
+``(group, event)``; each group's messages arrive in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+Message = tuple[str, dict[str, Any]]
+
+
+def user_group(user_id: int) -> str:
+    """Every lobby and table socket of one user (balance, bans, log-out)."""
+    return f"user.{user_id}"
+
+
+async def _send_all(layer: Any, messages: Sequence[Message]) -> None:
+    # Each group is one audience: the order between groups does not matter, so
+    # the sends go out together instead of one round trip each. Each message
+    # still reaches its group in order.
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+
+
+async def _send_logged(
+    layer: Any, messages: Sequence[Message], sent: Callable[[], None] | None
+) -> bool:
+    try:
+        await _send_all(layer, messages)
+    except (OSError, RedisError) as exc:
+        kinds = sorted({str(m.get("type")) for _, m in messages})
+        logger.warning("%s not sent: %s", ", ".join(kinds), exc)
+        return False
+    if sent is not None:
+        sent()
+    return True
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of the server that called into this thread through
+    ``sync_to_async`` (Daphne's, for a WebSocket message), if any."""
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return loop if loop is not None and loop.is_running() else None
+
+
+def send(messages: Sequence[Message], *, sent: Callable[[], None] | None = None) -> bool:
+    """Send now (call it after commit). Inside the server the sends are handed
+    to its event loop and this returns at once (the mover's ``ack`` need not
+    wait for everyone's ``state``); elsewhere (Celery, management commands)
+    they are sent here. ``sent`` runs once they are out. Returns False when the
+    channel layer cannot be reached (a warning is logged)."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return False
+    loop = _server_loop()
+    if loop is not None:
+        work: Coroutine[Any, Any, bool] = _send_logged(layer, list(messages), sent)
+        asyncio.run_coroutine_threadsafe(work, loop)
+        return True
+    return bool(async_to_sync(_send_logged)(layer, messages, sent))
+
+
+def send_on_commit(messages: Sequence[Message]) -> None:
+    """Send once the current transaction commits (nothing if it rolls back)."""
+    batch = list(messages)
+    transaction.on_commit(lambda: send(batch), robust=True)
+
+
+def tell_user(user_id: int, message: dict[str, Any]) -> bool:
+    """To every socket of the user, now."""
+    return send([(user_group(user_id), message)])
+
+
+def tell_user_on_commit(user_id: int, message: dict[str, Any]) -> None:
+    send_on_commit([(user_group(user_id), message)])
