@@ -1,0 +1,231 @@
+"""The table services alone: what one move costs, with no socket and no Celery.
+
+Drives ``services.table_act`` directly against PostgreSQL in one thread (one
+core), four human players per table moving with the bot policy, tables taken
+in turn so each move finds a different table row. Per move it measures the
+service thread's CPU time (``time.thread_time``) and wall time, the SQL
+statements sent, PostgreSQL's CPU (the backend process of this connection,
+from ``/proc``), and the bytes the move publishes (every message JSON-encoded;
+nothing is sent: the transport is measured by ``bench.transport``). Choosing a
+move (the bot policy on the player's view, read from the database) and ending
+hands (settlement, the summary clock, readying up) happen between timed moves
+and are not counted.
+
+It creates a fresh database ``<name>_bench`` from ``DATABASE_URL`` (the
+server must be PostgreSQL), migrates it, prints a table and writes JSON to
+``bench/results/service-<game>.json``.
+
+    python -m bench.service --game tienlen --moves 3000
+    python -m bench.service --game holdem --moves 3000 --tables 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.stack import RESULTS, ROOT, fresh_database
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def _backend_cpu(pid: int) -> float:
+    """CPU seconds of a PostgreSQL backend process (same machine)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+class Recorder:
+    """Stands in for Celery: keeps what would be queued."""
+
+    def __init__(self) -> None:
+        self.settlements: list[int] = []
+
+    def timer(self, *args: Any) -> None: ...
+
+    def bot_move(self, *args: Any) -> None: ...
+
+    def bot_ready(self, *args: Any) -> None: ...
+
+    def settle(self, hand_id: int) -> None:
+        self.settlements.append(hand_id)
+
+
+def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
+    from django.conf import settings
+    from django.db import connection
+
+    from games import clock, publish, scheduling, services
+    from games.adapters import engine_for
+    from games.models import Hand, Seat, Table
+    from vipgame.accounts.services import user_register
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.SEED_GRACE_MS = 0  # nobody is connected: no seed to wait for
+    recorder = Recorder()
+    scheduling.scheduler = recorder
+    published: list[int] = []
+
+    def measure(messages: Any) -> None:
+        published.append(sum(len(json.dumps(m, separators=(",", ":"))) for _, m in messages))
+
+    publish.send = measure  # type: ignore[assignment]
+    statements = [0]
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
+    engine = engine_for(game)
+    ids = []
+    for n in range(tables):
+        users = [
+            user_register(username=f"s{n}-{i}", display_name=f"P{n}{i}", password="Bench-42-x")
+            for i in range(4)
+        ]
+        table = services.table_create(owner=users[0], game=game, stake=1, seat_count=4)
+        for position, user in enumerate(users):
+            buy_in = table.buy_in_range()[1] if game == "holdem" else None
+            services.table_sit(table_id=table.pk, user=user, position=position, buy_in=buy_in)
+        ids.append(table.pk)
+
+    def ready(table_id: int) -> None:
+        for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
+            services.table_ready(table_id=table_id, user=seat.user, client_seed=os.urandom(8).hex())
+
+    def next_move(table_id: int) -> tuple[Any, dict[str, Any], int] | None:
+        """(user, action, version) of the next human move, after ending a
+        finished hand and dealing the next (not timed)."""
+        for _ in range(10):
+            table = Table.objects.get(pk=table_id)
+            hand = (
+                None
+                if table.current_hand_id is None
+                else Hand.objects.get(pk=table.current_hand_id)
+            )
+            if hand is None or hand.ended_at is not None:
+                while recorder.settlements:
+                    services.hand_settle(hand_id=recorder.settlements.pop())
+                table.refresh_from_db()
+                if table.status == Table.Status.SUMMARY and table.deadline is not None:
+                    services.table_timeout(table_id=table_id, clock_version=table.clock_version)
+                ready(table_id)
+                continue
+            state = engine.loads(hand.state)
+            actors = engine.status(state).actors
+            if not actors:
+                services.table_timeout(table_id=table_id, clock_version=table.clock_version)
+                continue
+            player = actors[0]
+            seat = Seat.objects.select_related("user").get(
+                table_id=table_id, user_id=hand.players[player]["user_id"]
+            )
+            action = engine.bot_action(engine.view(state, player), seed=table.version)
+            return seat.user, action, table.version
+        return None
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    cpu, wall, counts, sizes = [], [], [], []
+    pg_cpu = 0.0
+    done = 0
+    turn = 0
+    while done < warmup + moves:
+        table_id = ids[turn % len(ids)]
+        turn += 1
+        move = next_move(table_id)
+        if move is None:
+            continue
+        user, action, version = move
+        published.clear()
+        statements[0] = 0
+        pg_before = _backend_cpu(backend)
+        started_cpu, started = time.thread_time(), time.perf_counter()
+        with connection.execute_wrapper(count):
+            services.table_act(
+                table_id=table_id, user=user, action=action, client_id=f"m{done}", version=version
+            )
+        elapsed_cpu, elapsed = time.thread_time() - started_cpu, time.perf_counter() - started
+        pg = _backend_cpu(backend) - pg_before
+        done += 1
+        if done <= warmup:
+            continue
+        cpu.append(elapsed_cpu * 1000)
+        wall.append(elapsed * 1000)
+        counts.append(statements[0])
+        sizes.append(sum(published))
+        pg_cpu += pg
+    _ = clock  # the real clock: clocks run, but no timer fires during the run
+    mean_cpu = statistics.fmean(cpu)
+    return {
+        "game": game,
+        "tables": tables,
+        "moves": len(cpu),
+        "moves_per_s_one_core": round(1000 / (mean_cpu + pg_cpu * 1000 / len(cpu)), 1),
+        "service_cpu_ms": {
+            "mean": round(mean_cpu, 3),
+            "p50": round(_percentile(cpu, 50), 3),
+            "p99": round(_percentile(cpu, 99), 3),
+        },
+        "wall_ms": {
+            "mean": round(statistics.fmean(wall), 3),
+            "p50": round(_percentile(wall, 50), 3),
+        },
+        "postgres_cpu_ms_per_move": round(pg_cpu * 1000 / len(cpu), 3),
+        "statements_per_move": {
+            "mean": round(statistics.fmean(counts), 2),
+            "histogram": dict(sorted(Counter(counts).items())),
+        },
+        "bytes_published_per_move": {
+            "mean": round(statistics.fmean(sizes)),
+            "p50": _percentile([float(s) for s in sizes], 50),
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--game", choices=["tienlen", "holdem", "maubinh"], default="tienlen")
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        sys.exit("DATABASE_URL must name a PostgreSQL server (a fresh <name>_bench is made)")
+    os.environ["DATABASE_URL"] = fresh_database(url)
+    os.environ["DEBUG"] = "0"  # DEBUG would keep every query in memory
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    result = run(args.game, args.tables, args.moves, args.warmup)
+    result["command"] = " ".join(["python -m bench.service", *sys.argv[1:]])
+    result["date"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    print(json.dumps(result, indent=2))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"service-{args.game}.json"
+    path.write_text(json.dumps(result, indent=2))
+    print(f"\nwrote {path}")
+
+
+if __name__ == "__main__":
+    main()
