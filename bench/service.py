@@ -82,7 +82,7 @@ def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
     def measure(messages: Any) -> None:
         published.append(sum(len(json.dumps(m, separators=(",", ":"))) for _, m in messages))
 
-    publish.send = measure  # type: ignore[assignment]
+    publish.send = measure
     statements = [0]
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
