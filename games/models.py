@@ -264,7 +264,6 @@ class HandEvent(models.Model):
     class Visibility(models.TextChoices):
         EVERYONE = "all", _("everyone")
         SEAT = "seat", _("one player")
-        STAFF = "staff", _("staff only")
 
     hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

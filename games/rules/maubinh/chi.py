@@ -26,19 +26,6 @@ _RANK_BITS = (1 << CATEGORY_SHIFT) - 1
 HAND_NAMES: dict[int, str] = {int(c): name for c, name in CATEGORY_NAMES.items()}
 HAND_NAMES[FOUR_ACES] = "four_aces"
 
-HAND_NAMES_VI: dict[str, str] = {
-    "high_card": "Mậu thầu",
-    "pair": "Đôi",
-    "two_pair": "Thú",
-    "trips": "Sám",
-    "straight": "Sảnh",
-    "flush": "Thùng",
-    "full_house": "Cù lũ",
-    "quads": "Tứ quý",
-    "straight_flush": "Thùng phá sảnh",
-    "four_aces": "Tứ quý A",
-}
-
 
 def category(strength: int) -> int:
     return strength >> CATEGORY_SHIFT

@@ -26,18 +26,6 @@ INSTANT_TYPES: tuple[str, ...] = (
     "flush_dragon",
 )
 
-INSTANT_NAMES_VI: dict[str, str] = {
-    "three_straights": "Ba cái sảnh",
-    "three_flushes": "Ba cái thùng",
-    "six_pairs": "Lục phé bôn",
-    "five_pairs_trips": "Năm đôi một sám",
-    "twelve_one_colour": "12 lá đồng màu",
-    "thirteen_one_colour": "13 lá đồng màu",
-    "three_straight_flushes": "Ba thùng phá sảnh",
-    "dragon": "Sảnh rồng",
-    "flush_dragon": "Rồng cuốn",
-}
-
 STRAIGHT_FLUSH_ORDERS = ("poker", "royal_wheel_high")
 MAX_OPTION_VALUE = 1_000_000
 
