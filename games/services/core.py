@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import transaction
 
 from games import clock, publish
-from games.adapters import Adapter, adapter_for
 from games.errors import NotSeated, TableNotFound
 from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import GamePlugin, plugin_for
 from games.rules.game import Event
 from games.scheduling import scheduler
 from vipgame.accounts.models import User
@@ -32,7 +32,7 @@ class TableTx:
             raise TableNotFound()
         self.table = table
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
-        self.adapter: Adapter = adapter_for(table.game)
+        self.plugin: GamePlugin = plugin_for(table.game)
         self._seats: list[Seat] | None = None
         # Read after the lock, not joined to it: in READ COMMITTED a joined row
         # can be an older version than the table row we waited to lock.
@@ -83,7 +83,7 @@ class TableTx:
             self._hand = None if hand_id is None else Hand.objects.get(pk=hand_id)
             self._hand_loaded = True
             if self._hand is not None:
-                self._state = self.adapter.engine.loads(self._hand.state)
+                self._state = self.plugin.engine.loads(self._hand.state)
         return self._hand
 
     @property
@@ -171,7 +171,7 @@ class TableTx:
     def finish(self) -> None:
         """Save everything and register the after-commit work."""
         if self._hand is not None and self.changed and self._state is not None:
-            self._hand.state = self.adapter.engine.dumps(self._state)
+            self._hand.state = self.plugin.engine.dumps(self._state)
             self._hand.save(update_fields=["state", "event_count", "ended_at", "result"])
         if self.events:
             HandEvent.objects.bulk_create(self.events)

@@ -112,18 +112,18 @@ def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
         return
     if table.clock == Table.Clock.SEEDS:
         tx.clear_clock()
-    adapter, engine = tx.adapter, tx.adapter.engine
+    plugin, engine = tx.plugin, tx.plugin.engine
     number = table.hands_played + 1
     client_seeds, seed_sources = contributions(table, players)
     secret = TableSeed.objects.get(table=table)
     seed = bytes.fromhex(secret.server_seed)
     fair_id = f"{table.pk}-{number}"
     deck, draws = fairness.fair_draws(
-        seed, fair_id, client_seeds, adapter.fair_bounds(table, len(players))
+        seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
-    stacks = _escrow_stacks(tx, [s.position for s in players]) if adapter.uses_escrow else []
-    setup = adapter.setup(table, players, draws, stacks)
-    state, events = engine.start(adapter.ruleset(table), deck, len(players), setup)
+    stacks = _escrow_stacks(tx, [s.position for s in players]) if plugin.uses_escrow else []
+    setup = plugin.setup(table, players, draws, stacks)
+    state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
     hand = Hand.objects.create(
         table=table,
         number=number,
@@ -166,7 +166,7 @@ def maybe_deal(tx: TableTx, *, seeds_waited: bool = False) -> None:
 
 def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
     """After the hand's state changed: finish it, or (re)start the right clock."""
-    engine, table = tx.adapter.engine, tx.table
+    engine, table = tx.plugin.engine, tx.table
     status = engine.status(tx.state)
     same_clock = (
         before is not None
@@ -192,14 +192,14 @@ def advance(tx: TableTx, before: Status | None, *, restart_clock: bool) -> None:
             Table.Clock.TURN: table.turn_seconds,
         }
         seconds = durations[status.clock]
-        extra = tx.adapter.extra_clock_ms(tx.state, status.actors[0]) if status.actors else 0
+        extra = tx.plugin.extra_clock_ms(tx.state, status.actors[0]) if status.actors else 0
         tx.set_clock(status.clock, seconds * 1000 + extra)
 
 
 def finish_hand(tx: TableTx) -> None:
     hand, table = tx.hand, tx.table
     assert hand is not None
-    outcome = tx.adapter.engine.outcome(tx.state)
+    outcome = tx.plugin.engine.outcome(tx.state)
     hand.ended_at = clock.now()
     hand.result = {
         "net_units": list(outcome.net),
@@ -210,7 +210,7 @@ def finish_hand(tx: TableTx) -> None:
         "summary": outcome.summary,
     }
     seats = tx.hand_seats()
-    tx.adapter.after_hand(table, seats, outcome, hand.setup)
+    tx.plugin.after_hand(table, seats, outcome, hand.setup)
     for seat in seats:
         seat.save()
     table.status = Table.Status.SUMMARY
@@ -257,7 +257,7 @@ def table_act(
     player = tx.player_index(seat)
     if player is None:
         raise NotSeated()
-    engine = tx.adapter.engine
+    engine = tx.plugin.engine
     before = engine.status(tx.state)
     started = tx.table.clock_started_at
     elapsed_ms = 0 if started is None else int((clock.now() - started).total_seconds() * 1000)
@@ -287,7 +287,7 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
         return False
     seat = next((s for s in tx.seats if s.position == position and s.is_bot), None)
     player = None if seat is None else tx.player_index(seat)
-    engine = tx.adapter.engine
+    engine = tx.plugin.engine
     before = engine.status(tx.state)
     if player is None or player not in before.actors:
         return False
@@ -307,7 +307,7 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
 
 
 def hand_timeout(tx: TableTx) -> None:
-    engine = tx.adapter.engine
+    engine = tx.plugin.engine
     before = engine.status(tx.state)
     tx.state, events = engine.timeout(tx.state)
     tx.record(list(events))
@@ -345,6 +345,6 @@ def table_bots_due(*, after_ms: int = 4000) -> list[tuple[int, int, int]]:
 
 
 def _engine(game: str) -> Any:
-    from games.adapters import engine_for
+    from games.plugins import engine_for
 
     return engine_for(game)

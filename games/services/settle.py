@@ -32,9 +32,9 @@ def hand_settle(*, hand_id: int) -> bool:
     hand = Hand.objects.select_for_update().get(pk=hand_id)
     if hand.settled or hand.ended_at is None:
         return False
-    table, adapter = tx.table, tx.adapter
+    table, plugin = tx.table, tx.plugin
     players = hand.players
-    if adapter.uses_escrow:
+    if plugin.uses_escrow:
         keys = [f"seat:{seat_key(table, p['position'])}" for p in players]
     else:
         keys = [f"user:{p['user_id']}" for p in players]
@@ -44,7 +44,7 @@ def hand_settle(*, hand_id: int) -> bool:
     accounts = [locked[k] for k in keys]
     balances = [a.available for a in accounts]
     seats = {s.position: s for s in tx.seats}
-    if not adapter.uses_escrow:
+    if not plugin.uses_escrow:
         # The chips held for this table back what each player pays: released
         # here, in the settlement's transaction, then held again for the next
         # hand (up to the minimum balance) for those who stay.
@@ -52,8 +52,8 @@ def hand_settle(*, hand_id: int) -> bool:
             seat = seats.get(p["position"])
             if seat is not None and seat.user_id == p["user_id"]:
                 balances[i] += release_seat_hold(seat)
-    outcome = adapter.engine.outcome(adapter.engine.loads(hand.state))
-    moves, net = adapter.transfers(table, outcome, balances)
+    outcome = plugin.engine.outcome(plugin.engine.loads(hand.state))
+    moves, net = plugin.transfers(table, outcome, balances)
     amounts: dict[int, int] = {}
     for move in moves:
         amounts[accounts[move.payer].pk] = amounts.get(accounts[move.payer].pk, 0) - move.chips
@@ -74,12 +74,12 @@ def hand_settle(*, hand_id: int) -> bool:
     for entry in HandPlayer.objects.filter(hand=hand):
         entry.net = net[entry.index]
         entry.save(update_fields=["net"])
-    tx.set_hand(hand, tx.adapter.engine.loads(hand.state))
+    tx.set_hand(hand, tx.plugin.engine.loads(hand.state))
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
     for seat in [s for s in tx.seats if s.leaving]:
         _remove_seat(tx, seat)  # (the last person leaving takes the bots along)
     for seat in list(tx.seats):
-        if not adapter.uses_escrow:
+        if not plugin.uses_escrow:
             rehold_seat(tx, seat)
         elif stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
             # No chips left: sit out until the player buys in again (RULES.md 4).

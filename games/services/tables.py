@@ -11,7 +11,6 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from games import clock, publish
-from games.adapters import SEAT_LIMITS
 from games.errors import (
     AlreadySeated,
     BadBuyIn,
@@ -33,7 +32,8 @@ from games.errors import (
     TooManyTables,
 )
 from games.limits import check_table
-from games.models import ChatMessage, Game, HandPlayer, Seat, Table, TableSeed
+from games.models import ChatMessage, HandPlayer, Seat, Table, TableSeed
+from games.plugins import PLUGINS, plugin_for
 from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.models import User
@@ -75,31 +75,30 @@ def table_create(
     fill_with_bots: bool = False,
     **timers: int,
 ) -> Table:
+    known = PLUGINS.get(game)
     check_table(
         game=game,
         preset=preset,
         options=options,
         stake=stake,
-        seat_count=SEAT_LIMITS[game][1]
-        if seat_count is None and game in SEAT_LIMITS
-        else seat_count,
+        seat_count=known.seats.high if seat_count is None and known else seat_count,
         max_raise=max_raise,
         buy_in_min=buy_in_min,
         buy_in_max=buy_in_max,
         **timers,
     )
-    seats = SEAT_LIMITS[game][1] if seat_count is None else seat_count
     if owner is not None:
         limit_open_tables(owner)
     seed, commitment = new_seed()
+    plugin = plugin_for(game)
     table = Table.objects.create(
         game=game,
         name=name[:60],
         preset=preset,
         options=options or {},
         stake=stake,
-        seat_count=seats,
-        max_raise=max_raise if game == Game.HOLDEM else None,
+        seat_count=plugin.seats.high if seat_count is None else seat_count,
+        max_raise=max_raise if "max_raise" in plugin.table_fields else None,
         buy_in_min=buy_in_min,
         buy_in_max=buy_in_max,
         fill_with_bots=fill_with_bots,
@@ -144,7 +143,7 @@ def _take_seat(
 ) -> Seat:
     table = tx.table
     hold = None
-    if tx.adapter.uses_escrow:
+    if tx.plugin.uses_escrow:
         low, high = table.buy_in_range()
         amount = low if buy_in is None else buy_in
         if not isinstance(amount, int) or isinstance(amount, bool) or not low <= amount <= high:
@@ -276,7 +275,7 @@ def _bot_fund(tx: TableTx, bot: User, needed: int) -> None:
 def _bot_needs(tx: TableTx) -> tuple[int, int | None]:
     """Chips a bot is lent to sit here, and its Poker buy-in."""
     table = tx.table
-    if not tx.adapter.uses_escrow:
+    if not tx.plugin.uses_escrow:
         return min_balance(table) * 2, None
     low, high = table.buy_in_range()
     buy_in = min(low * 2, high)
@@ -328,7 +327,7 @@ def _remove_seat(tx: TableTx, seat: Seat) -> None:
     the house and the pool; a "play now" table fills again when someone sits)."""
     if not Seat.objects.filter(pk=seat.pk).exists():
         return  # already freed (the bots of a table its last person left)
-    if tx.adapter.uses_escrow:
+    if tx.plugin.uses_escrow:
         wallet.seat_cash_out(
             seat_key=seat_key(tx.table, seat.position),
             key=f"cashout:{tx.table.pk}:{seat.position}:{seat.pk}",
@@ -399,7 +398,7 @@ def table_leave(*, table_id: int, user: User) -> None:
         if not hand.finished:
             from .play import advance
 
-            engine = tx.adapter.engine
+            engine = tx.plugin.engine
             before = engine.status(tx.state)
             player = tx.player_index(seat)
             assert player is not None
@@ -471,7 +470,7 @@ def _ready(tx: TableTx, seat: Seat, client_seed: object, commitment: object = No
     seed = None
     if client_seed != "":  # "" (or no seed): keep the one sent, or the server draws one
         seed = _check_seed(tx, seat, client_seed, commitment)
-    if tx.adapter.uses_escrow:
+    if tx.plugin.uses_escrow:
         stack = (
             Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
             .values_list("balance", flat=True)
@@ -491,7 +490,7 @@ def _ready(tx: TableTx, seat: Seat, client_seed: object, commitment: object = No
     waiting = [s for s in tx.seats if not s.sitting_out and not s.leaving]
     if (
         table.status == Table.Status.WAITING
-        and not tx.adapter.keeps_ready
+        and not tx.plugin.keeps_ready
         and not table.clock
         and not all(s.ready for s in waiting)
     ):
@@ -603,10 +602,10 @@ def _summary_over(tx: TableTx) -> None:
     tx.lobby_changed = True
     for seat in tx.seats:
         if seat.is_bot:
-            if not seat.ready or not tx.adapter.keeps_ready:
+            if not seat.ready or not tx.plugin.keeps_ready:
                 seat.ready = False
                 tx.bots_to_ready.add(seat.position)
-        elif not tx.adapter.keeps_ready:
+        elif not tx.plugin.keeps_ready:
             seat.ready = False
         seat.save(update_fields=["ready"])
     maybe_deal(tx)
@@ -726,7 +725,7 @@ def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
     tx = TableTx(table_id)
     seat = tx.require_seat(user)
     table = tx.table
-    if not tx.adapter.uses_escrow:
+    if not tx.plugin.uses_escrow:
         from games.errors import BadAction
 
         raise BadAction()
