@@ -54,7 +54,7 @@ def ready_tables(specs: list[TableSpec]) -> None:
 
 class Fuzzer:
     def __init__(self, spec: TableSpec, url: str, budget: int, seed: int) -> None:
-        from games.adapters import engine_for
+        from games.plugins import engine_for
 
         self.spec, self.url, self.budget = spec, url, budget
         self.engine = engine_for(spec.game)

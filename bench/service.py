@@ -67,9 +67,9 @@ class Recorder:
 def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
+    from games.adapters import engine_for
 
     from games import clock, publish, scheduling, services
-    from games.adapters import engine_for
     from games.models import Hand, Seat, Table
     from vipgame.accounts.services import user_register
 

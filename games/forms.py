@@ -9,32 +9,31 @@ from django.utils.translation import gettext_lazy as _
 
 from games.limits import FIELD_RANGES, check_table, service_error_fields
 from games.models import Game
+from games.plugins import PLUGINS, plugin_for, table_default
 from vipgame.errors import ServiceError
 
-PRESETS: dict[str, list[tuple[str, Any]]] = {
-    Game.MAUBINH: [
-        ("vipgame", "VIPGAME"),
-        ("maubinh_com", "maubinh.com"),
-        ("classic", _("Classic")),
-    ],
-    Game.TIENLEN: [("vipgame", "VIPGAME")],
-    Game.HOLDEM: [("vipgame", "VIPGAME")],
-}
 QUICK_STAKES = (10, 50, 100, 200)
+#: The fields only some games use (the lobby shows each game its own).
+GAME_FIELDS = tuple(dict.fromkeys(f for p in PLUGINS.values() for f in p.table_fields))
 
 
 class TableCreateForm(forms.Form):
     game = forms.ChoiceField(label=_("Game"), choices=Game.choices)
     preset = forms.ChoiceField(
         label=_("Rules"),
-        choices=sorted({p for presets in PRESETS.values() for p in presets}, key=str),
+        choices=sorted({p for plugin in PLUGINS.values() for p in plugin.presets}, key=str),
         initial="vipgame",
     )
     name = forms.CharField(label=_("Table name"), max_length=60, required=False)
     stake = forms.IntegerField(
         label=_("Stake (chips)"), min_value=1, max_value=FIELD_RANGES["stake"].high, initial=10
     )
-    seat_count = forms.IntegerField(label=_("Seats"), min_value=2, max_value=9, initial=4)
+    seat_count = forms.IntegerField(
+        label=_("Seats"),
+        min_value=min(p.seats.low for p in PLUGINS.values()),
+        max_value=max(p.seats.high for p in PLUGINS.values()),
+        initial=4,
+    )
     is_private = forms.BooleanField(
         label=_("Private (by invite link)"), required=False, initial=False
     )
@@ -48,23 +47,22 @@ class TableCreateForm(forms.Form):
         label=_("Minimum buy-in (big blinds)"),
         min_value=1,
         max_value=FIELD_RANGES["buy_in_min"].high,
-        initial=20,
+        initial=table_default("buy_in_min"),
     )
     buy_in_max = forms.IntegerField(
         label=_("Maximum buy-in (big blinds)"),
         min_value=1,
         max_value=FIELD_RANGES["buy_in_max"].high,
-        initial=100,
+        initial=table_default("buy_in_max"),
     )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         game, preset = data.get("game"), data.get("preset")
-        if game and preset and preset not in {p for p, _name in PRESETS[game]}:
+        if game and preset and preset not in {p for p, _name in plugin_for(game).presets}:
             self.add_error("preset", _("These rules are not offered for this game."))
         if not game or "preset" in self.errors:
             return data
-        holdem = game == Game.HOLDEM
         # The one check of a table's numbers and options (games.limits).
         try:
             check_table(
@@ -72,9 +70,7 @@ class TableCreateForm(forms.Form):
                 preset=preset,
                 stake=data.get("stake"),
                 seat_count=data.get("seat_count"),
-                max_raise=data.get("max_raise") if holdem else None,
-                buy_in_min=data.get("buy_in_min") if holdem else 20,
-                buy_in_max=data.get("buy_in_max") if holdem else 100,
+                **self.game_fields(game, data),
             )
         except ServiceError as err:
             for name, problems in service_error_fields(err).items():
@@ -84,6 +80,11 @@ class TableCreateForm(forms.Form):
                 for problem in problems if isinstance(problems, list) else [problems]:
                     self.add_error(field, str(problem))
         return data
+
+    def game_fields(self, game: str, data: dict[str, Any]) -> dict[str, Any]:
+        """The values of the fields this game uses of those only some games use."""
+        own = plugin_for(game).table_fields
+        return {name: data.get(name) for name in GAME_FIELDS if name in own and name in self.fields}
 
 
 class QuickJoinForm(forms.Form):

@@ -12,30 +12,19 @@ the code ``bad_table_settings``. Nothing is created in either case.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.errors import BadTableSettings
-from games.models import TABLE_NUMBERS, Game, Table
+from games.models import TABLE_NUMBERS, Table
+from games.plugins import PLUGINS, GamePlugin, Range, table_default
 from games.rules.errors import RulesError
 from vipgame.errors import ServiceError
 
-
-@dataclass(frozen=True)
-class Range:
-    low: int
-    high: int
-
-
-# Table fields (columns of games.Table) a table may be opened with.
-SEAT_RANGES: dict[str, Range] = {
-    Game.MAUBINH: Range(2, 4),
-    Game.TIENLEN: Range(2, 4),
-    Game.HOLDEM: Range(2, 9),
-}
+# Table fields (columns of games.Table) a table may be opened with. A game's
+# seats and its rule options are its plugin's (games.plugins).
 FIELD_RANGES: dict[str, Range] = {
     "stake": Range(1, 1_000_000),
     "max_raise": Range(1, 1_000_000),  # Poker, stakes; at least the big blind
@@ -51,69 +40,6 @@ FIELD_RANGES: dict[str, Range] = {
     "summary_seconds": Range(1, 60),
     "bot_delay_ms": Range(0, 10_000),
     "bot_delay_max_ms": Range(0, 10_000),
-}
-
-# Rule options a table may override, per game: whole numbers in a range,
-# switches (true/false) and choices. Mậu Binh's ``instant_units`` maps each
-# instant win of the preset to units in INSTANT_UNITS.
-_MB_BONUS = Range(1, 30)
-OPTION_RANGES: dict[str, dict[str, Range]] = {
-    Game.MAUBINH: {
-        "bonus_full_house_chi2": _MB_BONUS,
-        "bonus_trips_chi3": _MB_BONUS,
-        "bonus_quads_chi1": _MB_BONUS,
-        "bonus_quads_chi2": _MB_BONUS,
-        "bonus_straight_flush_chi1": _MB_BONUS,
-        "bonus_straight_flush_chi2": _MB_BONUS,
-        "bonus_wheel_straight_flush_chi1": _MB_BONUS,
-        "bonus_wheel_straight_flush_chi2": _MB_BONUS,
-        "bonus_royal_straight_flush_chi1": _MB_BONUS,
-        "bonus_royal_straight_flush_chi2": _MB_BONUS,
-        "bonus_four_aces_chi1": _MB_BONUS,
-        "sweep_pair_multiplier": Range(1, 4),
-        "sweep_all_loser_multiplier": Range(1, 4),
-        "sweep_village_multiplier": Range(1, 4),
-        "sweep_village_min_players": Range(2, 4),
-        "four_aces_village_units": Range(0, 100),
-    },
-    Game.TIENLEN: {
-        "cong_penalty": Range(0, 52),
-        "toi_trang_flat": Range(0, 52),
-        "ket_3_bich": Range(0, 52),
-        "chan_ket_3_bich": Range(0, 52),
-    },
-    Game.HOLDEM: {
-        "min_players": Range(2, 9),
-        "max_players": Range(2, 9),
-        "small_blind_units": Range(1, 5),
-        "big_blind_units": Range(1, 10),
-        "action_clock_ms": Range(2_000, 300_000),
-        "time_bank_max_ms": Range(0, 300_000),
-        "time_bank_topup_ms": Range(0, 60_000),
-        "timeouts_to_sit_out": Range(1, 10),
-        "buy_in_min_big_blinds": Range(1, 1_000),
-        "buy_in_max_big_blinds": Range(1, 1_000),
-    },
-}
-INSTANT_UNITS = Range(1, 100)
-OPTION_SWITCHES: dict[str, tuple[str, ...]] = {
-    Game.MAUBINH: (
-        "four_aces_top",
-        "six_pairs_tiebreak",
-        "left_blocks_every_opponent",
-        "lung_is_swept",
-        "leaver_keeps_instant",
-    ),
-    Game.TIENLEN: (),
-    Game.HOLDEM: (),
-}
-OPTION_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
-    Game.MAUBINH: {"straight_flush_order": ("poker", "royal_wheel_high")},
-    Game.TIENLEN: {
-        "first_lead": ("random", "three_spades"),
-        "toi_trang_payout": ("flat", "tiered"),
-    },
-    Game.HOLDEM: {},
 }
 
 
@@ -160,8 +86,10 @@ def _check_number(problems: dict[str, str], key: str, name: str, value: object, 
         problems[key] = range_message(name, r)
 
 
-def _check_options(game: str, options: Mapping[str, Any], problems: dict[str, str]) -> None:
-    ranges, switches, choices = OPTION_RANGES[game], OPTION_SWITCHES[game], OPTION_CHOICES[game]
+def _check_options(
+    plugin: GamePlugin, options: Mapping[str, Any], problems: dict[str, str]
+) -> None:
+    ranges, switches, choices = plugin.option_ranges, plugin.option_switches, plugin.option_choices
     for name, value in options.items():
         key = f"options.{name}"
         if name in ranges:
@@ -175,14 +103,13 @@ def _check_options(game: str, options: Mapping[str, Any], problems: dict[str, st
                     "name": name,
                     "choices": ", ".join(choices[name]),
                 }
-        elif game == Game.MAUBINH and name == "instant_units":
+        elif name in plugin.option_maps:
+            each, message = plugin.option_maps[name]
             if not isinstance(value, Mapping) or not value:
-                problems[key] = gettext("instant_units maps instant wins to units.")
+                problems[key] = str(message)
                 continue
-            for instant, units in value.items():
-                _check_number(
-                    problems, f"{key}.{instant}", f"instant_units.{instant}", units, INSTANT_UNITS
-                )
+            for item, number in value.items():
+                _check_number(problems, f"{key}.{item}", f"{name}.{item}", number, each)
         else:
             raise BadTableSettings(
                 problem=gettext("Unknown rule option: %(name)s.") % {"name": str(name)[:40]}
@@ -197,8 +124,8 @@ def check_table(
     stake: object,
     seat_count: object,
     max_raise: object = None,
-    buy_in_min: object = 20,
-    buy_in_max: object = 100,
+    buy_in_min: object = table_default("buy_in_min"),
+    buy_in_max: object = table_default("buy_in_max"),
     **numbers: object,
 ) -> Any:
     """Refuse settings a table may not be opened with; return the ruleset.
@@ -206,9 +133,8 @@ def check_table(
     ``numbers`` are the other fields of FIELD_RANGES (clocks, bot think
     times, ``min_balance_units``). Raises :class:`BadTableSettings` (unknown
     names) or :class:`InvalidTableSettings` (values out of range)."""
-    from games.adapters import adapter_for
-
-    if not isinstance(game, str) or game not in Game.values:
+    plugin = PLUGINS.get(game) if isinstance(game, str) else None
+    if plugin is None:
         raise BadTableSettings(problem=_("Unknown game."))
     for name in numbers:
         if name not in FIELD_RANGES:
@@ -220,7 +146,7 @@ def check_table(
     if not isinstance(options, Mapping):
         raise InvalidTableSettings({"options": gettext("The rule options must be an object.")})
     problems: dict[str, str] = {}
-    seats = SEAT_RANGES[game]
+    seats = plugin.seats
     if not _whole(seat_count) or not seats.low <= seat_count <= seats.high:  # type: ignore[operator]
         problems["seat_count"] = gettext("This game is played by %(low)s to %(high)s players.") % {
             "low": seats.low,
@@ -232,16 +158,16 @@ def check_table(
     low, high = numbers.get("bot_delay_ms"), numbers.get("bot_delay_max_ms")
     if _whole(low) and _whole(high) and low > high:  # type: ignore[operator]
         problems["bot_delay_max_ms"] = gettext("bot_delay_max_ms must be at least bot_delay_ms.")
-    if game == Game.HOLDEM:
+    if "buy_in_min" in plugin.table_fields:
         _check_number(problems, "buy_in_min", "buy_in_min", buy_in_min, FIELD_RANGES["buy_in_min"])
         _check_number(problems, "buy_in_max", "buy_in_max", buy_in_max, FIELD_RANGES["buy_in_max"])
         if _whole(buy_in_min) and _whole(buy_in_max) and buy_in_min > buy_in_max:  # type: ignore[operator]
             problems["buy_in_max"] = gettext("buy_in_max must be at least buy_in_min.")
-    _check_options(game, options, problems)
+    _check_options(plugin, options, problems)
     if problems:
         raise InvalidTableSettings(problems)
     try:
-        ruleset = adapter_for(game).engine.ruleset(preset, options)  # type: ignore[arg-type]
+        ruleset = plugin.ruleset_of(preset, options)  # type: ignore[arg-type]
     except RulesError as err:
         if err.code == "unknown_preset":
             raise BadTableSettings(problem=gettext("Unknown rules preset.")) from None
@@ -251,10 +177,14 @@ def check_table(
                 % {"rule": err.message}
             }
         ) from None
-    if game == Game.HOLDEM and max_raise is not None:
-        bb = int(ruleset.big_blind_units)
+    floor = plugin.max_raise_floor(ruleset)
+    if floor is not None and max_raise is not None:
         _check_number(
-            problems, "max_raise", "max_raise", max_raise, Range(bb, FIELD_RANGES["max_raise"].high)
+            problems,
+            "max_raise",
+            "max_raise",
+            max_raise,
+            Range(floor, FIELD_RANGES["max_raise"].high),
         )
         if problems:
             raise InvalidTableSettings(problems)
@@ -264,19 +194,17 @@ def check_table(
 def non_default_rules(game: str, preset: str, options: Mapping[str, Any]) -> list[list[Any]]:
     """The table's rule options that differ from its preset: ``[name, value]``
     pairs shown in the lobby and on the table before anyone sits."""
-    from games.adapters import adapter_for
-
     if not options:
         return []
     try:
-        engine = adapter_for(game).engine
-        base, rules = engine.ruleset(preset, {}), engine.ruleset(preset, options)
+        plugin = PLUGINS[game]
+        base, rules = plugin.ruleset_of(preset, {}), plugin.ruleset_of(preset, options)
     except (RulesError, KeyError):
         return [[name, value] for name, value in sorted(options.items())]
     changed = []
     for name in sorted(options):
         value = getattr(rules, name, options[name])
-        if name == "instant_units":
+        if name in plugin.option_maps:
             value = dict(value)
             default = dict(getattr(base, name))
             diff = {k: v for k, v in value.items() if default.get(k) != v}

@@ -17,9 +17,9 @@ from django.db.models import CharField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Cast, Concat
 
 from games import clock
-from games.adapters import adapter_for
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import plugin_for
 from vipgame import notify
 from vipgame.ops import metrics
 from wallet.models import Account
@@ -61,7 +61,7 @@ def epoch_ms(moment: datetime | None) -> int | None:
 def seats_with_chips(table: Table) -> QuerySet[Seat]:
     """The table's seats with their players and, as ``chips``, what each shows:
     the Hold'em stack on the seat, else the wallet balance (one query)."""
-    if adapter_for(table.game).uses_escrow:
+    if plugin_for(table.game).uses_escrow:
         key = Concat(Value(f"seat:{table.pk}:"), Cast(OuterRef("position"), CharField()))
         accounts = Account.objects.filter(key=key)
     else:
@@ -79,7 +79,7 @@ def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
     if all(hasattr(s, "chips") for s in seats):
         shown = {s.position: getattr(s, "chips", None) for s in seats}
         return {position: chips for position, chips in shown.items() if chips is not None}
-    if adapter_for(table.game).uses_escrow:
+    if plugin_for(table.game).uses_escrow:
         keys = {f"seat:{table.pk}:{s.position}": s.position for s in seats}
         stacks = Account.objects.filter(key__in=keys).values_list("key", "balance")
         return {keys[k]: b for k, b in stacks}
@@ -204,7 +204,7 @@ def state_payload(
         player = player_of_user(hand, viewer.user_id)
     view = None
     if hand is not None and state is not None:
-        view = adapter_for(table.game).engine.view(state, player)
+        view = plugin_for(table.game).engine.view(state, player)
     return {
         "type": "state",
         "v": table.version,

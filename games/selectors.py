@@ -13,7 +13,6 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from games import clock, publish
-from games.adapters import adapter_for, engine_for
 from games.errors import (
     HandNotFinished,
     HandNotFound,
@@ -22,10 +21,10 @@ from games.errors import (
     PrivateTable,
     TableNotFound,
 )
-from games.models import ChatMessage, Game, Hand, HandEvent, HandPlayer, Seat, Table
+from games.models import ChatMessage, Hand, HandEvent, HandPlayer, Seat, Table
+from games.plugins import engine_for, plugin_for
 from games.rules import fairness
 from games.rules.cards import cards_str
-from games.rules.holdem.phh import export_phh
 from vipgame.accounts.models import User
 
 logger = logging.getLogger(__name__)
@@ -82,7 +81,7 @@ def _table_state(
     if not can_view(table, user, invite_code, viewer is not None):
         raise PrivateTable()
     hand = None if table.current_hand_id is None else Hand.objects.get(pk=table.current_hand_id)
-    engine = adapter_for(table.game).engine
+    engine = plugin_for(table.game).engine
     state = None if hand is None else engine.loads(hand.state)
     events: list[HandEvent] = []
     if hand is not None and since is not None and since < table.version:
@@ -166,7 +165,7 @@ def hand_detail(*, hand_id: int, user: User) -> dict[str, Any]:
         "game": hand.game,
         "number": hand.number,
         "stake": hand.table.stake,
-        "unit": hand.table.stake if adapter_for(hand.game).pays_in_units else 1,
+        "unit": hand.table.stake if plugin_for(hand.game).pays_in_units else 1,
         "started_at": hand.started_at,
         "ended_at": hand.ended_at,
         "settled": hand.settled,
@@ -270,22 +269,21 @@ def hand_nets(*, user: User, hands: Any) -> dict[int, int | None]:
 
 
 def hand_phh(*, hand_id: int, user: User) -> dict[str, Any]:
-    """A finished Hold'em hand in PHH for one of its players: their own hole cards,
-    others' only if shown at the showdown (folded and unshown hands are
-    ``????``). Staff get every hole card."""
+    """A finished hand in its game's exchange format (Hold'em: PHH, the only
+    one) for one of its players: their own hole cards, others' only if shown
+    at the showdown (folded and unshown hands are ``????``). Staff get every
+    hole card."""
     hand, player = viewable_hand(hand_id=hand_id, user=user)
     if player is None and not user.is_staff:
         raise NotInHand()
-    if hand.game != Game.HOLDEM or hand.voided:
+    plugin = plugin_for(hand.game)
+    text = None
+    if not hand.voided:
+        text = plugin.hand_export(
+            hand, plugin.engine.loads(hand.state), player, reveal_all=user.is_staff
+        )
+    if text is None:
         raise PhhUnavailable()
-    state = engine_for(Game.HOLDEM).loads(hand.state)
-    text = export_phh(
-        state,
-        player,
-        reveal_all=user.is_staff,
-        hand=hand.pk,
-        names=[p["name"] for p in hand.players],
-    )
     return {"hand": hand.pk, "complete": user.is_staff, "phh": text}
 
 

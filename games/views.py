@@ -21,21 +21,21 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import selectors, services
-from games.adapters import adapter_for
 from games.errors import TableFull
-from games.forms import PRESETS, QUICK_STAKES, QuickJoinForm, TableCreateForm
+from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Game, Hand, Table
+from games.plugins import PLUGINS, plugin_for
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
 
 PLAY_NOW_STAKE = 10
 PLAY_NOW_SEATS = 4
-GAME_TABS = [(Game.MAUBINH, "Mậu Binh"), (Game.TIENLEN, "Tiến Lên"), (Game.HOLDEM, "Poker")]
+GAME_TABS = [(game, plugin.label) for game, plugin in PLUGINS.items()]
 
 
 def _game(value: object) -> str:
-    return value if isinstance(value, str) and value in Game.values else Game.MAUBINH
+    return value if isinstance(value, str) and value in PLUGINS else next(iter(PLUGINS))
 
 
 def table_defaults() -> dict[str, Any]:
@@ -61,7 +61,8 @@ def _lobby_context(game: str, form: TableCreateForm) -> dict[str, Any]:
         "game": game,
         "tabs": GAME_TABS,
         "form": form,
-        "presets": {g: [p for p, _name in presets] for g, presets in PRESETS.items()},
+        "games": {g: plugin.facts() for g, plugin in PLUGINS.items()},
+        "game_fields": GAME_FIELDS,
         "tables": selectors.lobby_tables(),
         "quick_stakes": QUICK_STAKES,
     }
@@ -75,7 +76,6 @@ def table_new(request: HttpRequest) -> HttpResponse:
         game = _game(request.POST.get("game"))
         return render(request, "games/lobby.html", _lobby_context(game, form), status=400)
     data = form.cleaned_data
-    holdem = data["game"] == Game.HOLDEM
     try:
         table = services.table_create(
             owner=_user(request),
@@ -85,9 +85,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
             preset=data["preset"],
             name=data["name"],
             is_private=data["is_private"],
-            max_raise=data["max_raise"] if holdem else None,
-            buy_in_min=data["buy_in_min"] if holdem else 20,
-            buy_in_max=data["buy_in_max"] if holdem else 100,
+            **form.game_fields(data["game"], data),
             **table_defaults(),
         )
     except ServiceError as err:
@@ -175,14 +173,15 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     )
     if not selectors.can_view(table, user, invite, seated):
         return render(request, "games/private.html", {"table": table}, status=403)
+    plugin = plugin_for(table.game)
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
     config = {
         "table": table.pk,
         "game": table.game,
         "invite": invite,
         "user": None if user is None else {"id": user.pk, "name": user.shown_name},
-        "rules": _rules_for_client(table),
-        "buy_in": list(table.buy_in_range()),
+        "rules": plugin.client_rules(table),
+        "buy_in": list(table.buy_in_range()) if plugin.uses_escrow else None,
         "stake": table.stake,
         "chat": selectors.recent_chat(table=table),
         "closed_reason": table.closed_reason,
@@ -195,30 +194,13 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table": table,
             "config": config,
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
+            "plugin": plugin,
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}
                 for name, value in non_default_rules(table.game, table.preset, table.options)
             ],
         },
     )
-
-
-def _rules_for_client(table: Table) -> dict[str, Any]:
-    """What the Mậu Binh hand-name evaluator needs of the table's ruleset."""
-    if table.game == Game.TIENLEN:
-        # What leaving mid-hand most likely costs (the table page says it first).
-        return {
-            "preset": table.preset,
-            "cong_penalty": adapter_for(table.game).ruleset(table).cong_penalty,
-        }
-    if table.game != Game.MAUBINH:
-        return {"preset": table.preset}
-    ruleset = adapter_for(table.game).ruleset(table)
-    return {
-        "preset": table.preset,
-        "four_aces_top": ruleset.four_aces_top,
-        "straight_flush_order": ruleset.straight_flush_order,
-    }
 
 
 @login_required

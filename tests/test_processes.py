@@ -12,8 +12,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand, HandEvent, Table, TableSeed
+from games.plugins import engine_for
 from games.rules import fairness
 from tests.consumers.helpers import token_for
 

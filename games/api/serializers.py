@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from games import limits
 from games.models import Game, HandPlayer, Table
+from games.plugins import PLUGINS, plugin_for, table_default
 from games.services.seats import min_balance
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -64,13 +65,13 @@ class TableOut(serializers.ModelSerializer[Table]):
 
     @extend_schema_field(BuyInRange(allow_null=True))
     def get_buy_in(self, table: Table) -> dict[str, int] | None:
-        if table.game != Game.HOLDEM:
+        if not plugin_for(table.game).uses_escrow:
             return None
         low, high = table.buy_in_range()
         return {"min": low, "max": high}
 
     def get_min_balance(self, table: Table) -> int | None:
-        return None if table.game == Game.HOLDEM else min_balance(table)
+        return None if plugin_for(table.game).uses_escrow else min_balance(table)
 
     @extend_schema_field(serializers.ListField(child=serializers.ListField()))
     def get_rules(self, table: Table) -> list[list[Any]]:
@@ -79,15 +80,15 @@ class TableOut(serializers.ModelSerializer[Table]):
 
 def _options_help() -> str:
     lines = ["Rule options of the preset (each refused outside its range, code `invalid`):"]
-    for game, ranges in limits.OPTION_RANGES.items():
-        parts = [f"`{name}` {r.low}-{r.high}" for name, r in ranges.items()]
-        parts += [f"`{name}` true/false" for name in limits.OPTION_SWITCHES[game]]
+    for game, plugin in PLUGINS.items():
+        parts = [f"`{name}` {r.low}-{r.high}" for name, r in plugin.option_ranges.items()]
+        parts += [f"`{name}` true/false" for name in plugin.option_switches]
         parts += [
-            f"`{name}` {'|'.join(choices)}" for name, choices in limits.OPTION_CHOICES[game].items()
+            f"`{name}` {'|'.join(choices)}" for name, choices in plugin.option_choices.items()
         ]
-        if game == Game.MAUBINH:
-            r = limits.INSTANT_UNITS
-            parts.append(f"`instant_units` {{instant win: {r.low}-{r.high}}}")
+        parts += [
+            f"`{name}` {{name: {r.low}-{r.high}}}" for name, (r, _m) in plugin.option_maps.items()
+        ]
         lines.append(f"{game}: " + ", ".join(parts) + ".")
     return " ".join(lines)
 
@@ -101,7 +102,10 @@ class TableCreateIn(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=Game.choices)
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
-        min_value=2, max_value=9, required=False, help_text="Default: the most the game allows."
+        min_value=min(p.seats.low for p in PLUGINS.values()),
+        max_value=max(p.seats.high for p in PLUGINS.values()),
+        required=False,
+        help_text="Default: the most the game allows.",
     )
     name = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
     preset = serializers.CharField(max_length=30, required=False, default="vipgame")
@@ -111,8 +115,8 @@ class TableCreateIn(serializers.Serializer[dict[str, Any]]):
         "max_raise", required=False, allow_null=True, default=None,
         help_text="Poker: raise cap in stakes, at least the big blind.",
     )  # fmt: skip
-    buy_in_min = _number("buy_in_min", required=False, default=20)
-    buy_in_max = _number("buy_in_max", required=False, default=100)
+    buy_in_min = _number("buy_in_min", required=False, default=table_default("buy_in_min"))
+    buy_in_max = _number("buy_in_max", required=False, default=table_default("buy_in_max"))
     fill_with_bots = serializers.BooleanField(required=False, default=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +127,7 @@ class TableCreateIn(serializers.Serializer[dict[str, Any]]):
             preset=attrs["preset"],
             options=attrs["options"],
             stake=attrs["stake"],
-            seat_count=attrs.get("seat_count") or limits.SEAT_RANGES[attrs["game"]].high,
+            seat_count=attrs.get("seat_count") or plugin_for(attrs["game"]).seats.high,
             max_raise=attrs["max_raise"],
             buy_in_min=attrs["buy_in_min"],
             buy_in_max=attrs["buy_in_max"],

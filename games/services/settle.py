@@ -43,9 +43,9 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     hand = Hand.objects.select_for_update().get(pk=hand_id)
     if hand.settled or hand.ended_at is None:
         return False
-    table, adapter = work.table, work.plugin
+    table, plugin = work.table, work.plugin
     players = hand.players
-    if adapter.uses_escrow:
+    if plugin.uses_escrow:
         keys = [f"seat:{seat_key(table, p['position'])}" for p in players]
     else:
         keys = [f"user:{p['user_id']}" for p in players]
@@ -55,7 +55,7 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     accounts = [locked[k] for k in keys]
     balances = [a.available for a in accounts]
     seats = {s.position: s for s in work.seats}
-    if not adapter.uses_escrow:
+    if not plugin.uses_escrow:
         # The chips held for this table back what each player pays: released
         # here, in the settlement's transaction, then held again for the next
         # hand (up to the minimum balance) for those who stay.
@@ -63,8 +63,8 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
             seat = seats.get(p["position"])
             if seat is not None and seat.user_id == p["user_id"]:
                 balances[i] += release_seat_hold(seat)
-    outcome = adapter.engine.outcome(adapter.engine.loads(hand.state))
-    moves, net = adapter.transfers(table, outcome, balances)
+    outcome = plugin.engine.outcome(plugin.engine.loads(hand.state))
+    moves, net = plugin.transfers(table, outcome, balances)
     amounts: dict[int, int] = {}
     for move in moves:
         amounts[accounts[move.payer].pk] = amounts.get(accounts[move.payer].pk, 0) - move.chips
@@ -90,7 +90,7 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     for seat in [s for s in work.seats if s.leaving]:
         free_seat(work, seat)  # (the last person leaving takes the bots along)
     for seat in list(work.seats):
-        if not adapter.uses_escrow:
+        if not plugin.uses_escrow:
             rehold_seat(work, seat)
         elif stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
             # No chips left: sit out until the player buys in again (RULES.md 4).

@@ -14,10 +14,10 @@ from django.db import transaction
 from django.db.models import F
 
 from games import clock, publish
-from games.adapters import SEAT_LIMITS
 from games.errors import BadChat, ChatMuted, TableClosed, TableNotFound
 from games.limits import check_table
-from games.models import ChatMessage, Game, Table, TableSeed
+from games.models import ChatMessage, Table, TableSeed
+from games.plugins import PLUGINS, plugin_for
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
@@ -45,31 +45,30 @@ def table_create(
     fill_with_bots: bool = False,
     **timers: int,
 ) -> Table:
+    known = PLUGINS.get(game)
     check_table(
         game=game,
         preset=preset,
         options=options,
         stake=stake,
-        seat_count=SEAT_LIMITS[game][1]
-        if seat_count is None and game in SEAT_LIMITS
-        else seat_count,
+        seat_count=known.seats.high if seat_count is None and known else seat_count,
         max_raise=max_raise,
         buy_in_min=buy_in_min,
         buy_in_max=buy_in_max,
         **timers,
     )
-    seats = SEAT_LIMITS[game][1] if seat_count is None else seat_count
     if owner is not None:
         limit_open_tables(owner)
     seed, commitment = new_seed()
+    plugin = plugin_for(game)
     table = Table.objects.create(
         game=game,
         name=name[:60],
         preset=preset,
         options=options or {},
         stake=stake,
-        seat_count=seats,
-        max_raise=max_raise if game == Game.HOLDEM else None,
+        seat_count=plugin.seats.high if seat_count is None else seat_count,
+        max_raise=max_raise if "max_raise" in plugin.table_fields else None,
         buy_in_min=buy_in_min,
         buy_in_max=buy_in_max,
         fill_with_bots=fill_with_bots,

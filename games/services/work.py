@@ -19,10 +19,10 @@ from django.conf import settings
 from django.db import transaction
 
 from games import aftercommit, clock, publish
-from games.adapters import Adapter, adapter_for
 from games.aftercommit import AfterCommit
 from games.errors import NotSeated, TableNotFound
 from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import GamePlugin, plugin_for
 from games.rules.game import Event
 from vipgame.accounts.models import User
 from vipgame.notify import Message
@@ -36,7 +36,7 @@ class TableWork:
             raise TableNotFound()
         self.table = table
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
-        self.plugin: Adapter = adapter_for(table.game)
+        self.plugin: GamePlugin = plugin_for(table.game)
         self._seats: list[Seat] | None = None
         # Read after the lock, not joined to it: in READ COMMITTED a joined row
         # can be an older version than the table row we waited to lock.

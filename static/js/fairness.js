@@ -95,20 +95,17 @@ export async function deck(seedHex, handId, clientSeeds) {
   return cards.map(cardName);
 }
 
-/** The cards player `index` of `players` was dealt from a deck, per game. */
-export function dealt(game, deckCards, players, index) {
-  if (game === "holdem") return deckCards.slice(2 * index, 2 * index + 2);
-  return deckCards.slice(13 * index, 13 * index + 13);
-}
-
-/** The board a Hold'em deck deals (the five cards after the hole cards). */
-export const board = (deckCards, players) => deckCards.slice(2 * players, 2 * players + 5);
+/** A dealing order of `size` cards to each player in turn, from the top:
+ * (deck, players, index) => the cards player `index` was dealt. Each game's
+ * module (static/js/games/*.js) names its own `deal` and, if any, `board`. */
+export const dealtInTurns = (size) => (deckCards, players, index) => deckCards.slice(size * index, size * index + size);
 
 const sameCards = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
 /**
- * Check a finished hand. `known` maps player index → the cards that player is
- * known to have been dealt (own cards, shown cards); `knownBoard` the board dealt.
+ * Check a finished hand dealt by `game` (its module: `deal`, optional `board`).
+ * `known` maps player index → the cards that player is known to have been
+ * dealt (own cards, shown cards); `knownBoard` the board dealt.
  * Returns {commitmentOk, dealOk, deck, mismatches}.
  */
 export async function verifyHand({ game, serverSeed, commitment, handId, clientSeeds, players, known = {}, knownBoard = null }) {
@@ -116,11 +113,11 @@ export async function verifyHand({ game, serverSeed, commitment, handId, clientS
   const cards = await deck(serverSeed, handId, clientSeeds);
   const mismatches = [];
   for (const [index, cardsDealt] of Object.entries(known)) {
-    const expected = dealt(game, cards, players, Number(index));
+    const expected = game.deal(cards, players, Number(index));
     if (!sameCards(cardsDealt, expected)) mismatches.push(Number(index));
   }
   if (knownBoard && knownBoard.length) {
-    const expected = board(cards, players).slice(0, knownBoard.length);
+    const expected = game.board(cards, players).slice(0, knownBoard.length);
     if (expected.join() !== knownBoard.join()) mismatches.push("board");
   }
   return { commitmentOk, dealOk: mismatches.length === 0, deck: cards, mismatches };

@@ -48,17 +48,19 @@ for (const tab of root.querySelectorAll("[data-tab]")) {
 // The create form: only the presets and fields of the chosen game.
 const form = root.querySelector("[data-create-form]");
 if (form) {
-  const presets = JSON.parse(document.getElementById("lobby-presets").textContent);
+  // Each game's presets, seats and own fields, from its plugin (games.plugins).
+  const games = JSON.parse(document.getElementById("lobby-games").textContent);
   const select = form.querySelector("select[name=game]");
   const sync = () => {
-    const chosen = select.value;
+    const chosen = games[select.value];
     const preset = form.querySelector("select[name=preset]");
-    for (const option of preset.options) option.hidden = !presets[chosen].includes(option.value);
-    if (!presets[chosen].includes(preset.value)) preset.value = presets[chosen][0];
-    for (const node of form.querySelectorAll("[data-holdem-only]")) node.hidden = chosen !== "holdem";
+    for (const option of preset.options) option.hidden = !chosen.presets.includes(option.value);
+    if (!chosen.presets.includes(preset.value)) preset.value = chosen.presets[0];
+    for (const node of form.querySelectorAll("[data-game-field]")) node.hidden = !chosen.fields.includes(node.dataset.gameField);
     const seats = form.querySelector("input[name=seat_count]");
-    seats.max = chosen === "holdem" ? 9 : 4;
+    [seats.min, seats.max] = chosen.seats;
     if (Number(seats.value) > Number(seats.max)) seats.value = seats.max;
+    if (Number(seats.value) < Number(seats.min)) seats.value = seats.min;
   };
   select.addEventListener("change", sync);
   sync();

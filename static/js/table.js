@@ -351,7 +351,7 @@ export class TableShell {
     } else if (!this.config.user) {
       items.push(h("a", { class: "button", href: this.config.login, "data-login": "" }, _("Log in to play")));
     } else if (!mySeat) {
-      if (this.game.name === "holdem") items.push(this.buyInInput(t.buy_in[0]));
+      if (this.config.buy_in) items.push(this.buyInInput(t.buy_in[0]));
       if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
       else items.push(h("span", { class: "muted" }, _("The table is full: you are watching.")));
     } else {
@@ -368,7 +368,7 @@ export class TableShell {
       if (free > 0) {
         items.push(h("button", { type: "button", class: "button ghost", "data-action": "add-bot", onclick: () => this.request({ type: "add_bot" }) }, _("Add a bot")));
       }
-      if (this.game.name === "holdem" && !(ctx.hand && !ctx.hand.finished && ctx.me !== null)) {
+      if (this.config.buy_in && !(ctx.hand && !ctx.hand.finished && ctx.me !== null)) {
         const [low, high] = t.buy_in;
         const stack = mySeat.chips || 0;
         if (stack < high) {
@@ -383,7 +383,7 @@ export class TableShell {
         items.push(h("button", {
           type: "button", class: "button ghost leave", "data-action": "leave",
           onclick: () => this.leave(),
-        }, this.game.name === "holdem" ? _("Leave and cash out") : _("Leave the table")));
+        }, this.config.buy_in ? _("Leave and cash out") : _("Leave the table")));
       }
     }
     replace(this.controls, items);
@@ -426,7 +426,7 @@ export class TableShell {
   sit(position) {
     const message = { type: "sit" };
     if (position !== null) message.position = position;
-    if (this.game.name === "holdem") message.buy_in = Number(this.buyIn ? this.buyIn.value : this.state.table.buy_in[0]);
+    if (this.config.buy_in) message.buy_in = Number(this.buyIn ? this.buyIn.value : this.state.table.buy_in[0]);
     this.request(message);
   }
 
@@ -513,7 +513,7 @@ export class TableShell {
     try {
       const { known, knownBoard } = this.game.known(ctx);
       const result = await verifyHand({
-        game: ctx.table.game, serverSeed: hand.server_seed, commitment: hand.commitment,
+        game: this.game, serverSeed: hand.server_seed, commitment: hand.commitment,
         handId: hand.fair_id, clientSeeds: hand.client_seeds, players: ctx.players.length,
         known, knownBoard,
       });
@@ -591,3 +591,7 @@ export function start(game) {
   window.vipTable = shell;
   return shell;
 }
+
+// The table page names its game's module (static/js/games/<game>.js).
+const page = document.querySelector("[data-table-app][data-game-module]");
+if (page) import(page.dataset.gameModule).then((module) => start(module.default));

@@ -8,8 +8,8 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from games.adapters import engine_for
 from games.models import ChatMessage, Hand, HandEvent, Seat, Table
+from games.plugins import engine_for
 from games.rules import fairness
 from games.rules.cards import cards_str
 from vipgame.accounts.services import token_issue

@@ -4,8 +4,8 @@ hand) and as staff: exact status and code, and a refusal changes nothing."""
 import pytest
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand
+from games.plugins import engine_for
 
 from .helpers import url, world
 

@@ -18,8 +18,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand
+from games.plugins import engine_for
 
 pytestmark = pytest.mark.django_db
 OPERATIONS = {

@@ -15,6 +15,7 @@ from django.urls import reverse
 from games import limits, services
 from games.errors import BadTableSettings
 from games.models import Seat, Table
+from games.plugins import PLUGINS
 
 from .helpers import error, url, world
 
@@ -143,13 +144,13 @@ def test_every_range_fits_its_model_field():
         low, high = connection.ops.integer_field_range(field.get_internal_type())
         assert low is None or low <= allowed.low
         assert high is None or allowed.high <= high
-    for game, allowed in limits.SEAT_RANGES.items():
+    for game, plugin in PLUGINS.items():
         low, high = connection.ops.integer_field_range("PositiveSmallIntegerField")
-        assert low <= allowed.low, game
-        assert allowed.high <= high, game
+        assert low <= plugin.seats.low, game
+        assert plugin.seats.high <= high, game
     bank = Seat._meta.get_field("time_bank_ms")
     _, bank_high = connection.ops.integer_field_range(bank.get_internal_type())
-    holdem = limits.OPTION_RANGES["holdem"]
+    holdem = PLUGINS["holdem"].option_ranges
     longest_ms = (
         limits.FIELD_RANGES["turn_seconds"].high * 1000
         + holdem["time_bank_max_ms"].high
@@ -164,9 +165,11 @@ def test_docs_list_every_range_exactly():
     rows = dict(re.findall(r"^\| `([a-z_0-9.]+)` \| ([^|]+?) \|", DOCS.read_text(), re.M))
     expected = {name: f"{r.low} to {r.high}" for name, r in limits.FIELD_RANGES.items()}
     expected["seat_count"] = "2 to 4 (Poker 2 to 9)"
-    for ranges in limits.OPTION_RANGES.values():
-        expected |= {name: f"{r.low} to {r.high}" for name, r in ranges.items()}
-    expected["instant_units"] = f"{limits.INSTANT_UNITS.low} to {limits.INSTANT_UNITS.high} each"
+    for plugin in PLUGINS.values():
+        expected |= {name: f"{r.low} to {r.high}" for name, r in plugin.option_ranges.items()}
+        expected |= {
+            name: f"{r.low} to {r.high} each" for name, (r, _m) in plugin.option_maps.items()
+        }
     for name, value in expected.items():
         assert rows.get(name) == value, name
 

@@ -5,8 +5,8 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand, Table
+from games.plugins import engine_for
 
 from ..tables import assert_money_consistent
 from .helpers import Client, token_for

@@ -7,8 +7,8 @@ from typing import Any
 from django.db.models import Sum
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand, Seat, Table
+from games.plugins import engine_for
 from wallet.models import Account
 
 GAMES = ["maubinh", "tienlen", "holdem"]

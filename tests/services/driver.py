@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from games import services
-from games.adapters import engine_for
 from games.errors import NotEnoughChips
 from games.models import Hand, Seat, Table
+from games.plugins import engine_for
 
 from ..tables import Harness
 

@@ -3,8 +3,8 @@
 import pytest
 
 from games import services
-from games.adapters import engine_for
 from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import engine_for
 from wallet.models import Account, LedgerTransaction
 
 from ..tables import assert_money_consistent

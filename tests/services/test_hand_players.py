@@ -5,8 +5,8 @@ named in the previous player's results)."""
 import pytest
 
 from games import selectors, services
-from games.adapters import engine_for
 from games.models import Hand, Table
+from games.plugins import engine_for
 
 from ..tables import assert_money_consistent, payload_cards
 from .driver import play_until_finished, ready_all

@@ -6,9 +6,9 @@ import pytest
 from django.db import connections
 
 from games import services
-from games.adapters import engine_for
 from games.errors import GameError
 from games.models import Hand, HandEvent, Table
+from games.plugins import engine_for
 
 from ..tables import assert_money_consistent
 from .driver import ready_all

@@ -3,7 +3,6 @@
 import pytest
 
 from games import services
-from games.adapters import engine_for
 from games.errors import (
     AlreadySeated,
     BadBuyIn,
@@ -16,6 +15,7 @@ from games.errors import (
     TableFull,
 )
 from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import engine_for
 from wallet import services as wallet
 from wallet.models import Account
 
@@ -275,6 +275,29 @@ def test_holdem_clock_adds_the_time_bank_and_two_timeouts_sit_out(tables, make_u
     assert timed_out
     assert all(not s.ready and s.timeouts >= 2 for s in timed_out)
     assert table.status == "waiting"
+
+
+def test_holdem_time_bank_is_charged_after_the_tables_own_turn_clock(tables, make_user):
+    """A call 15 s into a 10 s turn costs 5 s of the bank (the engine once
+    charged it after a fixed 20 s, leaving the bank untouched)."""
+    table, lan, minh = two_player_table(make_user, game="holdem", turn_seconds=10)
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    assert (table.deadline - table.clock_started_at).total_seconds() == 10 + 30
+    engine = engine_for("holdem")
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    (actor,) = engine.status(engine.loads(hand.state)).actors
+    mover = {lan.pk: lan, minh.pk: minh}[hand.players[actor]["user_id"]]
+
+    tables.clock.advance(seconds=15)
+    services.table_act(table_id=table.pk, user=mover, action={"type": "call"})
+
+    view = engine.view(engine.loads(Hand.objects.get(pk=hand.pk).state), None)
+    banks = [30_000, 30_000]
+    banks[actor] = 25_000
+    assert view["time_banks_ms"] == banks
+    assert view["action_clock_ms"] == 10_000
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from games import publish, selectors, services
 from games.aftercommit import AfterCommit
-from games.models import Table
+from games.models import Hand, Table
 from games.services.work import TableWork
 
 from ..tables import assert_money_consistent
@@ -39,7 +39,7 @@ def test_the_after_commit_work_is_returned_as_data(tables, make_user, sent):
     assert isinstance(after, AfterCommit)
     version = Table.objects.get(pk=table.pk).version
     assert after.timer == (work.table.clock_version, work.table.deadline)
-    assert after.table_id == table.pk and after.game == "tienlen"
+    assert (after.table_id, after.game) == (table.pk, "tienlen")
     groups = [group for group, _ in after.messages]
     assert groups == [
         publish.user_group(table.pk, owner.pk),
@@ -62,11 +62,15 @@ def test_nothing_is_sent_or_scheduled_when_the_transaction_rolls_back(tables, ma
     class Boom(Exception):
         pass
 
-    with pytest.raises(Boom), transaction.atomic():
-        work = TableWork(table.pk)
-        work.set_clock(Table.Clock.READY, 1_000)
-        assert work.commit() is not None
-        raise Boom
+    def change_then_fail() -> None:
+        with transaction.atomic():
+            work = TableWork(table.pk)
+            work.set_clock(Table.Clock.READY, 1_000)
+            assert work.commit() is not None
+            raise Boom
+
+    with pytest.raises(Boom):
+        change_then_fail()
 
     assert sent == []
     assert len(tables.scheduler.timers) == timers
@@ -85,7 +89,9 @@ def test_closing_a_table_with_a_finished_hand_is_one_version_and_one_publication
     monkeypatch.setattr(tables.scheduler, "settle", lambda hand_id: None)  # a lost task
     play_until_finished(tables, table)  # finished, not settled
     table.refresh_from_db()
-    assert table.status == Table.Status.SUMMARY and not table.current_hand.settled
+    hand = Hand.objects.get(table=table, number=table.hands_played)
+    assert table.status == Table.Status.SUMMARY
+    assert not hand.settled
     before = table.version
     sent.clear()
 
@@ -93,7 +99,8 @@ def test_closing_a_table_with_a_finished_hand_is_one_version_and_one_publication
 
     table.refresh_from_db()
     assert table.status == Table.Status.CLOSED
-    assert table.current_hand.settled
+    hand.refresh_from_db()
+    assert hand.settled
     assert table.version == before + 1
     assert len(sent) == 1
     versions = {m["payload"]["v"] for _, m in sent[0] if m["type"] == "table.state"}

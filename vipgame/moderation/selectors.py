@@ -10,8 +10,8 @@ from django.db import connection
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from games.adapters import adapter_for
 from games.models import Hand, HandEvent, HandPlayer
+from games.plugins import plugin_for
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
 from games.rules.errors import RulesError
@@ -192,7 +192,7 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
             "settlement_key": settlement_key(hand),
         }
     dealt = {e.player: e.payload.get("cards", []) for e in events if e.type == "dealt"}
-    adapter = adapter_for(hand.game)
+    plugin = plugin_for(hand.game)
     deck: list[str] = []
     redealt: dict[int, list[str]] = {}
     board: list[str] = []
@@ -203,8 +203,8 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
         commitment_ok = fairness.commitment(seed) == hand.commitment
         cards = fairness.deal_deck(seed, hand.fair_id, hand.client_seeds)
         deck = cards_str(cards)
-        _, start_events = adapter.engine.start(
-            adapter.ruleset(hand.table), cards, len(hand.players), hand.setup
+        _, start_events = plugin.engine.start(
+            plugin.ruleset(hand.table), cards, len(hand.players), hand.setup
         )
         redealt = {
             e.seat: e.data["cards"]

@@ -4,7 +4,7 @@ import { h } from "../dom.js";
 import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { actionText, handName, streetName } from "../poker.js";
-import { start } from "../table.js";
+import { dealtInTurns } from "../fairness.js";
 
 const local = { key: null, raiseTo: null };
 
@@ -43,6 +43,10 @@ function actions(ctx) {
 
 const game = {
   name: "holdem",
+
+  // Dealing order (docs/fairness.md): two hole cards each, then the board.
+  deal: dealtInTurns(2),
+  board: (deckCards, players) => deckCards.slice(2 * players, 2 * players + 5),
 
   dealer(ctx) {
     return ctx.view ? ctx.posOf(ctx.view.button) : null;
@@ -149,4 +153,39 @@ const game = {
   },
 };
 
-start(game);
+// The replay page (static/js/replay.js): the events as text, the table after
+// each step, and the cards known for the fairness check.
+game.replay = {
+  describe(e, name) {
+    switch (e.type) {
+      case "hand_start": return _("The cards are dealt");
+      case "blind": return `${name(e.player)}: ${e.blind === "small" ? "SB" : "BB"} ${chips(e.amount)}`;
+      case "action": return `${name(e.player)} ${actionText(e)}`;
+      case "board": return `${streetName(e.street)}: ${text(e.cards)}`;
+      case "show": return `${name(e.player)}: ${text(e.cards)}`;
+      case "showdown": return e.hands.map((x) => `${name(x.player)}: ${handName(x.category, x.best)}`).join(" · ");
+      case "pot": return e.winners.map((w, i) => fmt(_("%(name)s wins %(amount)s"), { name: name(w), amount: chips(e.shares[i]) })).join(", ");
+      case "uncalled": return fmt(_("%(amount)s returned to %(name)s"), { amount: chips(e.amount), name: name(e.player) });
+      case "hand_end": return _("The hand is over");
+      default: return null;
+    }
+  },
+
+  picture(seen, { name }) {
+    const parts = [];
+    const dealt = seen.find((e) => e.type === "dealt");
+    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true })));
+    const board = seen.filter((e) => e.type === "board").flatMap((e) => e.cards);
+    parts.push(h("div", {}, h("strong", {}, _("Board")), " ", board.length ? cardRow(board, { small: true }) : "—"));
+    for (const show of seen.filter((e) => e.type === "show")) parts.push(h("div", {}, name(show.player), " ", cardRow(show.cards, { small: true })));
+    return parts;
+  },
+
+  known(events) {
+    const known = {};
+    for (const e of events.filter((x) => x.type === "show")) known[e.player] = e.cards;
+    return { known, knownBoard: events.filter((e) => e.type === "board").flatMap((e) => e.cards) };
+  },
+};
+
+export default game;

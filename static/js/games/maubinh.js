@@ -3,9 +3,9 @@
 // of each chi and the binh lủng warning update live (static/js/chi.js).
 import { h } from "../dom.js";
 import { _, fmt, chips, signed } from "../i18n.js";
-import { cardEl, cardRow, backs } from "../cards.js";
+import { cardEl, cardRow, backs, text } from "../cards.js";
 import { handName, lung, HAND_NAMES_VI, INSTANT_NAMES_VI } from "../chi.js";
-import { start } from "../table.js";
+import { dealtInTurns } from "../fairness.js";
 
 const RANK_ORDER = "23456789TJQKA";
 const byRank = (a, b) => RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]) || a.localeCompare(b);
@@ -147,6 +147,9 @@ function versus(ctx, upTo) {
 const game = {
   name: "maubinh",
 
+  // Dealing order (docs/fairness.md): thirteen cards to each player in turn.
+  deal: dealtInTurns(13),
+
   seat(ctx, position) {
     const view = ctx.view;
     if (!view) return null;
@@ -270,4 +273,38 @@ const game = {
   },
 };
 
-start(game);
+// The replay page (static/js/replay.js): the events as text, the table after
+// each step, and the cards known for the fairness check.
+game.replay = {
+  describe(e, name) {
+    switch (e.type) {
+      case "submitted": return fmt(_("%(name)s has arranged"), { name: name(e.player) });
+      case "arranged": return fmt(_("Your arrangement: %(c1)s | %(c2)s | %(c3)s"), { c1: text(e.chi1), c2: text(e.chi2), c3: text(e.chi3) }) + (e.lung ? " — Binh lủng" : "");
+      case "auto_arranged": return e.players.length ? fmt(_("Arranged automatically: %(names)s"), { names: e.players.map(name).join(", ") }) : _("Everyone arranged in time");
+      case "reveal": return `Chi ${e.step}: ` + e.hands.map((x) => `${name(x.player)} ${nameVi(x.hand)} (${signed(e.units[x.player])})`).join(" · ");
+      default: return null;
+    }
+  },
+
+  picture(seen, { name }) {
+    const parts = [];
+    const dealt = seen.find((e) => e.type === "dealt");
+    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true }),
+      dealt.instant ? h("span", { class: "badge gold" }, instantVi(dealt.instant)) : null));
+    for (const reveal of seen.filter((e) => e.type === "reveal")) {
+      parts.push(h("div", { class: "mini-chi" }, h("strong", {}, `Chi ${reveal.step}`),
+        reveal.hands.map((x) => h("span", { class: "rev" }, ` ${name(x.player)} `, cardRow(x.cards, { small: true }), ` ${nameVi(x.hand)}`))));
+    }
+    return parts;
+  },
+
+  known(events) {
+    const known = {};
+    const byPlayer = {};
+    for (const e of events.filter((x) => x.type === "reveal")) for (const x of e.hands) (byPlayer[x.player] ||= []).push(...x.cards);
+    for (const [i, cards] of Object.entries(byPlayer)) if (cards.length === 13) known[i] = cards;
+    return { known };
+  },
+};
+
+export default game;

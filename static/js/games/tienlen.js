@@ -3,7 +3,7 @@
 import { h } from "../dom.js";
 import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
-import { start } from "../table.js";
+import { dealtInTurns } from "../fairness.js";
 import { COMBOS_VI, TOI_TRANG_VI } from "../terms.js";
 
 const COMBOS = COMBOS_VI;
@@ -70,6 +70,9 @@ function myCards(ctx) {
 
 const game = {
   name: "tienlen",
+
+  // Dealing order (docs/fairness.md): thirteen cards to each player in turn.
+  deal: dealtInTurns(13),
 
   seat(ctx, position) {
     const view = ctx.view;
@@ -177,4 +180,44 @@ const game = {
   },
 };
 
-start(game);
+// The replay page (static/js/replay.js): the events as text, the table after
+// each step, and the cards known for the fairness check.
+game.replay = {
+  describe(e, name) {
+    switch (e.type) {
+      case "played": return `${name(e.player)}: ${COMBOS[e.combination] || e.combination} ${text(e.cards)}${e.chop ? " — Chặt!" : ""}`;
+      case "passed": return fmt(_("%(name)s passes"), { name: name(e.player) });
+      case "new_round": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
+      case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.from), winner: name(e.to), units: e.units });
+      default:
+        if (TOI_TRANG[e.type] && e.cards) return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.type]}`;
+        return null;
+    }
+  },
+
+  picture(seen, { name, you, players }) {
+    const parts = [];
+    const dealt = seen.find((e) => e.type === "dealt");
+    const played = seen.filter((e) => e.type === "played");
+    if (dealt) {
+      const gone = new Set(played.filter((e) => e.player === you).flatMap((e) => e.cards));
+      parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards.filter((c) => !gone.has(c)), { small: true })));
+    }
+    const last = [...seen].reverse().find((e) => e.type === "played" || e.type === "new_round");
+    if (last && last.type === "played") parts.push(h("div", {}, h("strong", {}, _("On the table")), " ", name(last.player), " ", cardRow(last.cards, { small: true })));
+    const counts = players.map((p, i) => `${p.name}: ${13 - played.filter((e) => e.player === i).reduce((n, e) => n + e.cards.length, 0)}`);
+    parts.push(h("div", { class: "muted" }, _("Cards left"), ": ", counts.join(" · ")));
+    return parts;
+  },
+
+  known(events) {
+    const known = {};
+    const end = events.find((e) => e.type === "hand_finished");
+    if (end && end.hands) end.hands.forEach((left, i) => {
+      known[i] = [...left, ...events.filter((e) => e.type === "played" && e.player === i).flatMap((e) => e.cards)];
+    });
+    return { known };
+  },
+};
+
+export default game;

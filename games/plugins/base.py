@@ -1,0 +1,147 @@
+"""What every game plugin offers the Django side, with the shared defaults.
+
+A plugin is the one home of what differs between games outside the rules
+engine: seat limits, option ranges, escrow or wallet hold, setup and
+after-hand work, settlement transfers, form and serializer fields, the lobby
+tab. Services, views, forms, serializers, selectors and templates ask the
+table's plugin instead of testing a game's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar
+
+from django.db import models
+
+from games.models import Hand, Seat, Table
+from games.rules.game import GameEngine, Outcome
+from games.rules.settlement import cap_debts
+
+
+@dataclass(frozen=True)
+class Range:
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Chips to move at settlement: from a player index to another."""
+
+    payer: int
+    payee: int
+    chips: int
+
+
+@cache
+def engine_for(game: str) -> GameEngine:
+    """The rules engine of a game: ``ENGINE`` in ``games/rules/<game>/engine.py``."""
+    module = importlib.import_module(f"games.rules.{game}.engine")
+    engine: GameEngine = module.ENGINE
+    return engine
+
+
+def table_default(name: str) -> Any:
+    """The default of a table number (its model field's, the one copy)."""
+    field = Table._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field.default
+
+
+class GamePlugin:
+    game: ClassVar[str]
+    #: The lobby tab and history filter label.
+    label: ClassVar[str]
+    seats: ClassVar[Range]
+    #: The rule presets the lobby form offers: (code, label).
+    presets: ClassVar[tuple[tuple[str, Any], ...]] = (("vipgame", "VIPGAME"),)
+    #: Table numbers only this game uses: the form and the API take them for it.
+    table_fields: ClassVar[tuple[str, ...]] = ()
+    #: Rule options a table may override: whole numbers in a range, switches,
+    #: choices, and maps of names to whole numbers (each value in a range).
+    option_ranges: ClassVar[Mapping[str, Range]] = {}
+    option_switches: ClassVar[tuple[str, ...]] = ()
+    option_choices: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    option_maps: ClassVar[Mapping[str, tuple[Range, Any]]] = {}
+    #: Chips sit in a seat escrow (bought in) rather than a wallet hold.
+    uses_escrow: ClassVar[bool] = False
+    #: A ready player stays ready between hands.
+    keeps_ready: ClassVar[bool] = False
+    #: Results are in units of the stake (else in chips).
+    pays_in_units: ClassVar[bool] = True
+
+    @property
+    def engine(self) -> GameEngine:
+        return engine_for(self.game)
+
+    def ruleset_of(self, preset: str, options: Mapping[str, Any]) -> Any:
+        """The rules of a preset with a table's options (before the table's own numbers)."""
+        return self.engine.ruleset(preset, options)
+
+    def ruleset(self, table: Table) -> Any:
+        """The rules a hand at this table is dealt with."""
+        return self.ruleset_of(table.preset, table.options)
+
+    def max_raise_floor(self, ruleset: Any) -> int | None:
+        """The least raise cap (in stakes) a table may set; None: no raise cap."""
+        return None
+
+    def client_rules(self, table: Table) -> dict[str, Any]:
+        """What the table page's script needs of the ruleset."""
+        return {"preset": table.preset}
+
+    def fair_bounds(self, table: Table, players: int) -> list[int]:
+        """Extra uniform draws from the fair stream, after the deck: one player
+        index (Tiến Lên's first leader, Hold'em's first button)."""
+        return [players]
+
+    def setup(
+        self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
+    ) -> dict[str, Any]:
+        return {}
+
+    def extra_clock_ms(self, state: Any, actor: int) -> int:
+        return 0
+
+    def transfers(
+        self, table: Table, outcome: Outcome, balances: Sequence[int]
+    ) -> tuple[list[Transfer], list[int]]:
+        """The chip movements of a finished hand and each player's net in chips.
+
+        Games paying in units of the stake pay from the players' wallets;
+        nobody pays more than they hold (RULES.md 2.6 rule 6). Escrow games
+        pay chips between seat escrows, already within every stack.
+        """
+        n = len(outcome.net)
+        unit = table.stake if self.pays_in_units else 1
+        owed = [[0] * n for _ in range(n)]
+        for payment in outcome.payments:
+            owed[payment.payer][payment.payee] += payment.amount * unit
+        capped = cap_debts(owed, list(balances))
+        moves = [Transfer(i, j, capped[i][j]) for i in range(n) for j in range(n) if capped[i][j]]
+        net = [sum(capped[j][i] for j in range(n)) - sum(capped[i]) for i in range(n)]
+        return moves, net
+
+    def after_hand(
+        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
+    ) -> None:
+        """Update what the table and seats remember between hands (not saved here)."""
+
+    def hand_export(
+        self, hand: Hand, state: Any, player: int | None, *, reveal_all: bool
+    ) -> str | None:
+        """A finished hand in the game's own exchange format; None: not offered."""
+        return None
+
+    def facts(self) -> dict[str, Any]:
+        """What the lobby page's script needs to know of the game."""
+        return {
+            "label": self.label,
+            "seats": [self.seats.low, self.seats.high],
+            "presets": [code for code, _label in self.presets],
+            "fields": list(self.table_fields),
+        }

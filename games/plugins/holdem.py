@@ -1,0 +1,87 @@
+"""Texas Hold'em at a table: buy-ins in seat escrows, chips not units, the
+button and time banks carried between hands, PHH export."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.models import Game, Hand, Seat, Table
+from games.rules.game import Outcome
+from games.rules.holdem.phh import export_phh
+
+from .base import GamePlugin, Range
+
+
+class Holdem(GamePlugin):
+    game = Game.HOLDEM
+    label = "Poker"
+    seats = Range(2, 9)
+    table_fields = ("max_raise", "buy_in_min", "buy_in_max")
+    # The action clock is the table's turn clock (turn_seconds), not an option.
+    option_ranges = {
+        "min_players": Range(2, 9),
+        "max_players": Range(2, 9),
+        "small_blind_units": Range(1, 5),
+        "big_blind_units": Range(1, 10),
+        "time_bank_max_ms": Range(0, 300_000),
+        "time_bank_topup_ms": Range(0, 60_000),
+        "timeouts_to_sit_out": Range(1, 10),
+        "buy_in_min_big_blinds": Range(1, 1_000),
+        "buy_in_max_big_blinds": Range(1, 1_000),
+    }
+    uses_escrow = True
+    keeps_ready = True
+    pays_in_units = False
+
+    def ruleset(self, table: Table) -> Any:
+        # The engine charges the time bank after the table's own turn clock.
+        options = {**table.options, "action_clock_ms": table.turn_seconds * 1000}
+        return self.ruleset_of(table.preset, options)
+
+    def max_raise_floor(self, ruleset: Any) -> int | None:
+        return int(ruleset.big_blind_units)
+
+    def setup(
+        self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
+    ) -> dict[str, Any]:
+        positions = [s.position for s in seats]
+        if table.button_position is None:
+            button = draws[0]
+        else:
+            later = [i for i, p in enumerate(positions) if p > table.button_position]
+            button = later[0] if later else 0
+        return {
+            "stake": table.stake,
+            "max_raise": table.max_raise,
+            "button": button,
+            "stacks": list(stacks),
+            "time_banks_ms": [s.time_bank_ms for s in seats],
+            "timeouts": [s.timeouts for s in seats],
+        }
+
+    def extra_clock_ms(self, state: Any, actor: int) -> int:
+        banks = self.engine.view(state, None).get("time_banks_ms") or []
+        return int(banks[actor]) if actor < len(banks) else 0
+
+    def after_hand(
+        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
+    ) -> None:
+        table.button_position = seats[int(setup["button"])].position
+        summary = outcome.summary
+        for i, seat in enumerate(seats):
+            seat.time_bank_ms = int(summary["time_banks_ms"][i])
+            seat.timeouts = int(summary["timeouts"][i])
+            if i in summary["sit_out"]:
+                seat.sitting_out, seat.ready = True, False
+
+    def hand_export(
+        self, hand: Hand, state: Any, player: int | None, *, reveal_all: bool
+    ) -> str | None:
+        return export_phh(
+            state,
+            player,
+            reveal_all=reveal_all,
+            hand=hand.pk,
+            names=[p["name"] for p in hand.players],
+        )

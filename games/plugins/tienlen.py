@@ -1,0 +1,48 @@
+"""Tiến Lên Miền Nam at a table: wallet holds, the last winner leads next."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.models import Game, Seat, Table
+from games.rules.game import Outcome
+
+from .base import GamePlugin, Range
+
+
+class TienLen(GamePlugin):
+    game = Game.TIENLEN
+    label = "Tiến Lên"
+    seats = Range(2, 4)
+    table_fields = ("min_balance_units",)
+    option_ranges = {
+        "cong_penalty": Range(0, 52),
+        "toi_trang_flat": Range(0, 52),
+        "ket_3_bich": Range(0, 52),
+        "chan_ket_3_bich": Range(0, 52),
+    }
+    option_choices = {
+        "first_lead": ("random", "three_spades"),
+        "toi_trang_payout": ("flat", "tiered"),
+    }
+
+    def client_rules(self, table: Table) -> dict[str, Any]:
+        # What leaving mid-hand most likely costs (the table page says it first).
+        return {"preset": table.preset, "cong_penalty": self.ruleset(table).cong_penalty}
+
+    def setup(
+        self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
+    ) -> dict[str, Any]:
+        positions = [s.position for s in seats]
+        previous = table.last_winner_position
+        return {
+            "previous_winner": positions.index(previous) if previous in positions else None,
+            "random_first": draws[0],
+        }
+
+    def after_hand(
+        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
+    ) -> None:
+        winner = outcome.summary.get("winner")
+        table.last_winner_position = seats[winner].position if isinstance(winner, int) else None

@@ -1,0 +1,72 @@
+"""Issue 14 item 1: each game has one home on every layer.
+
+A game is a rules package (``games/rules/<game>/engine.py``), a plugin
+(``games/plugins``), a browser module (``static/js/games/<game>.js``) and its
+``Game`` choice. Everything else asks the table's plugin (or, in the browser,
+the game's module or the data the server sends) and never names a game.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from games.models import Game
+from games.plugins import PLUGINS, GamePlugin, engine_for, plugin_for
+
+ROOT = Path(__file__).resolve().parent.parent
+# A game named in code: its Game value or member, in any case ("holdem",
+# Game.HOLDEM, data-holdem-only...). Prose ("Hold'em stacks") is not code.
+GAME_NAME = re.compile("|".join(re.escape(g) for g in Game.values), re.IGNORECASE)
+# The modules that must ask the plugins instead.
+GENERIC = [
+    *sorted((ROOT / "games/services").glob("*.py")),
+    *sorted((ROOT / "games/api").glob("*.py")),
+    *(
+        ROOT / "games" / name
+        for name in (
+            "views.py",
+            "forms.py",
+            "selectors.py",
+            "consumers.py",
+            "publish.py",
+            "admin.py",
+            "limits.py",
+            "tasks.py",
+            "scheduling.py",
+        )
+    ),
+    *sorted((ROOT / "templates/games").glob("*.html")),
+    *(ROOT / "static/js" / name for name in ("table.js", "replay.js", "fairness.js", "lobby.js")),
+]
+
+
+def test_every_game_has_a_plugin_a_rules_engine_and_a_browser_module():
+    assert list(PLUGINS) == list(Game.values)
+    for game in Game.values:
+        plugin = plugin_for(game)
+        assert isinstance(plugin, GamePlugin)
+        assert plugin.game == game
+        assert engine_for(game).name == game
+        assert plugin.engine is engine_for(game)
+        assert (ROOT / "static/js/games" / f"{game}.js").is_file(), game
+        assert plugin.seats.low >= 2
+        assert plugin.seats.high <= engine_for(game).max_players
+        assert {"vipgame"} <= {code for code, _label in plugin.presets}
+
+
+def test_no_module_outside_the_plugins_names_a_game():
+    assert len(GENERIC) > 20
+    named = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in GENERIC
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if GAME_NAME.search(line)
+    ]
+    assert named == []
+
+
+def test_the_scan_finds_a_game_name():
+    assert GAME_NAME.search("if table.game == Game.HOLDEM:")
+    assert GAME_NAME.search('node.hidden = chosen !== "tienlen";')
+    assert not GAME_NAME.search("if plugin.uses_escrow:")
