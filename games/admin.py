@@ -17,10 +17,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
-from vipgame.moderation.admin import admin_link, reason_action
+from vipgame.moderation.adminkit import ReadOnlyAdmin, admin_link, reason_action
 from vipgame.moderation.selectors import hand_inspection, hands_together
 from vipgame.moderation.services import table_force_close
-from wallet.admin import ReadOnlyAdmin
 
 from .models import ChatMessage, Hand, HandEvent, Seat, Table
 

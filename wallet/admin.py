@@ -13,23 +13,11 @@ from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
+from vipgame.moderation.adminkit import ReadOnlyAdmin, reason_action
 from vipgame.moderation.services import adjustment_approve, adjustment_reject, balance_adjust
 
 from .forms import AdjustBalanceForm
 from .models import Account, Adjustment, Hold, LedgerEntry, LedgerTransaction
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Ledger rows are never added, edited or deleted by hand."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class EntryInline(admin.TabularInline):
@@ -237,8 +225,6 @@ class AdjustmentAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("Approve selected adjustments"), permissions=["adjust"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Adjustment]) -> HttpResponse | None:
-        from vipgame.moderation.admin import reason_action
-
         staff: User = request.user  # type: ignore[assignment]
         return reason_action(
             self,
@@ -254,8 +240,6 @@ class AdjustmentAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("Reject selected adjustments"), permissions=["adjust"])
     def reject(self, request: HttpRequest, queryset: QuerySet[Adjustment]) -> HttpResponse | None:
-        from vipgame.moderation.admin import reason_action
-
         staff: User = request.user  # type: ignore[assignment]
         return reason_action(
             self,

@@ -13,7 +13,9 @@ class AccountsConfig(AppConfig):
         from vipgame import checks  # noqa: F401  (registers the fail-closed check)
 
         from .limits import login_failed
-        from .services import session_ended
+        from .models import password_changed
+        from .services import password_was_changed, session_ended
 
+        password_changed.connect(password_was_changed, dispatch_uid="accounts.password_changed")
         user_logged_out.connect(session_ended, dispatch_uid="accounts.session_ended")
         user_login_failed.connect(login_failed, dispatch_uid="accounts.login_failed")

@@ -2,7 +2,12 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
+
+# Sent after an existing user's new password is saved (sender: User, user=).
+# The accounts app revokes every token and session then (AccountsConfig.ready).
+password_changed = Signal()
 
 
 class User(AbstractUser):
@@ -23,9 +28,7 @@ class User(AbstractUser):
         changed = self._password is not None and not self._state.adding  # type: ignore[attr-defined]
         super().save(*args, **kwargs)
         if changed:
-            from .services import credentials_revoke
-
-            credentials_revoke(user=self)
+            password_changed.send(sender=type(self), user=self)
 
     def __str__(self) -> str:
         return self.display_name or self.username

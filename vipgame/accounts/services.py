@@ -125,6 +125,11 @@ def credentials_revoke(*, user: User) -> None:
     tell_user_on_commit(user_id, message)
 
 
+def password_was_changed(sender: type[User], *, user: User, **kwargs: Any) -> None:
+    """``password_changed`` receiver (AccountsConfig.ready): revoke everything."""
+    credentials_revoke(user=user)
+
+
 def password_change(*, user: User, old_password: str, new_password: str) -> str:
     """The API's password change: check the old one, validate the new one,
     revoke everything (``credentials_revoke``) and return a fresh token."""

@@ -1,3 +1,5 @@
+"""The users' admin page: the moderators' main tool (ban, mute, adjust)."""
+
 from typing import Any
 
 from django.contrib import admin
@@ -9,12 +11,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.moderation import services as moderation
-from vipgame.moderation.admin import reason_action
-from vipgame.moderation.forms import MuteForm
+from vipgame.accounts.models import User
 from wallet.models import Account
 
-from .models import User
+from . import services as moderation
+from .adminkit import reason_action
+from .forms import MuteForm
 
 
 @admin.register(User)
