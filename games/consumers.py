@@ -26,9 +26,8 @@ from django.utils.translation import gettext_lazy as _
 from redis.exceptions import RedisError
 
 from games import publish, selectors, services
-from games.errors import ChatMuted, GameError, TableNotFound
+from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from vipgame import limits
-from vipgame.accounts.models import User
 from vipgame.accounts.services import credential_mark
 from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
@@ -68,15 +67,6 @@ class ProtocolError(ServiceError):
     code = "bad_message"
 
 
-class AccountInactive(ServiceError):
-    """The account was deactivated (banned) while this socket was open: its
-    ban message may have been lost, the database says so on every action."""
-
-    code = "account_banned"
-    template = _("Your account is no longer active.")
-    status = 403
-
-
 class TooManySockets(ServiceError):
     code = "too_many_sockets"
     template = _("Too many open connections: close another tab or device first.")
@@ -87,19 +77,6 @@ class ChatTooFast(ServiceError):
     code = "chat_rate_limited"
     template = _("You are chatting too fast: wait %(wait)s seconds.")
     status = 429
-
-
-def as_active(service: Any) -> Any:
-    """``service`` run only while the user's account is active (read in the same
-    database thread, just before it): a ban whose message never reached this
-    socket still stops every action."""
-
-    def run(*, user: Any, **kwargs: Any) -> Any:
-        if not User.objects.filter(pk=user.pk, is_active=True).exists():
-            raise AccountInactive()
-        return service(user=user, **kwargs)
-
-    return run
 
 
 def protocol_error(code: str, template: Any) -> ProtocolError:
@@ -480,10 +457,8 @@ class TableSocket(RoomSocket):
         return result
 
     async def _call(self, service: Any, **kwargs: Any) -> Any:
-        """A table service for this socket's user; an action (``act`` and the
-        other ACTIONS) runs only while the account is active."""
-        if service is not services.seat_presence:
-            service = as_active(service)
+        """A table service for this socket's user (the services refuse an
+        inactive account's actions: ``AccountInactive``)."""
         return await db(service)(table_id=self.table_id, user=self.user, **kwargs)
 
     async def _deliver(

@@ -28,6 +28,11 @@ SeatTaken = _error("SeatTaken", "seat_taken", _("That seat is taken."), 409)
 NoSuchSeat = _error("NoSuchSeat", "no_such_seat", _("That seat does not exist."))
 TableFull = _error("TableFull", "table_full", _("The table is full."), 409)
 AlreadySeated = _error("AlreadySeated", "already_seated", _("You are already at this table."), 409)
+# The account was deactivated (banned): the database says so on every action,
+# even on a socket whose ban message was lost (it is then closed).
+AccountInactive = _error(
+    "AccountInactive", "account_banned", _("Your account is no longer active."), 403
+)
 NotSeated = _error("NotSeated", "not_seated", _("You are not seated at this table."), 409)
 NotEnoughChips = _error(
     "NotEnoughChips",

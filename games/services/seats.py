@@ -15,6 +15,7 @@ from django.db import transaction
 
 from games import clock
 from games.errors import (
+    AccountInactive,
     AlreadySeated,
     BadBuyIn,
     BadClientSeed,
@@ -168,6 +169,7 @@ def table_sit(
     invite_code: str = "",
 ) -> Seat:
     work = TableWork(table_id)
+    _require_active(user)
     _check_open(work, user, invite_code)
     if work.seat_of(user) is not None:
         raise AlreadySeated()
@@ -176,6 +178,12 @@ def table_sit(
         _fill_with_bots(work, user)
     work.commit()
     return seat
+
+
+def _require_active(user: User) -> None:
+    """A deactivated (banned) account may not sit or seat a bot."""
+    if not User.objects.filter(pk=user.pk, is_active=True).exists():
+        raise AccountInactive()
 
 
 def _bot_user(work: TableWork, needed: int) -> User:
@@ -250,6 +258,7 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
     may too at a public table. A private table is its owner's and invited
     players' game: anyone else, staff included, gets ``private_table``."""
     work = TableWork(table_id)
+    _require_active(user)
     seated = work.seat_of(user) is not None
     if not (user.is_staff or work.table.owner_id == user.pk or seated):
         raise PermissionDenied()

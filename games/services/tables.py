@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import F
 
 from games import clock, publish
-from games.errors import BadChat, ChatMuted, TableClosed, TableNotFound
+from games.errors import AccountInactive, BadChat, ChatMuted, TableClosed, TableNotFound
 from games.limits import check_table
 from games.models import ChatMessage, Table, TableSeed
 from games.plugins import PLUGINS, plugin_for
@@ -168,9 +168,13 @@ def chat_post(*, table_id: int, user: User, text: object) -> ChatMessage:
         raise TableNotFound()
     if table.status == Table.Status.CLOSED:
         raise TableClosed()
-    muted_until, muted_reason = (
-        User.objects.filter(pk=user.pk).values_list("muted_until", "muted_reason").get()
+    active, muted_until, muted_reason = (
+        User.objects.filter(pk=user.pk)
+        .values_list("is_active", "muted_until", "muted_reason")
+        .get()
     )
+    if not active:
+        raise AccountInactive()
     if muted_until is not None and muted_until > clock.now():
         raise ChatMuted(until=muted_until, reason=muted_reason)
     message = ChatMessage.objects.create(table=table, user=user, text=text.strip())

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from games import aftercommit, clock, publish
 from games.aftercommit import AfterCommit
-from games.errors import NotSeated, TableNotFound
+from games.errors import AccountInactive, NotSeated, TableNotFound
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import GamePlugin, plugin_for
 from games.rules.game import Event
@@ -69,9 +69,13 @@ class TableWork:
         return next((s for s in self.seats if s.user_id == user.pk), None)
 
     def require_seat(self, user: User) -> Seat:
+        """The user's seat, read with the user in the seats' one query: a
+        deactivated (banned) account may not act (``AccountInactive``)."""
         seat = self.seat_of(user)
         if seat is None:
             raise NotSeated()
+        if not seat.user.is_active:
+            raise AccountInactive()
         return seat
 
     def bot_seat(self, position: int) -> Seat | None:

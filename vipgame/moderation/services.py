@@ -134,12 +134,14 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
         raise AlreadyBanned()
     sessions = _session_keys(locked)
     before = _account_picture(locked, len(sessions))
-    locked.is_active = False
-    locked.save(update_fields=["is_active"])
+    # Leave first (as the player, while still active: the table services refuse
+    # an inactive account), then deactivate; all in this one transaction.
     for table_id in (
         Seat.objects.filter(user=locked).order_by("table_id").values_list("table_id", flat=True)
     ):
         table_services.table_leave(table_id=table_id, user=locked)
+    locked.is_active = False
+    locked.save(update_fields=["is_active"])
     Token.objects.filter(user=locked).delete()
     Session.objects.filter(session_key__in=sessions).delete()
     after = _account_picture(locked, 0)
