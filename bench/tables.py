@@ -11,7 +11,11 @@ the new version; the ``ping``/``pong`` round trip in
 the same run; actions, hands and settled hands per second; the settlement
 backlog; errors; lost or duplicated actions; and the server processes' CPU
 and peak memory. With ``--idle K`` it first measures the server memory taken
-by K idle sockets. It prints a table and writes JSON to ``bench/results/``.
+by K idle sockets. Before the product it measures the transport's ceiling in
+the same shape (``bench.transport``: the same tables, Daphne count and channel
+layer, no database and no game) and prints the product's moves per second as
+a share of it (``--no-ceiling`` skips it). It prints a table and writes JSON
+to ``bench/results/``.
 
     python -m bench.tables --tables 100 --game tienlen --seconds 60
     python -m bench.tables --tables 10 --game mix --idle 2000
@@ -163,6 +167,12 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
 
 def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "json"}}
+    if args.ceiling:
+        from bench import transport
+
+        result["ceiling"] = transport.measure(
+            tables=args.tables, seconds=min(args.seconds, 30), payload=args.ceiling_bytes
+        )
     with tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp, Stack(Path(tmp)) as stack:
         setup_django()
         specs = create_tables(args.tables, args.game)
@@ -200,6 +210,10 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "last": window[-1][3],
             }
         result["load"] = load
+        if "ceiling" in result and result["ceiling"]["broadcasts_per_s"]:
+            load["share_of_ceiling"] = round(
+                load["actions_per_s"] / result["ceiling"]["broadcasts_per_s"], 3
+            )
         result["servers"] = {
             name: {
                 "cpu_s": round(cpu_after[name] - cpu_before.get(name, 0.0), 2),
@@ -236,6 +250,12 @@ def report(result: dict[str, Any]) -> None:
 
     rows = [
         ("actions", f"{load['actions']} ({load['actions_per_s']:.1f}/s)"),
+        *(
+            [("transport ceiling, broadcasts/s (same shape, no DB)",
+              f"{result['ceiling']['broadcasts_per_s']}  -> this run at "
+              f"{100 * load['share_of_ceiling']:.1f} % of it")]
+            if "share_of_ceiling" in load else []
+        ),
         ("action -> every seat, p50/p95/p99 ms",
          " / ".join(ms(load["latency_ms"][q]) for q in (50, 95, 99))),
         ("ack to the mover, p50/p95/p99 ms",
@@ -283,6 +303,12 @@ def main() -> None:
         "--think", type=float, default=0.0,
         help="mean seconds a player thinks before moving (uniform 0.5-1.5 times it); 0: at once",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-ceiling", dest="ceiling", action="store_false",
+        help="skip the transport ceiling measured first (bench.transport)",
+    )  # fmt: skip
+    parser.add_argument("--ceiling-bytes", type=int, default=2000,
+                        help="size of each seat's message in the ceiling run")  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = benchmark(args)
