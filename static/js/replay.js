@@ -27,7 +27,7 @@ function describe(e) {
     case "played": return `${name(e.player)}: ${COMBOS_VI[e.combination] || e.combination} ${text(e.cards)}${e.chop ? " — Chặt!" : ""}`;
     case "passed": return fmt(_("%(name)s passes"), { name: name(e.player) });
     case "new_round": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
-    case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.from), winner: name(e.to), units: e.units });
+    case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.payer), winner: name(e.payee), units: e.amount });
     case "timed_out": return fmt(_("%(name)s ran out of time"), { name: name(e.player) });
     case "left": return fmt(_("%(name)s left"), { name: name(e.player) });
     case "hand_finished":
