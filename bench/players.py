@@ -252,7 +252,7 @@ class Player:
             return
         if hand is None or hand["finished"] or self.pending is not None or not hand["view"]:
             return
-        action = self.choose(hand["view"])
+        action = self.choose(state, hand["view"])
         if action is None or (self.spec.game == "maubinh" and self.submitted == hand["id"]):
             return  # a Mậu Binh player arranges once (a state older than its own
             # submission can still arrive, showing it not submitted)
@@ -283,21 +283,13 @@ class Player:
                 raise
             self.pending = None  # the socket went while thinking: the listener reconnects
 
-    def choose(self, view: dict[str, Any]) -> dict[str, Any] | None:
-        """Move at once when it is this seat's turn; Hold'em checks or calls."""
-        game = self.spec.game
-        if game == "tienlen":
-            if view["turn"] is None or view["turn"] != view["seat"]:
-                return None
-            return dict(self.engines[game].bot_action(view, self.counter))
-        if game == "holdem":
-            if view["to_act"] is None or view["to_act"] != view["player"]:
-                return None
-            return {"type": "check"} if not view["to_call"] else {"type": "call"}
-        me = view.get("me")
-        if view["phase"] != "arrange" or me is None or view["seats"][me]["submitted"]:
+    def choose(self, state: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | None:
+        """Move at once when it is this player's move; Hold'em checks or calls."""
+        if state["you"] is None or state["you"] not in state["actors"]:
             return None
-        return dict(self.engines[game].bot_action(view, self.counter))
+        if self.spec.game == "holdem":
+            return {"type": "check"} if not view["to_call"] else {"type": "call"}
+        return dict(self.engines[self.spec.game].bot_action(view, self.counter))
 
     def next_id(self) -> str:
         self.counter += 1

@@ -67,10 +67,10 @@ class Recorder:
 def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
-    from games.adapters import engine_for
 
     from games import clock, publish, scheduling, services
     from games.models import Hand, Seat, Table
+    from games.plugins import engine_for
     from vipgame.accounts.services import user_register
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -106,7 +106,7 @@ def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
         for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
             services.table_ready(table_id=table_id, user=seat.user, client_seed=os.urandom(8).hex())
 
-    def next_move(table_id: int) -> tuple[Any, dict[str, Any], int] | None:
+    def next_move(table_id: int) -> tuple[Any, Any, int] | None:
         """(user, action, version) of the next human move, after ending a
         finished hand and dealing the next (not timed)."""
         for _ in range(10):

@@ -479,7 +479,7 @@ class TableSocket(RoomSocket):
             return
         self.last_version = max(self.last_version, version)
         self.last_personal = personal
-        seated = payload["you"] is not None
+        seated = payload["seat"] is not None
         if personal and seated != self.seated:
             self.seated = seated
             if seated:

@@ -7,7 +7,7 @@ state it already holds) and sent after commit through ``vipgame.notify``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +20,7 @@ from games import clock
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
+from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
 from vipgame.ops import metrics
 from wallet.models import Account
@@ -110,9 +111,6 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
         **table_identity(table),
         "max_raise": table.max_raise,
         "buy_in": list(table.buy_in_range()),
-        "clock": table.clock or None,
-        "deadline": epoch_ms(table.deadline),
-        "clock_started": epoch_ms(table.clock_started_at),
         "hands_played": table.hands_played,
         "next_commitment": table.next_commitment,
         "seats": [
@@ -143,20 +141,57 @@ def player_of_user(hand: Hand, user_id: int | None) -> int | None:
     return next((i for i, p in enumerate(hand.players) if p["user_id"] == user_id), None)
 
 
-def hand_info(
-    hand: Hand | None, view: dict[str, Any] | None, player: int | None = None
-) -> dict[str, Any] | None:
+def hand_players(hand: Hand) -> list[dict[str, Any]]:
+    """The hand's players as dealt: who they are and where they sat then."""
+    return [
+        {
+            "index": i,
+            "position": p["position"],
+            "user_id": p["user_id"],
+            "name": p["name"],
+            "bot": p["bot"],
+        }
+        for i, p in enumerate(hand.players)
+    ]
+
+
+def hand_result(game: str, unit: int, outcome: Outcome) -> dict[str, Any]:
+    """A finished hand's result, the one shape (docs/protocol.md "Results"):
+    ``net`` and ``payments`` in units of ``unit`` chips before anyone's cap;
+    ``chips`` (what each player's wallet or stack really moved) once settled."""
+    return {
+        "game": game,
+        "voided": False,
+        "reason": None,
+        "unit": unit,
+        "net": list(outcome.net),
+        "chips": None,
+        "payments": [payment_json(p) for p in outcome.payments],
+        "summary": dict(outcome.summary),
+    }
+
+
+def voided_result(game: str, unit: int, players: int, reason: str) -> dict[str, Any]:
+    """The result of a hand voided when its table was closed: nothing moved."""
+    return {
+        "game": game,
+        "voided": True,
+        "reason": reason,
+        "unit": unit,
+        "net": [0] * players,
+        "chips": [0] * players,
+        "payments": [],
+        "summary": None,
+    }
+
+
+def hand_info(hand: Hand | None, view: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if hand is None:
         return None
-    info: dict[str, Any] = {
+    return {
         "id": hand.pk,
         "number": hand.number,
-        # Where each player was dealt, who they are and their name then, and the
-        # viewer's own index (None if not dealt into this hand).
-        "players": [p["position"] for p in hand.players],
-        "user_ids": [p["user_id"] for p in hand.players],
-        "names": [p["name"] for p in hand.players],
-        "you": player,
+        "players": hand_players(hand),
         # The hand's last event so far: a client opening the table starts from it.
         "last_seq": hand.event_count,
         "commitment": hand.commitment,
@@ -168,11 +203,35 @@ def hand_info(
         # the server seed they say nothing about the deck).
         "client_seeds": hand.client_seeds,
         "seed_sources": hand.seed_sources,
+        "result": hand.result if hand.finished else None,
+        "server_seed": hand.server_seed if hand.finished else None,
     }
-    if hand.finished:
-        info["result"] = hand.result
-        info["server_seed"] = hand.server_seed
-    return info
+
+
+def clock_info(
+    table: Table, seats: Sequence[Seat], hand: Hand | None, actors: Sequence[int]
+) -> dict[str, Any] | None:
+    """The running clock and the seats it runs for (their countdown rings): the
+    actors still sitting where they were dealt, or the seats not ready yet."""
+    if not table.clock or table.deadline is None:
+        return None
+    if table.clock == Table.Clock.READY:
+        running = [s.position for s in seats if not s.ready]
+    elif hand is not None and table.clock in (Table.Clock.TURN, Table.Clock.ARRANGE):
+        by_position = {s.position: s.user_id for s in seats}
+        running = [
+            hand.players[i]["position"]
+            for i in actors
+            if by_position.get(hand.players[i]["position"]) == hand.players[i]["user_id"]
+        ]
+    else:
+        running = []
+    return {
+        "kind": table.clock,
+        "started": epoch_ms(table.clock_started_at),
+        "deadline": epoch_ms(table.deadline),
+        "seats": running,
+    }
 
 
 def event_json(event: HandEvent) -> dict[str, Any]:
@@ -197,22 +256,34 @@ def state_payload(
     state: Any,
     viewer: Seat | None,
     events: Sequence[HandEvent] = (),
+    status: Status | None = None,
 ) -> dict[str, Any]:
-    """The ``state`` message for one viewer (a seat, or None for spectators)."""
+    """The ``state`` message for one viewer (a seat, or None for spectators).
+
+    ``status`` is the engine's status of ``state`` when the caller has it (one
+    per publication, not one per viewer)."""
     player = None
     if hand is not None and viewer is not None:
         player = player_of_user(hand, viewer.user_id)
     view = None
+    actors: list[int] = []
     if hand is not None and state is not None:
-        view = plugin_for(table.game).engine.view(state, player)
+        engine = plugin_for(table.game).engine
+        view = engine.view(state, player)
+        if not hand.finished:
+            actors = list((status or engine.status(state)).actors)
     return {
         "type": "state",
         "v": table.version,
         "server_time": epoch_ms(clock.now()),
-        "you": None if viewer is None else viewer.position,
+        "seat": None if viewer is None else viewer.position,
+        "you": player,
+        "actors": actors,
+        "clock": clock_info(table, seats, hand, actors),
         "table": table_info(table, seats, chips),
-        "hand": hand_info(hand, view, player),
+        "hand": hand_info(hand, view),
         "events": visible_events(events, player),
+        "resync": False,
     }
 
 

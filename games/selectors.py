@@ -153,36 +153,23 @@ def viewable_hand(*, hand_id: int, user: User) -> tuple[Hand, int | None]:
 
 
 def hand_detail(*, hand_id: int, user: User) -> dict[str, Any]:
-    """A finished hand with its itemised result: each player's net chips and every
-    payment the rules made (in units of ``unit`` chips, before anyone's cap)."""
+    """A finished hand with its result (the one shape of docs/protocol.md:
+    each player's net and every payment the rules made, in units of ``unit``
+    chips before anyone's cap, and the chips that really moved)."""
     hand, player = viewable_hand(hand_id=hand_id, user=user)
-    nets = dict(HandPlayer.objects.filter(hand=hand).values_list("index", "net"))
-    result = hand.result or {}
-    fixed = ("from", "to", "amount", "reason")
     return {
         "id": hand.pk,
         "table": hand.table_id,
         "game": hand.game,
         "number": hand.number,
         "stake": hand.table.stake,
-        "unit": hand.table.stake if plugin_for(hand.game).pays_in_units else 1,
         "started_at": hand.started_at,
         "ended_at": hand.ended_at,
         "settled": hand.settled,
         "voided": hand.voided,
         "you": player,
-        "players": [{**p, "index": i, "net": nets.get(i)} for i, p in enumerate(hand.players)],
-        "payments": [
-            {
-                "payer": p["from"],
-                "payee": p["to"],
-                "amount": p["amount"],
-                "reason": p["reason"],
-                "detail": {k: v for k, v in p.items() if k not in fixed},
-            }
-            for p in result.get("payments", [])
-        ],
-        "summary": result.get("summary") or {},
+        "players": publish.hand_players(hand),
+        "result": hand.result,
     }
 
 
@@ -209,7 +196,7 @@ def hand_replay(*, hand_id: int, user: User) -> dict[str, Any]:
         "table": hand.table_id,
         "game": hand.game,
         "number": hand.number,
-        "players": hand.players,
+        "players": publish.hand_players(hand),
         "you": player,
         "started_at": publish.epoch_ms(hand.started_at),
         "ended_at": publish.epoch_ms(hand.ended_at),

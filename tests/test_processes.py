@@ -98,7 +98,7 @@ def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
             view = [s["hand"]["view"] for s in latest]
             if latest[0]["hand"]["finished"]:
                 break
-            turn = view[0]["turn"]
+            turn = latest[0]["actors"][0]
             mover = players[turn]
             action = engine.bot_action(view[turn], seed=moves)
             sent = mover.send(type="act", v=latest[turn]["v"], action=action)

@@ -347,7 +347,11 @@ SPECTACULAR_SETTINGS = {
         '`{"code", "message", "details"}`: `code` is stable, `message` is in the '
         "request's language (`Accept-Language`: Vietnamese unless `en` is asked for). "
         "Lists are paginated (`page`, `page_size` up to 100). POSTs are throttled per "
-        "user, log-in and sign-up per address (`throttled`, with `details.wait`)."
+        "user, log-in and sign-up per address (`throttled`, with `details.wait`). "
+        "The table state (`GET /api/v1/tables/{table_id}`) is the WebSocket's `state` "
+        "envelope: the same names, one result shape, typed per game (`View`, `Result`, "
+        "`Action` and the `Ws*` message components). The protocol and the envelope: "
+        "[docs/protocol.md](/api/protocol.md)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": "/api/v1",
@@ -356,6 +360,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The games' typed views, results and actions and the WebSocket messages.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.api.schema.add_components",
+    ],
 }
 
 # Play money (chips).

@@ -29,6 +29,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/protocol.md", api_views.protocol, name="api-protocol"),
     re_path(r"^api/", api_views.not_found),
 ]
 

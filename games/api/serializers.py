@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import limits
+from games.api.schema import component
 from games.models import Game, HandPlayer, Table
 from games.plugins import PLUGINS, plugin_for, table_default
 from games.services.seats import min_balance
@@ -185,24 +186,48 @@ class TableInfo(serializers.Serializer[dict[str, Any]]):
     )
     max_raise = serializers.IntegerField(allow_null=True)
     buy_in = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
-    clock = serializers.CharField(allow_null=True)
-    deadline = serializers.IntegerField(allow_null=True, help_text="ms since the epoch")
     hands_played = serializers.IntegerField()
     next_commitment = serializers.CharField(help_text="sha256 of the next hand's server seed.")
     seats = SeatState(many=True)
+    closed_reason = serializers.CharField(
+        required=False, allow_blank=True, help_text="A closed table: why (owner or moderator)."
+    )
+
+
+class ClockInfo(serializers.Serializer[dict[str, Any]]):
+    kind = serializers.ChoiceField(choices=Table.Clock.choices)
+    started = serializers.IntegerField(help_text="ms since the epoch (server clock)")
+    deadline = serializers.IntegerField(help_text="ms since the epoch (server clock)")
+    seats = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The seat positions the clock runs for (their countdown rings).",
+    )
+
+
+class HandPlayerOut(serializers.Serializer[dict[str, Any]]):
+    index = serializers.IntegerField(help_text="The player's index in the hand.")
+    position = serializers.IntegerField(help_text="The seat they were dealt at.")
+    user_id = serializers.IntegerField()
+    name = serializers.CharField()
+    bot = serializers.BooleanField()
 
 
 class HandInfo(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
-    players = serializers.ListField(child=serializers.IntegerField(), help_text="Positions.")
+    players = HandPlayerOut(many=True, help_text="Who was dealt in, in player order.")
+    last_seq = serializers.IntegerField(help_text="The hand's last event so far.")
     commitment = serializers.CharField()
     fair_id = serializers.CharField()
-    view = json_object(allow_null=True, help_text="The engine's view for your seat only.")
+    view = component(
+        "View",
+        allow_null=True,
+        help_text="The game's view for you (`you`), or for a spectator if `you` is null.",
+    )
     finished = serializers.BooleanField()
     settled = serializers.BooleanField()
-    result = json_object(required=False, allow_null=True, help_text="Once finished.")
-    server_seed = serializers.CharField(required=False, help_text="Once finished.")
+    result = component("Result", allow_null=True, help_text="Once finished.")
+    server_seed = serializers.CharField(allow_null=True, help_text="Once finished.")
     client_seeds = serializers.ListField(
         child=serializers.CharField(allow_blank=True),
         help_text="The players' seeds this hand was dealt with, in player order.",
@@ -217,16 +242,33 @@ class HandInfo(serializers.Serializer[dict[str, Any]]):
 
 
 class TableStateOut(serializers.Serializer[dict[str, Any]]):
+    """The one state envelope, the same on the socket (`state`) and here
+    (docs/protocol.md)."""
+
     type = serializers.ChoiceField(choices=["state"])
     v = serializers.IntegerField(help_text="The table's version.")
     server_time = serializers.IntegerField(help_text="ms since the epoch")
-    you = serializers.IntegerField(allow_null=True, help_text="Your seat position.")
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="Your seat position (null: you are not seated)."
+    )
+    you = serializers.IntegerField(
+        allow_null=True,
+        help_text=(
+            "Your player index in `hand` (null: you were not dealt into it, e.g. the "
+            "previous hand right after you sat down)."
+        ),
+    )
+    actors = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The player indices whose move it is (from the rules; empty between hands).",
+    )
+    clock = ClockInfo(allow_null=True, help_text="The running clock, if any.")
     table = TableInfo()
     hand = HandInfo(allow_null=True)
-    events = serializers.ListField(
-        child=json_object(), help_text="Events since `since` that you may see."
+    events = component(
+        "Event", many=True, help_text="What happened since `since` (or this change) you may see."
     )
-    resync = serializers.BooleanField()
+    resync = serializers.BooleanField(help_text="An answer to `since` / `sync`.")
 
 
 class SitIn(serializers.Serializer[dict[str, Any]]):
@@ -293,7 +335,12 @@ class ActIn(serializers.Serializer[dict[str, Any]]):
         default=None,
         help_text="The table version the move was decided on.",
     )
-    action = json_object(help_text='The move, e.g. `{"type": "fold"}` (docs/protocol.md).')
+    action = component(
+        "Action",
+        base=serializers.DictField,
+        child=serializers.JSONField(),
+        help_text='The move, e.g. `{"type": "fold"}` (docs/protocol.md).',
+    )
 
 
 class ActOut(serializers.Serializer[dict[str, Any]]):
@@ -358,34 +405,19 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
         read_only_fields = fields
 
 
-class HandPlayerOut(HandPlayerName):
-    index = serializers.IntegerField()
-    net = serializers.IntegerField(allow_null=True, help_text="Chips won; null until settled.")
-
-
-class PaymentOut(serializers.Serializer[dict[str, Any]]):
-    payer = serializers.IntegerField(help_text="Player index.")
-    payee = serializers.IntegerField(help_text="Player index.")
-    amount = serializers.IntegerField(help_text="In `unit`s of chips, before any cap.")
-    reason = serializers.CharField()
-    detail = json_object()
-
-
 class HandDetailOut(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
     game = serializers.ChoiceField(choices=Game.choices)
     number = serializers.IntegerField()
     stake = serializers.IntegerField()
-    unit = serializers.IntegerField(help_text="Chips per payment unit.")
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField()
     settled = serializers.BooleanField()
     voided = serializers.BooleanField()
     you = serializers.IntegerField(allow_null=True, help_text="Your player index, if you played.")
     players = HandPlayerOut(many=True)
-    payments = PaymentOut(many=True, help_text="Who owed whom, item by item.")
-    summary = json_object(help_text="The game's summary (hands shown, pots, sweeps...).")
+    result = component("Result", help_text="Each player's net and every payment, as on the socket.")
 
 
 class FairnessOut(serializers.Serializer[dict[str, Any]]):
@@ -404,13 +436,13 @@ class ReplayOut(serializers.Serializer[dict[str, Any]]):
     table = serializers.IntegerField()
     game = serializers.ChoiceField(choices=Game.choices)
     number = serializers.IntegerField()
-    players = HandPlayerName(many=True)
+    players = HandPlayerOut(many=True)
     you = serializers.IntegerField(allow_null=True)
     started_at = serializers.IntegerField(help_text="ms since the epoch")
     ended_at = serializers.IntegerField(help_text="ms since the epoch")
     voided = serializers.BooleanField()
-    events = serializers.ListField(child=json_object())
-    result = json_object(allow_null=True)
+    events = component("Event", many=True)
+    result = component("Result", allow_null=True)
     fairness = FairnessOut()
     deck = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="Staff only: the whole deck."

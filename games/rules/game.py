@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from .cards import Card
 
@@ -53,16 +53,41 @@ class Payment:
     detail: JSON = field(default_factory=dict)
 
 
+class PaymentJSON(TypedDict):
+    """A payment as every client sees it (the one shape: results, views, events)."""
+
+    payer: int
+    payee: int
+    amount: int
+    reason: str
+    detail: JSON
+
+
+def payment_json(payment: Payment) -> PaymentJSON:
+    return {
+        "payer": payment.payer,
+        "payee": payment.payee,
+        "amount": payment.amount,
+        "reason": payment.reason,
+        "detail": dict(payment.detail),
+    }
+
+
+def payment_from_json(data: Mapping[str, Any]) -> Payment:
+    return Payment(data["payer"], data["payee"], data["amount"], data["reason"], data["detail"])
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A finished hand's result: ``net`` per player (zero-sum) and the itemised
     ``payments`` that make it up. Units of the table stake for Mậu Binh and
     Tiến Lên (before the balance cap), chips for Hold'em (stacks already moved).
+    ``summary`` is the game's own (``games/rules/<game>/types.py``).
     """
 
     net: tuple[int, ...]
     payments: tuple[Payment, ...]
-    summary: JSON = field(default_factory=dict)
+    summary: Mapping[str, Any] = field(default_factory=dict)
 
 
 class GameEngine(Protocol):
@@ -86,11 +111,11 @@ class GameEngine(Protocol):
 
     def status(self, state: Any) -> Status: ...
 
-    def view(self, state: Any, player: int | None) -> JSON: ...
+    def view(self, state: Any, player: int | None) -> Mapping[str, Any]: ...
 
     def outcome(self, state: Any) -> Outcome: ...
 
-    def bot_action(self, view: JSON, seed: int) -> JSON: ...
+    def bot_action(self, view: Mapping[str, Any], seed: int) -> Mapping[str, Any]: ...
 
     def dumps(self, state: Any) -> JSON: ...
 

@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock
+from games import clock, publish
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules import fairness
@@ -231,14 +231,7 @@ def finish_hand(work: TableWork) -> None:
     assert hand is not None
     outcome = work.plugin.engine.outcome(work.state)
     hand.ended_at = clock.now()
-    hand.result = {
-        "net_units": list(outcome.net),
-        "payments": [
-            {"from": p.payer, "to": p.payee, "amount": p.amount, "reason": p.reason, **p.detail}
-            for p in outcome.payments
-        ],
-        "summary": outcome.summary,
-    }
+    hand.result = publish.hand_result(table.game, work.unit(), outcome)
     seats = work.hand_seats()
     work.plugin.after_hand(table, seats, outcome, hand.setup)
     for seat in seats:

@@ -212,7 +212,7 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
         hand.voided = True
         hand.settled = True
         hand.settled_at = hand.ended_at
-        hand.result = {"voided": True, "reason": reason}
+        hand.result = publish.voided_result(table.game, work.unit(), len(hand.players), reason)
         hand.save(update_fields=["ended_at", "voided", "settled", "settled_at", "result"])
         work.set_hand(hand, work.state)
     for seat in list(work.seats):

@@ -210,6 +210,10 @@ class TableWork:
         )
         return random.randint(low, high)  # think time, not a secret
 
+    def unit(self) -> int:
+        """Chips per unit of a result: the stake, or 1 where results are in chips."""
+        return self.table.stake if self.plugin.pays_in_units else 1
+
     # -- the end -------------------------------------------------------------
 
     def commit(self) -> AfterCommit | None:
@@ -250,18 +254,21 @@ class TableWork:
         table, seats = self.table, self.seats
         chips = publish.seat_chips(table, seats)
         hand, state = self.hand, self.state
+        status = None if state is None else self.plugin.engine.status(state)
         messages: list[Message] = []
         for seat in seats:
             if seat.is_bot:
                 continue
-            payload = publish.state_payload(table, seats, chips, hand, state, seat, self._events)
+            payload = publish.state_payload(
+                table, seats, chips, hand, state, seat, self._events, status
+            )
             messages.append(
                 (
                     publish.user_group(table.pk, seat.user_id),
                     {"type": "table.state", "payload": payload, "personal": True},
                 )
             )
-        public = publish.state_payload(table, seats, chips, hand, state, None, self._events)
+        public = publish.state_payload(table, seats, chips, hand, state, None, self._events, status)
         messages.append(
             (publish.public_group(table.pk), {"type": "table.state", "payload": public})
         )

@@ -136,7 +136,7 @@ export class TableShell {
    * a new seed for it: the next hand is dealt from it (docs/fairness.md). */
   sendSeed(state, commitment = state.table.next_commitment) {
     const t = state.table;
-    if (state.you === null || t.status === "closed" || !commitment || this.seedFor === commitment) return;
+    if (state.seat === null || t.status === "closed" || !commitment || this.seedFor === commitment) return;
     if (this.seedFor !== null) this.clientSeed = randomSeed(); // a new hand: never the same seed twice
     this.seedFor = commitment;
     this.seedId = this.conn.request({ type: "seed", client_seed: this.clientSeed, commitment });
@@ -146,13 +146,15 @@ export class TableShell {
   get ctx() {
     const state = this.state;
     const hand = state.hand;
-    const players = hand ? hand.players : [];
-    const you = state.you;
-    // The hand's own players (user ids and names from the deal), never whoever
-    // sits in their seats now: the server says which of them I am.
-    const me = hand && typeof hand.you === "number" ? hand.you : null;
-    const userIds = hand && hand.user_ids ? hand.user_ids : [];
-    const names = hand && hand.names ? hand.names : [];
+    // The hand's own players (positions, user ids and names from the deal), never
+    // whoever sits in their seats now: the server says which of them I am (`you`),
+    // and which seat I sit at (`seat`).
+    const dealt = hand ? hand.players : [];
+    const players = dealt.map((p) => p.position);
+    const you = state.seat;
+    const me = typeof state.you === "number" ? state.you : null;
+    const userIds = dealt.map((p) => p.user_id);
+    const names = dealt.map((p) => p.name);
     const seatAt = (position) => state.table.seats.find((s) => s.position === position) || null;
     // The player dealt at this seat if they still sit there, else -1.
     const playerAt = (position) => {
@@ -169,6 +171,7 @@ export class TableShell {
       view: hand ? hand.view : null,
       you,
       me,
+      actors: state.actors || [],
       players,
       playerAt,
       posOf: (index) => (playerAt(players[index]) === index ? players[index] : null),
@@ -333,12 +336,8 @@ export class TableShell {
   }
 
   clockSeats(ctx) {
-    const t = ctx.table;
-    if (!t.deadline) return [];
-    if (t.clock === "ready") return t.seats.filter((s) => !s.ready).map((s) => s.position);
-    if (t.clock === "seeds") return [];
-    if (this.game.clockSeats) return this.game.clockSeats(ctx);
-    return [];
+    // The server says whose clock runs (the actors where they sit, or who is not ready).
+    return ctx.state.clock ? ctx.state.clock.seats : [];
   }
 
   renderControls(ctx) {
@@ -534,11 +533,11 @@ export class TableShell {
 
   tick() {
     if (!this.state) return;
-    const t = this.state.table;
+    const c = this.state.clock;
     const now = this.conn.now();
-    const left = t.deadline ? Math.max(0, t.deadline - now) : 0;
-    const total = t.deadline && t.clock_started ? Math.max(1, t.deadline - t.clock_started) : 1;
-    const frac = t.deadline ? Math.min(1, left / total) : 0;
+    const left = c ? Math.max(0, c.deadline - now) : 0;
+    const total = c ? Math.max(1, c.deadline - c.started) : 1;
+    const frac = c ? Math.min(1, left / total) : 0;
     for (const arc of this.felt.querySelectorAll("[data-ring]")) {
       arc.setAttribute("stroke-dashoffset", String(RING * (1 - frac)));
       arc.classList.toggle("late", frac < 0.25);
@@ -546,8 +545,8 @@ export class TableShell {
     const text = $("[data-clock-text]", this.statusLine);
     if (text) {
       const names = { seeds: _("Seeds"), ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
-      text.hidden = !t.deadline;
-      text.textContent = t.deadline ? `${names[t.clock] || ""}: ${Math.ceil(left / 1000)} s` : "";
+      text.hidden = !c;
+      text.textContent = c ? `${names[c.kind] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
   }

@@ -70,7 +70,7 @@ Policy = Callable[[dict[str, Any], int], dict[str, Any]]
 
 def bot_policy(game: str) -> Policy:
     engine = engine_for(game)
-    return lambda view, step: engine.bot_action(view, seed=step)
+    return lambda view, step: dict(engine.bot_action(view, seed=step))
 
 
 def play_via_api(

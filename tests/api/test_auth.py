@@ -155,7 +155,7 @@ def test_log_out_revokes_the_token_for_http_and_websocket(make_user):
         return state, refused, auth_refused
 
     state, refused, auth_refused = async_to_sync(socket_with_the_old_token)()
-    assert state["you"] is None
+    assert state["seat"] is None
     assert (refused["type"], refused["id"], refused["code"]) == ("error", "s1", "permission_denied")
     assert (auth_refused["type"], auth_refused["code"]) == ("error", "permission_denied")
     assert not table.seats.exists()
@@ -282,7 +282,7 @@ def test_log_out_closes_the_sockets_opened_with_that_token_or_session(make_user)
         for socket in (phone, app, tab, other_tab, bystander):
             assert await socket.connect()
             state = await socket.until(lambda m: m["type"] == "state")
-        assert state["you"] is None  # not seated: still, a player's socket
+        assert state["seat"] is None  # not seated: still, a player's socket
         await app.send(type="auth", token=token)
         await app.until(lambda m: m.get("event") == "authenticated")
 

@@ -260,16 +260,19 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
     assert minh_net is not None
     assert lan_net == -minh_net != 0
     assert detail["you"] == 0
-    assert detail["unit"] == 10
-    assert [p["net"] for p in detail["players"]] == [nets[lan.pk], nets[minh.pk]]
-    assert detail["payments"]
+    result = detail["result"]
+    assert (result["game"], result["voided"], result["unit"]) == ("tienlen", False, 10)
+    assert result["chips"] == [nets[lan.pk], nets[minh.pk]]
+    assert [p["index"] for p in detail["players"]] == [0, 1]
+    assert result["payments"]
     owed = {0: 0, 1: 0}
-    for payment in detail["payments"]:
+    for payment in result["payments"]:
         owed[payment["payer"]] -= payment["amount"]
         owed[payment["payee"]] += payment["amount"]
     assert hand.result is not None
-    assert owed == dict(enumerate(hand.result["net_units"]))
-    assert detail["summary"]["winner"] in {0, 1}
+    assert owed == dict(enumerate(result["net"]))
+    assert result == hand.result
+    assert result["summary"]["winner"] in {0, 1}
     bad = api(lan).get(url("hands"), {"date_after": "monday", "game": "chess"})
     assert error(bad) == (400, "invalid")
     assert set(bad.json()["details"]) == {"date", "game"}

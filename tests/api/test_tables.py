@@ -151,7 +151,7 @@ def test_the_table_state_is_the_callers_view(tables, make_user, api):
     watcher = api().get(url(f"tables/{table.pk}")).json()
     missed = api(lan).get(url(f"tables/{table.pk}"), {"since": table.version - 1}).json()
 
-    assert (mine["type"], mine["v"], mine["you"], mine["resync"]) == (
+    assert (mine["type"], mine["v"], mine["seat"], mine["resync"]) == (
         "state",
         table.version,
         0,
@@ -159,9 +159,9 @@ def test_the_table_state_is_the_callers_view(tables, make_user, api):
     )
     assert len(mine["hand"]["view"]["hand"]) == 13
     assert not set(mine["hand"]["view"]["hand"]) & set(theirs["hand"]["view"]["hand"])
-    assert watcher["you"] is None
+    assert watcher["seat"] is None
     assert watcher["hand"]["view"]["hand"] is None
-    assert "server_seed" not in watcher["hand"]
+    assert watcher["hand"]["server_seed"] is None
     assert table.hands.get().server_seed not in str(mine)
     assert mine["events"] == []
     assert missed["resync"] is True
@@ -184,7 +184,7 @@ def test_a_private_table_shows_only_to_its_players_owner_staff_and_invitees(tabl
     assert error(stranger.get(path, {"invite": "wrong"})) == (403, "private_table")
     assert stranger.get(path, {"invite": table.invite_code}).status_code == 200
     assert api(make_user(is_staff=True)).get(path).status_code == 200
-    assert api(lan).get(path).json()["you"] == 0
+    assert api(lan).get(path).json()["seat"] == 0
 
 
 def test_an_unknown_table_is_not_found(make_user, api):
@@ -205,12 +205,12 @@ def test_sit_ready_and_the_deal_over_http(tables, make_user, api):
     dealt = api(minh).post(url(f"tables/{table.pk}/ready"))
 
     assert sat.status_code == 200
-    assert sat.json()["you"] == 0
+    assert sat.json()["seat"] == 0
     assert sat.json()["table"]["seats"][0]["chips"] == 1_000
     assert Account.objects.get(user=lan, kind="user").balance == 9_000
     assert Account.objects.get(user=minh, kind="user").balance == 9_600
     assert dealt.status_code == 200
-    assert dealt.json()["you"] == 1
+    assert dealt.json()["seat"] == 1
     assert dealt.json()["table"]["status"] == "playing"
     assert len(dealt.json()["hand"]["view"]["hole"]) == 2
     hand = table.hands.get()
@@ -256,7 +256,7 @@ def test_a_private_table_needs_its_invite_to_sit(tables, make_user, api):
     assert world() == before
 
     invited = api(minh).post(url(f"tables/{table.pk}/sit"), {"invite": table.invite_code})
-    assert invited.json()["you"] == 0
+    assert invited.json()["seat"] == 0
 
 
 def test_moves_over_http_are_idempotent_and_checked_against_the_version(tables, make_user, api):
@@ -264,8 +264,8 @@ def test_moves_over_http_are_idempotent_and_checked_against_the_version(tables, 
     services.table_ready(table_id=table.pk, user=lan)
     services.table_ready(table_id=table.pk, user=minh)
     state = api(lan).get(url(f"tables/{table.pk}")).json()
-    to_act = state["hand"]["view"]["to_act"]
-    mover = [lan, minh][state["hand"]["players"][to_act]]
+    (to_act,) = state["actors"]
+    mover = [lan, minh][state["hand"]["players"][to_act]["position"]]
     waiter = minh if mover == lan else lan
     path = url(f"tables/{table.pk}/actions")
     move = {"id": "c1", "v": state["v"], "action": {"type": "call"}}
@@ -303,10 +303,9 @@ def test_an_illegal_move_says_why_in_the_players_language(tables, make_user, api
         services.table_ready(table_id=table.pk, user=lan)
         services.table_ready(table_id=table.pk, user=minh)
         state = api(lan).get(url(f"tables/{table.pk}")).json()
-        view = state["hand"]["view"]
-        if view["turn"] is not None:
+        if state["actors"]:
             break
-    mover = [lan, minh][view["turn"]]
+    mover = [lan, minh][state["hand"]["players"][state["actors"][0]]["position"]]
     before = world()
 
     english = api(mover, language="en").post(
@@ -353,8 +352,8 @@ def test_bots_are_seated_by_the_owner_a_player_or_staff_only(tables, make_user, 
     full = api(lan).post(path)
 
     assert by_owner.status_code == 200
-    assert by_owner.json()["you"] is None
-    assert by_player.json()["you"] == 0
+    assert by_owner.json()["seat"] is None
+    assert by_player.json()["seat"] == 0
     assert by_staff.status_code == 200
     assert sorted(
         Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True)

@@ -57,7 +57,7 @@ def test_a_hand_over_websockets(tables, make_user, game, players, bots):
             now, hand, to_move = await sync_to_async(actors)(table.pk)
             if hand is not None and hand.ended_at is not None:
                 break
-            movers = [c for c in clients if c.state and c.state["you"] in to_move]
+            movers = [c for c in clients if c.state and c.state["seat"] in to_move]
             if not movers:
                 await sync_to_async(tables.fire)(table.pk)
                 continue

@@ -30,7 +30,7 @@ def test_sit_ready_and_see_the_deal(make_user):
         assert await b.connect()
         first = await a.recv()
         assert first["type"] == "state"
-        assert first["you"] is None
+        assert first["seat"] is None
         await b.recv()
         await a.send(type="sit", id="s1")
         await a.until(lambda m: m["type"] == "ack" and m["id"] == "s1")
@@ -39,7 +39,7 @@ def test_sit_ready_and_see_the_deal(make_user):
         await a.send(type="ready", id="r1", client_seed="abc")
         await b.send(type="ready", id="r2", client_seed="xyz")
         dealt = await a.until(lambda m: m["type"] == "state" and m["hand"] is not None)
-        assert dealt["you"] == 0
+        assert (dealt["seat"], dealt["you"]) == (0, 0)
         own = dealt["hand"]["view"]["own"]["cards"]
         assert len(own) == 13
         other = await b.until(lambda m: m["type"] == "state" and m["hand"] is not None)

@@ -14,10 +14,7 @@ MY_TURN_OR_DONE = """(game) => {
   const s = window.vipTable && window.vipTable.state;
   if (!s || !s.hand) return false;
   if (s.hand.finished) return "done";
-  const me = s.hand.players.indexOf(s.you);
-  const v = s.hand.view;
-  const actor = game === "tienlen" ? v.turn : v.to_act;
-  return actor === me ? "turn" : false;
+  return s.you !== null && s.actors.includes(s.you) ? "turn" : false;
 }"""
 
 
@@ -40,7 +37,7 @@ def verify_fairness(page: Any) -> None:
     """The hand was dealt with the seed this page sent for its commitment (the
     panel says whose it was), and the deal verifies."""
     state = table_state(page)
-    me = state["hand"]["players"].index(state["you"])
+    me = state["you"]
     assert state["hand"]["seed_sources"][me] == "player"
     assert all(state["hand"]["client_seeds"])
     page.evaluate("document.querySelector('[data-fair-panel]').open = true")
@@ -58,7 +55,7 @@ def balance_is_live(page: Any) -> None:
         """() => {
           const s = window.vipTable.state;
           if (!s.hand || !s.hand.settled) return false;
-          const seat = s.table.seats.find((x) => x.position === s.you);
+          const seat = s.table.seats.find((x) => x.position === s.seat);
           const shown = document.querySelector("[data-balance-value]").textContent.trim();
           return shown === seat.chips.toLocaleString("de-DE");
         }"""
@@ -88,20 +85,21 @@ def test_mau_binh_with_bots(pages, site):
     wait_summary(page, "maubinh")
     state = table_state(page)
     view = state["hand"]["view"]
-    me = state["hand"]["players"].index(state["you"])
+    me = state["you"]
+    result = state["hand"]["result"]
     assert view["phase"] == "finished"
     assert view["own"]["submission"] is not None
     assert page.locator(".sum-player").count() == 4
     expected = sum(
         p["amount"] if p["payee"] == me else -p["amount"] if p["payer"] == me else 0
-        for p in view["outcome"]["payments"]
+        for p in result["payments"]
     )
-    assert view["outcome"]["net"][me] == expected
+    assert result["net"][me] == expected
     # The centre's result is each player's net for the hand, not chi 3's units.
     page.wait_for_selector("[data-center-result='1']")
     centre = page.locator(".chi-units li").all_text_contents()
     assert [text.rsplit(": ", 1)[1] for text in centre] == [
-        ("+" if n > 0 else "") + str(n) for n in view["outcome"]["net"]
+        ("+" if n > 0 else "") + str(n) for n in result["net"]
     ]
     verify_fairness(page)
     balance_is_live(page)
@@ -124,7 +122,7 @@ def test_tien_len_with_bots(pages, site):
     page.click("[data-confirm-no]")
     assert page.locator("[data-confirm]").is_hidden()
     state = table_state(page)
-    assert not next(s for s in state["table"]["seats"] if s["position"] == state["you"])["leaving"]
+    assert not next(s for s in state["table"]["seats"] if s["position"] == state["seat"])["leaving"]
     moves = 0
     shot_taken = False
     while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="tienlen").json_value()) != "done":
@@ -140,9 +138,9 @@ def test_tien_len_with_bots(pages, site):
             shot(page, "tienlen-mid-hand")
             shot_taken = True
     wait_summary(page, "tienlen")
-    view = table_state(page)["hand"]["view"]
-    assert view["finished"] is True
-    assert sum(view["outcome"]["units"]) == 0
+    hand = table_state(page)["hand"]
+    assert hand["view"]["finished"] is True
+    assert sum(hand["result"]["net"]) == 0
     if not shot_taken:
         shot(page, "tienlen-mid-hand")
     verify_fairness(page)
@@ -201,11 +199,11 @@ def test_poker_with_bots(pages, site):
     wait_summary(page, "holdem")
     verify_fairness(page)
     second = table_state(page)["hand"]
-    mine = second["players"].index(table_state(page)["you"])
+    mine = table_state(page)["you"]
     assert second["client_seeds"][mine] not in first["client_seeds"]
     # Cash out: leaving returns the stack to the wallet, and the header follows.
     state = table_state(page)
-    stack = next(s["chips"] for s in state["table"]["seats"] if s["position"] == state["you"])
+    stack = next(s["chips"] for s in state["table"]["seats"] if s["position"] == state["seat"])
     low = state["table"]["buy_in"][0]
     page.click("[data-action=leave]")
     page.wait_for_selector("[data-action=sit]")

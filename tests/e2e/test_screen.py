@@ -17,8 +17,7 @@ PHONE = {"width": 360, "height": 740}
 MY_TURN = """(game) => {
   const s = window.vipTable && window.vipTable.state;
   if (!s || !s.hand || s.hand.finished) return false;
-  const v = s.hand.view;
-  return (game === "tienlen" ? v.turn : v.to_act) === s.hand.you;
+  return s.you !== null && s.actors.includes(s.you);
 }"""
 
 
@@ -75,4 +74,4 @@ def test_my_cards_and_buttons_fit_the_screen(pages, site, viewport):
         page.click("[data-action=leave]")
         page.wait_for_selector("[data-confirm-yes]")
         page.click("[data-confirm-yes]")
-        page.wait_for_function("() => window.vipTable.state.you === null")
+        page.wait_for_function("() => window.vipTable.state.seat === null")

@@ -198,7 +198,7 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
         page.click("[data-action=leave]")
         page.wait_for_selector("[data-confirm]:not([hidden]) [data-confirm-yes]")
         page.click("[data-confirm-yes]")
-        page.wait_for_function("() => window.vipTable.state.you === null")
+        page.wait_for_function("() => window.vipTable.state.seat === null")
 
 
 def test_history_and_replay_of_a_finished_hand(pages, site):

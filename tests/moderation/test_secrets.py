@@ -13,6 +13,7 @@ the table showed to everyone.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import deque
@@ -216,10 +217,22 @@ def test_no_api_answer_to_staff_shows_a_seed_or_card_of_a_hand_in_play(
     for url in urls:
         if "/hands/" in url:  # a hand still in play has no history yet
             assert answers[url].json()["code"] == "hand_not_finished"
-    found = {
-        url: leaks(r.content.decode(), seeds, cards) for url, r in {**answers, **pages}.items()
-    }
+    texts = {url: r.content.decode() for url, r in {**answers, **pages}.items()}
+    # The schema's examples are dealt from a fixed deck of their own (games/api/schema.py),
+    # the same whatever is in play: only the rest of the schema could show live data.
+    texts["/api/schema/?format=json"] = json.dumps(
+        without_examples(answers["/api/schema/?format=json"].json())
+    )
+    found = {url: leaks(text, seeds, cards) for url, text in texts.items()}
     assert {url: what for url, what in found.items() if what} == {}
+
+
+def without_examples(node: Any) -> Any:
+    if isinstance(node, list):
+        return [without_examples(n) for n in node]
+    if isinstance(node, dict):
+        return {k: without_examples(v) for k, v in node.items() if k not in ("example", "examples")}
+    return node
 
 
 def test_after_the_hand_the_seed_and_cards_are_revealed_where_they_belong(

@@ -77,7 +77,7 @@ def test_a_banned_players_token_no_longer_opens_a_socket(tables, make_user):
         socket = Client(f"/ws/tables/{table.pk}/", token)
         assert await socket.connect()
         state = await socket.until(lambda m: m["type"] == "state")
-        assert state["you"] is None
+        assert state["seat"] is None
         await socket.send(type="sit", id="s1")
         reply = await socket.until(lambda m: m["type"] == "error")
         assert (reply["id"], reply["code"]) == ("s1", "permission_denied")
@@ -144,7 +144,7 @@ def test_a_force_closed_table_sends_every_seated_player_the_closed_state_and_rea
         for socket in [*sockets, watcher]:
             assert await socket.connect()
             await socket.until(lambda m: m["type"] == "state")
-        assert [s.state["you"] for s in [*sockets, watcher]] == [0, 1, 2, None]
+        assert [s.state["seat"] for s in [*sockets, watcher]] == [0, 1, 2, None]
 
         await sync_to_async(moderation.table_force_close)(
             by=staff, table_id=table.pk, reason="Bảo trì máy chủ"
@@ -156,9 +156,18 @@ def test_a_force_closed_table_sends_every_seated_player_the_closed_state_and_rea
             )
             assert final["table"]["closed_reason"] == "Bảo trì máy chủ"
             assert final["table"]["seats"] == []
-            assert final["you"] is None
+            assert final["seat"] is None
             assert final["hand"]["finished"] is True
-            assert final["hand"]["result"] == {"voided": True, "reason": "Bảo trì máy chủ"}
+            assert final["hand"]["result"] == {
+                "game": "holdem",
+                "voided": True,
+                "reason": "Bảo trì máy chủ",
+                "unit": 1,
+                "net": [0, 0, 0],
+                "chips": [0, 0, 0],
+                "payments": [],
+                "summary": None,
+            }
             await socket.close()
 
     async_to_sync(scenario)()

@@ -35,7 +35,17 @@ def test_force_closing_mid_hand_voids_the_hand_and_every_balance_is_as_before_it
     hand.refresh_from_db()
     table.refresh_from_db()
     assert (hand.voided, hand.settled) == (True, True)
-    assert hand.result == {"voided": True, "reason": "bot ring"}
+    n = len(hand.players)
+    assert hand.result == {
+        "game": game,
+        "voided": True,
+        "reason": "bot ring",
+        "unit": 1 if game == "holdem" else table.stake,
+        "net": [0] * n,
+        "chips": [0] * n,
+        "payments": [],
+        "summary": None,
+    }
     assert not LedgerTransaction.objects.filter(idempotency_key=f"hand:{hand.pk}:settle").exists()
     assert (table.status, table.closed_reason) == (Table.Status.CLOSED, "bot ring")
     assert not Seat.objects.filter(table=table).exists()
@@ -144,4 +154,14 @@ def test_the_closed_state_carries_the_reason(tables, make_user):
     assert closed["table"]["status"] == "closed"
     assert closed["table"]["closed_reason"] == "Bàn bị đóng để bảo trì"
     assert closed["table"]["seats"] == []
-    assert closed["hand"]["result"] == {"voided": True, "reason": "Bàn bị đóng để bảo trì"}
+    n = len(closed["hand"]["players"])
+    assert closed["hand"]["result"] == {
+        "game": "maubinh",
+        "voided": True,
+        "reason": "Bàn bị đóng để bảo trì",
+        "unit": table.stake,
+        "net": [0] * n,
+        "chips": [0] * n,
+        "payments": [],
+        "summary": None,
+    }

@@ -172,7 +172,7 @@ def test_open_sockets_by_kind_and_action_latency(tables, make_user):
         count = value("vipgame_action_state_seconds_count", game="maubinh", action="sit")
         await seat.send(type="sit", id="s1")
         await seat.until(lambda m: m["type"] == "ack" and m["id"] == "s1")
-        await seat.until(lambda m: m["type"] == "state" and m["you"] is not None)
+        await seat.until(lambda m: m["type"] == "state" and m["seat"] is not None)
         for _ in range(100):  # observed once every seat's group was sent
             if value("vipgame_action_state_seconds_count", game="maubinh", action="sit") > count:
                 break

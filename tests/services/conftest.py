@@ -1,5 +1,8 @@
 import pytest
 
+from vipgame import notify
+
+from .. import wire
 from ..tables import assert_money_consistent, settle_leftovers
 
 
@@ -12,3 +15,19 @@ def money_checked(request):
     if "db" in request.fixturenames or request.node.get_closest_marker("django_db"):
         settle_leftovers()
         assert_money_consistent()
+
+
+@pytest.fixture(autouse=True)
+def wire_checked(monkeypatch):
+    """Every message a table service sends matches the published schema."""
+    checked = wire.Checked()
+    original = notify.send
+
+    def send(messages, **kwargs):
+        for group, message in messages:
+            wire.check_group_message(group, message)
+            checked.count += 1
+        return original(messages, **kwargs)
+
+    monkeypatch.setattr(notify, "send", send)
+    return checked

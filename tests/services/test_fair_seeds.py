@@ -151,7 +151,8 @@ def test_the_state_shows_this_hands_seeds_and_whose_they_were(tables, make_user)
     hand = state["hand"]
     assert hand["client_seeds"][0] == "lan-1"
     assert hand["seed_sources"] == ["player", "server", "bot"]
-    assert "server_seed" not in hand
+    assert hand["server_seed"] is None
+    assert Hand.objects.get(pk=hand["id"]).server_seed not in str(hand)
 
 
 def snapshot(table: Table) -> tuple[Any, ...]:

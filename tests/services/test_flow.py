@@ -65,7 +65,7 @@ def test_maubinh_hand_from_ready_to_settled_result(tables, make_user):
     net = hand.result["chips"]
     assert sum(net) == 0
     assert [balance(lan), balance(minh)] == [10_000 + net[0], 10_000 + net[1]]
-    assert net[0] == 10 * hand.result["net_units"][0]
+    assert net[0] == 10 * hand.result["net"][0]
     if any(net):
         txn = LedgerTransaction.objects.get(idempotency_key=f"hand:{hand.pk}:settle")
         assert txn.hand_id == hand.pk

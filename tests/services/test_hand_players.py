@@ -46,15 +46,16 @@ def test_a_new_occupant_of_a_seat_sees_only_the_public_side_of_the_old_hand(tabl
         selectors.table_state(table_id=table.pk, user=carol, since=0),
         selectors.table_state(table_id=table.pk, user=carol),
     ):
-        assert state["hand"]["you"] is None
+        assert state["you"] is None
+        assert state["seat"] == 1
         assert not bob_cards & payload_cards(state), "the old occupant's cards leaked"
         assert not [e for e in state["events"] if e["type"] == "dealt"]
-        names = state["hand"]["names"]
+        names = [p["name"] for p in state["hand"]["players"]]
         assert names[bob_index] == bob.shown_name  # the hand's own player, not Carol
         assert carol.shown_name not in names
     # Bob, now a spectator, still is not shown his folded cards as a player.
     spectator = selectors.table_state(table_id=table.pk, user=bob)
-    assert spectator["hand"]["you"] is None
+    assert spectator["you"] is None
     tables.drain()
     assert_money_consistent()
 
@@ -75,7 +76,7 @@ def test_a_new_occupant_gets_no_private_view_of_the_old_mau_binh_hand(tables, ma
     services.table_sit(table_id=table.pk, user=carol, position=1)
     state = selectors.table_state(table_id=table.pk, user=carol, since=0)
     assert state["hand"]["id"] == hand.pk
-    assert state["hand"]["you"] is None
+    assert state["you"] is None
     view = state["hand"]["view"]
     assert not view.get("own"), "the new occupant got the old player's own view"
     assert Table.objects.get(pk=table.pk).current_hand_id == hand.pk

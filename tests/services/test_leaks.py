@@ -93,7 +93,7 @@ def check_hand_messages(hand: Hand, users, sent) -> int:
             assert hand.server_seed not in text, "seed leaked before the hand ended"
         seen = payload_cards(payload)
         assert not seen & undealt, "an undealt card was shown"
-        you = payload["you"]
+        you = payload["seat"]
         if you is None or you not in positions or finished:
             continue
         mine = own[positions.index(you)]

@@ -91,7 +91,7 @@ def test_settlement_pays_the_winner_in_full_from_the_hold_and_holds_again(tables
 
     assert hand.settled
     assert hand.result is not None
-    owed = [units * 300 for units in hand.result["net_units"]]
+    owed = [units * 300 for units in hand.result["net"]]
     paid = hand.result["chips"]
     if max(-o for o in owed) <= 10_000:  # within the loser's wallet: paid in full
         assert paid == owed

@@ -205,7 +205,7 @@ def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(tables, m
     assert not Seat.objects.filter(table=table, user=minh).exists()
     if game == "maubinh":
         assert hand.result is not None
-        assert hand.result["net_units"][1] < 0  # left before the reveal: loses all three chi
+        assert hand.result["net"][1] < 0  # left before the reveal: loses all three chi
     assert_money_consistent()
 
 

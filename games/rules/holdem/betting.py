@@ -23,6 +23,7 @@ from .pots import build_pots, seat_order, split
 from .rules import HoldemRules
 from .setup import parse_setup
 from .state import BOARD_SIZES, STREETS, HandState, Record
+from .types import LegalJSON, RaiseBounds
 
 ACTION_TYPES = ("fold", "check", "call", "raise", "all_in")
 
@@ -39,10 +40,10 @@ class Legal:
     raise_max: int | None
     all_in: int | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LegalJSON:
         bounds = None
         if self.raise_min is not None and self.raise_max is not None:
-            bounds = {"min": self.raise_min, "max": self.raise_max}
+            bounds = RaiseBounds(min=self.raise_min, max=self.raise_max)
         return {
             "fold": self.fold,
             "check": self.check,

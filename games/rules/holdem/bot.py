@@ -10,7 +10,7 @@ more often in position.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,7 @@ def equity(
     return won / samples
 
 
-def _in_position(view: dict[str, Any], me: int) -> bool:
+def _in_position(view: Mapping[str, Any], me: int) -> bool:
     """True when every other live player acts before this one after the flop."""
     players = int(view["players"])
     button = int(view["button"])
@@ -101,8 +101,8 @@ def _in_position(view: dict[str, Any], me: int) -> bool:
     return live[-1] == me
 
 
-def read_situation(view: dict[str, Any], rng: random.Random) -> Situation:
-    me = int(view["player"])
+def read_situation(view: Mapping[str, Any], rng: random.Random) -> Situation:
+    me = int(view["you"])
     legal = view["legal"]
     hole = parse_cards(view["hole"], count=2)
     board = parse_cards(view["board"], count=(0, 3, 4, 5))
@@ -157,11 +157,10 @@ def decide(s: Situation, rng: random.Random) -> dict[str, Any]:
     return {"type": "fold"}
 
 
-def choose_action(view: dict[str, Any], seed: int) -> dict[str, Any]:
+def choose_action(view: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """A legal action for the player whose view this is, the same for the same seed."""
-    if view.get("player") is None or view.get("to_act") != view["player"]:
+    # Legal actions are in the view of the player to act only.
+    if view.get("you") is None or not isinstance(view.get("legal"), Mapping):
         raise RulesError("not_your_turn", "The bot is not the player to act")
-    if not isinstance(view.get("legal"), dict):
-        raise RulesError("bad_view", "The view has no legal actions")
     rng = random.Random(seed)
     return decide(read_situation(view, rng), rng)

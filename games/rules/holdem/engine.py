@@ -25,6 +25,7 @@ from .pots import build_pots, seat_order, transfers
 from .rules import HoldemRules
 from .rules import ruleset as make_ruleset
 from .state import HandState, Record, from_dict, json_copy, to_dict
+from .types import HoldemSummary, HoldemView
 from .view import view as make_view
 
 
@@ -91,13 +92,13 @@ class HoldemEngine:
             finished=current.finished,
         )
 
-    def view(self, state: Any, player: int | None) -> JSON:
+    def view(self, state: Any, player: int | None) -> HoldemView:
         return make_view(_require(state), player)
 
     def outcome(self, state: Any) -> Outcome:
         return outcome(_require(state))
 
-    def bot_action(self, view: JSON, seed: int) -> JSON:
+    def bot_action(self, view: Mapping[str, Any], seed: int) -> JSON:
         return choose_action(view, seed)
 
     def dumps(self, state: Any) -> JSON:
@@ -122,7 +123,7 @@ def outcome(state: HandState) -> Outcome:
             payments.append(Payment(payer, payee, amount, kind, {"pot": record["index"]}))
     net = tuple(end - start for end, start in zip(state.stacks, state.start_stacks, strict=True))
     limit = state.rules.timeouts_to_sit_out
-    summary = json_copy(
+    summary: HoldemSummary = json_copy(
         {
             "pots": [{k: v for k, v in r.items() if k != "kind"} for r in pot_records],
             "winners": sorted({p for r in pot_records for p in r["winners"]}),

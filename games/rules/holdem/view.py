@@ -6,49 +6,49 @@ showdown; folded hands never. The board is what has been dealt so far.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..cards import cards_str
 from ..errors import RulesError
 from .betting import legal_actions
 from .pots import build_pots
 from .state import HandState, json_copy
+from .types import HoldemView, PotJSON
 
 
-def current_pots(state: HandState) -> list[dict[str, Any]]:
+def current_pots(state: HandState) -> list[PotJSON]:
     """The pots collected from finished betting rounds (the current round's bets are
     still in front of the players); after the hand, the pots as paid, with winners."""
     if state.finished:
         return [
-            {
-                "amount": r["amount"],
-                "eligible": r["eligible"],
-                "winners": r["winners"],
-                "shares": r["shares"],
-            }
+            PotJSON(
+                amount=r["amount"], eligible=r["eligible"], winners=r["winners"], shares=r["shares"]
+            )
             for r in state.log
             if r["kind"] == "pot"
         ]
     collected = [c - b for c, b in zip(state.committed, state.bets, strict=True)]
     live = [not f for f in state.folded]
     return [
-        {"amount": pot.amount, "eligible": list(pot.eligible), "winners": [], "shares": []}
+        PotJSON(amount=pot.amount, eligible=list(pot.eligible), winners=[], shares=[])
         for pot in build_pots(collected, live)
     ]
 
 
-def view(state: HandState, player: int | None) -> dict[str, Any]:
-    """The view of ``player`` (an index below ``state.players``), None for spectators."""
+def view(state: HandState, player: int | None) -> HoldemView:
+    """The view of ``player`` (an index below ``state.players``), None for spectators.
+
+    Whose turn it is is the table's (``status``); ``legal`` is the viewer's own,
+    on their turn only."""
     if player is not None and (
         not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players
     ):
         raise RulesError("bad_player", f"No player {player!r} in this hand")
     actor = state.to_act
     legal = None if actor is None else legal_actions(state, actor)
+    mine = legal if player is not None and player == actor else None
     shown = [cards_str(state.hole[p]) if state.shown[p] else None for p in range(state.players)]
     return {
         "game": "holdem",
-        "player": player,
+        "you": player,
         "players": state.players,
         "phase": state.phase,
         "finished": state.finished,
@@ -68,9 +68,8 @@ def view(state: HandState, player: int | None) -> dict[str, Any]:
         "all_in": [state.stacks[p] == 0 and not state.folded[p] for p in range(state.players)],
         "pot": sum(state.committed) if not state.finished else 0,
         "pots": current_pots(state),
-        "to_act": actor,
         "to_call": None if legal is None else legal.call or 0,
-        "legal": None if legal is None else legal.as_dict(),
+        "legal": None if mine is None else mine.as_dict(),
         "shown": shown,
         "action_clock_ms": state.rules.action_clock_ms,
         "time_banks_ms": list(state.time_banks),

@@ -25,16 +25,25 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..cards import Card, cards_str, parse_card
 from ..errors import RulesError
-from ..game import JSON, Event, GameEngine, Outcome, Payment, Status
+from ..game import JSON, Event, GameEngine, Outcome, PaymentJSON, Status, payment_json
 from .arranger import ArrangeResult, Suggestion, arrange
 from .chi import Arrangement, hand_name
 from .instant import split_tiebreak, top_pair
 from .rules import Ruleset, make_ruleset
 from .settle import Contender, Settlement, chi_units, settle
+from .types import (
+    ArrangementJSON,
+    MauBinhSummary,
+    MauBinhView,
+    OwnViewJSON,
+    PlayerSummaryJSON,
+    SeatViewJSON,
+    SuggestionJSON,
+)
 
 REVEAL_STEPS = 3
 
@@ -70,7 +79,7 @@ class HandState:
         return tuple(players)
 
 
-def _arrangement_json(arrangement: Arrangement) -> JSON:
+def _arrangement_json(arrangement: Arrangement) -> ArrangementJSON:
     return {
         "chi1": cards_str(arrangement.chi1),
         "chi2": cards_str(arrangement.chi2),
@@ -78,11 +87,14 @@ def _arrangement_json(arrangement: Arrangement) -> JSON:
     }
 
 
-def _suggestion_json(suggestion: Suggestion) -> JSON:
-    return {
-        **_arrangement_json(suggestion.arrangement),
-        "expected_units": round(suggestion.expected_units, 4),
-    }
+def _suggestion_json(suggestion: Suggestion) -> SuggestionJSON:
+    chis = _arrangement_json(suggestion.arrangement)
+    return SuggestionJSON(
+        chi1=chis["chi1"],
+        chi2=chis["chi2"],
+        chi3=chis["chi3"],
+        expected_units=round(suggestion.expected_units, 4),
+    )
 
 
 def _contenders(state: HandState) -> list[Contender]:
@@ -194,17 +206,17 @@ class MauBinhEngine:
             return Status("reveal", (), "reveal", False)
         return Status("finished", (), None, True)
 
-    def view(self, state: HandState, player: int | None) -> JSON:
+    def view(self, state: HandState, player: int | None) -> MauBinhView:
         if player is not None:
             self._check_player(state, player)
         step = state.reveal_step
         settlement = _settlement(state) if step else None
-        view: JSON = {
-            "game": self.name,
+        view: MauBinhView = {
+            "game": "maubinh",
             "preset": state.rules.preset,
-            "phase": state.phase,
+            "phase": _phase(state.phase),
             "reveal_step": step,
-            "me": player,
+            "you": player,
             "seats": [self._seat_view(state, i, settlement) for i in range(len(state.players))],
             "chi_units": [
                 chi_units(settlement, len(state.players), chi) for chi in range(1, step + 1)
@@ -217,24 +229,22 @@ class MauBinhEngine:
         }
         if player is not None:
             view["own"] = self._own_view(state, player)
-        if state.phase == "finished":
-            view["outcome"] = _outcome_json(self.outcome(state))
         return view
 
     def outcome(self, state: HandState) -> Outcome:
         if state.phase != "finished":
             raise RulesError("hand_not_finished", "The hand is still in play")
         settlement = _settlement(state)
-        summary = {
+        summary: MauBinhSummary = {
             "preset": state.rules.preset,
             "players": [_player_summary(state, i, settlement) for i in range(len(state.players))],
             "sweeps": [list(pair) for pair in settlement.sweeps],
         }
         return Outcome(settlement.net, settlement.payments, summary)
 
-    def bot_action(self, view: JSON, seed: int) -> JSON:
+    def bot_action(self, view: Mapping[str, Any], seed: int) -> JSON:
         own = view.get("own")
-        seat = view["seats"][view["me"]] if isinstance(view.get("me"), int) else None
+        seat = view["seats"][view["you"]] if isinstance(view.get("you"), int) else None
         if view.get("phase") != "arrange" or not own or not seat or seat["left"]:
             raise RulesError("not_your_turn", "There is nothing to play")
         chosen = own.get("instant_arrangement") or own["suggestion"]
@@ -308,9 +318,9 @@ class MauBinhEngine:
         data = {"net": list(outcome.net), "sweeps": outcome.summary["sweeps"]}
         return state, [Event("hand_finished", data)]
 
-    def _seat_view(self, state: HandState, i: int, settlement: Settlement | None) -> JSON:
+    def _seat_view(self, state: HandState, i: int, settlement: Settlement | None) -> SeatViewJSON:
         p = state.players[i]
-        seat: JSON = {
+        seat: SeatViewJSON = {
             "player": i,
             "submitted": p.submission is not None,
             "left": not p.present,
@@ -321,16 +331,18 @@ class MauBinhEngine:
             return seat
         shown = p.submission if p.at_reveal else None
         revealed = state.reveal_step if shown else 0
-        for chi in range(1, REVEAL_STEPS + 1):
-            cards = shown.chis[chi - 1] if shown and chi <= revealed else None
-            seat[f"chi{chi}"] = cards_str(cards) if cards else None
+        chis = [
+            cards_str(shown.chis[chi - 1]) if shown and chi <= revealed else None
+            for chi in range(1, REVEAL_STEPS + 1)
+        ]
+        seat["chi1"], seat["chi2"], seat["chi3"] = chis
         strengths = shown.strengths(state.rules) if shown else ()
         seat["hands"] = [hand_name(s) for s in strengths[:revealed]]
         seat["lung"] = settlement.lung[i]
         seat["instant"] = _public_instant(state, p)
         return seat
 
-    def _own_view(self, state: HandState, i: int) -> JSON:
+    def _own_view(self, state: HandState, i: int) -> OwnViewJSON:
         p = state.players[i]
         analysis = p.analysis
         lung = None
@@ -355,16 +367,22 @@ def _public_instant(state: HandState, p: PlayerState) -> str | None:
     return p.analysis.instant if counts else None
 
 
-def _chi_payments(settlement: Settlement, chi: int) -> list[JSON]:
+def _chi_payments(settlement: Settlement, chi: int) -> list[PaymentJSON]:
     """Who paid whom on one revealed chi (its chi, lủng, left and bonus items)."""
-    return [
-        {"payer": p.payer, "payee": p.payee, "amount": p.amount, "reason": p.reason}
-        for p in settlement.payments
-        if p.detail.get("chi") == chi
-    ]
+    return [payment_json(p) for p in settlement.payments if p.detail.get("chi") == chi]
 
 
-def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:
+PHASES: tuple[Literal["arrange", "reveal", "finished"], ...] = ("arrange", "reveal", "finished")
+
+
+def _phase(phase: str) -> Literal["arrange", "reveal", "finished"]:
+    for known in PHASES:
+        if known == phase:
+            return known
+    raise RulesError("bad_state", f"No phase {phase!r}")
+
+
+def _player_summary(state: HandState, i: int, settlement: Settlement) -> PlayerSummaryJSON:
     p = state.players[i]
     shown = p.submission if p.at_reveal else None
     return {
@@ -374,24 +392,6 @@ def _player_summary(state: HandState, i: int, settlement: Settlement) -> JSON:
         "instant": _public_instant(state, p),
         "left_at": p.left_at,
         "auto": p.auto,
-    }
-
-
-def _payment_json(p: Payment) -> JSON:
-    return {
-        "payer": p.payer,
-        "payee": p.payee,
-        "amount": p.amount,
-        "reason": p.reason,
-        "detail": p.detail,
-    }
-
-
-def _outcome_json(outcome: Outcome) -> JSON:
-    return {
-        "net": list(outcome.net),
-        "payments": [_payment_json(p) for p in outcome.payments],
-        "summary": outcome.summary,
     }
 
 

@@ -11,8 +11,9 @@ finishing, so it is not caught holding them (thối).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from ..errors import RulesError
 from ..game import JSON
@@ -29,20 +30,20 @@ LATE_CARDS = 4  # 2s are spent once someone holds this few cards...
 LATE_GROUPS = 3  # ...or the bot's plan is down to this few groups
 
 
-def choose_action(view: JSON, seed: int) -> JSON:
+def choose_action(view: Mapping[str, Any], seed: int) -> JSON:
     """A legal action for the player to act, from that player's view only."""
     hand, table, plays = _position(view)
     if not plays:
         return {"type": "pass"}
     counts = view["card_counts"]
-    fewest = min(c for i, c in enumerate(counts) if i != view["seat"])
+    fewest = min(c for i, c in enumerate(counts) if i != view["you"])
     choice = _choose(hand, table, plays, fewest, random.Random(seed))
     if choice is None:
         return {"type": "pass"}
     return {"type": "play", "cards": tl_strs(choice)}
 
 
-def random_action(view: JSON, seed: int) -> JSON:
+def random_action(view: Mapping[str, Any], seed: int) -> JSON:
     """The baseline opponent: a uniformly random legal action (passing counts as one)."""
     _, table, plays = _position(view)
     pick = random.Random(seed).randrange(len(plays) + (table is not None))
@@ -51,10 +52,10 @@ def random_action(view: JSON, seed: int) -> JSON:
     return {"type": "play", "cards": tl_strs(plays[pick])}
 
 
-def _position(view: JSON) -> tuple[Play, Combo | None, list[Play]]:
+def _position(view: Mapping[str, Any]) -> tuple[Play, Combo | None, list[Play]]:
     """The player's hand, the combination to beat and every legal play, from the view."""
-    seat = view.get("seat")
-    if seat is None or view.get("turn") != seat or view.get("finished"):
+    # Hints are set only for the viewer whose turn it is.
+    if view.get("you") is None or view.get("hints") is None or view.get("finished"):
         raise RulesError("not_your_turn", "The bot acts only on its own turn")
     hand = parse_tl(view["hand"])
     table = classify(parse_tl(view["table"]["cards"])) if view["table"] else None

@@ -5,7 +5,8 @@ and answers ``{"finished", "winner", "instant", "units", "turn", "payments"}``.
 ``first`` is the player who leads (null: the first hand at a table, allowed
 with ``first_lead = "three_spades"``). ``units`` is null until the hand is
 finished; ``payments`` lists what is settled so far (chop chains of closed
-rounds) and, once finished, every payment. With an optional ``balances``
+rounds) and, once finished, every payment (``payer``, ``payee``, ``amount``,
+``reason``, ``detail``). With an optional ``balances``
 (units per player, checked in any case) a finished hand's answer adds
 ``capped_units``, the net after the balance cap. A key the op does not know
 is refused, so a misspelt ``options`` or ``balances`` is not quietly ignored.
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..cards import Card, ensure_distinct, parse_cards
 from ..errors import RulesError
+from ..game import payment_json
 from . import hand
 from .rules import TienLenRules, ruleset
 from .settle import capped_units, outcome
@@ -108,9 +110,7 @@ def op_play(request: dict[str, Any]) -> dict[str, Any]:
         paid = result.payments
         if balances is not None:
             answer["capped_units"] = capped_units(result, balances)
-    answer["payments"] = [
-        {"from": p.payer, "to": p.payee, "units": p.amount, "reason": p.reason} for p in paid
-    ]
+    answer["payments"] = [payment_json(p) for p in paid]
     return answer
 
 

@@ -23,6 +23,7 @@ from .rules import TienLenRules
 from .rules import ruleset as make_ruleset
 from .settle import outcome as hand_outcome
 from .state import HandState, from_dict, to_dict
+from .types import TienLenView
 from .view import view as make_view
 
 
@@ -64,13 +65,13 @@ class TienLenEngine:
             return Status("finished", (), None, True)
         return Status("play", (s.turn,), "turn", False)
 
-    def view(self, state: Any, player: int | None) -> JSON:
+    def view(self, state: Any, player: int | None) -> TienLenView:
         return make_view(_require(state), player)
 
     def outcome(self, state: Any) -> Outcome:
         return hand_outcome(_require(state))
 
-    def bot_action(self, view: JSON, seed: int) -> JSON:
+    def bot_action(self, view: Mapping[str, Any], seed: int) -> JSON:
         return choose_action(view, seed)
 
     def dumps(self, state: Any) -> JSON:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..cards import Card, ensure_distinct
 from ..errors import RulesError
-from ..game import Event, Payment
+from ..game import Event, Payment, payment_json
 from .combos import Play, chopped_value, is_chop
 from .moves import check_play
 from .order import TlCard, parse_tl, tl_str, tl_strs, to_tl
@@ -208,9 +208,7 @@ def _settle_chain(state: HandState, events: list[Event]) -> HandState:
             "chopper_cards": tl_strs(chain.chopper_cards),
         },
     )
-    events.append(
-        Event("chop_settled", {"from": payment.payer, "to": payment.payee, "units": payment.amount})
-    )
+    events.append(Event("chop_settled", dict(payment_json(payment))))
     return replace(state, chain=None, settled=(*state.settled, payment))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import RulesError
-from ..game import JSON, Payment
+from ..game import JSON, Payment, payment_from_json, payment_json
 from .combos import Combo, Play, classify
 from .order import TlCard, parse_tl, tl_str, tl_strs
 from .rules import TienLenRules, rules_from_dict, rules_to_dict
@@ -82,20 +82,6 @@ class HandState:
         return any(m.player == player and m.cards for m in self.history)
 
 
-def payment_to_dict(p: Payment) -> JSON:
-    return {
-        "from": p.payer,
-        "to": p.payee,
-        "units": p.amount,
-        "reason": p.reason,
-        "detail": p.detail,
-    }
-
-
-def payment_from_dict(d: JSON) -> Payment:
-    return Payment(d["from"], d["to"], d["units"], d["reason"], d["detail"])
-
-
 def _chain_to_dict(chain: Chain | None) -> JSON | None:
     if chain is None:
         return None
@@ -134,7 +120,7 @@ def to_dict(state: HandState) -> JSON:
             for m in state.history
         ],
         "chain": _chain_to_dict(state.chain),
-        "settled": [payment_to_dict(p) for p in state.settled],
+        "settled": [payment_json(p) for p in state.settled],
         "left": list(state.left),
         "must_include": None if state.must_include is None else tl_str(state.must_include),
         "first": state.first,
@@ -168,7 +154,7 @@ def _from_dict(data: JSON) -> HandState:
             Move(m["player"], parse_tl(m["cards"]), m["round"], m["chop"]) for m in data["history"]
         ),
         chain=_chain_from_dict(data["chain"]),
-        settled=tuple(payment_from_dict(p) for p in data["settled"]),
+        settled=tuple(payment_from_json(p) for p in data["settled"]),
         left=tuple(bool(x) for x in data["left"]),
         must_include=None if must is None else parse_tl([must])[0],
         first=data["first"],

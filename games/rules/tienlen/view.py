@@ -2,32 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import RulesError
-from ..game import JSON
+from ..game import payment_json
 from .moves import legal_plays
 from .order import tl_str, tl_strs
 from .rules import rules_to_dict
-from .settle import outcome
-from .state import HandState, payment_to_dict
+from .state import HandState
+from .types import ChainJSON, HintsJSON, RulesJSON, TableJSON, TienLenView
 
 
-def view(state: HandState, player: int | None) -> JSON:
+def view(state: HandState, player: int | None) -> TienLenView:
     """The player's own cards, everyone's card counts and everything played.
 
-    Other players' cards appear only once the hand is over.
+    Other players' cards appear only once the hand is over. Whose turn it is
+    and the result are the table's (``status`` and ``outcome``), not the view's.
     """
     if player is not None and (
         not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players
     ):
         raise RulesError("bad_player", f"No player {player!r} in this hand")
-    data: JSON = {
+    rules: dict[str, Any] = rules_to_dict(state.rules)
+    data: TienLenView = {
         "game": "tienlen",
-        "rules": rules_to_dict(state.rules),
+        "rules": RulesJSON(preset=rules["preset"], options=rules["options"]),
         "players": state.players,
-        "seat": player,
+        "you": player,
         "hand": None if player is None else tl_strs(state.hands[player]),
         "card_counts": [len(h) for h in state.hands],
-        "turn": state.turn,
         "first": state.first,
         "round": state.round,
         "table": _table(state),
@@ -45,39 +48,32 @@ def view(state: HandState, player: int | None) -> JSON:
             }
             for m in state.history
         ],
-        "settled": [payment_to_dict(p) for p in state.settled],
+        "settled": [payment_json(p) for p in state.settled],
         "hints": _hints(state, player),
         "finished": state.finished,
     }
     if state.finished:
-        result = outcome(state)
-        data |= {
-            "winner": state.winner,
-            "instant": state.instant.type if state.instant else None,
-            "hands": [tl_strs(h) for h in state.hands],
-            "outcome": {
-                "units": list(result.net),
-                "payments": [payment_to_dict(p) for p in result.payments],
-            },
-        }
+        data["winner"] = state.winner
+        data["instant"] = state.instant.type if state.instant else None
+        data["hands"] = [tl_strs(h) for h in state.hands]
     return data
 
 
-def _table(state: HandState) -> JSON | None:
+def _table(state: HandState) -> TableJSON | None:
     combo = state.table_combo
     if combo is None:
         return None
     return {"player": state.table_owner, "cards": tl_strs(state.table), "combination": combo.kind}
 
 
-def _chain(state: HandState) -> JSON | None:
+def _chain(state: HandState) -> ChainJSON | None:
     chain = state.chain
     if chain is None:
         return None
     return {"victim": chain.victim, "chopper": chain.chopper, "units": chain.units}
 
 
-def _hints(state: HandState, player: int | None) -> JSON | None:
+def _hints(state: HandState, player: int | None) -> HintsJSON | None:
     """For the player to act: the cards that are part of some legal play, and whether passing is."""
     if player is None or player != state.turn or state.finished:
         return None

@@ -13,7 +13,7 @@ function actions(ctx) {
   const legal = view.legal;
   const bank = Math.round((view.time_banks_ms[ctx.me] || 0) / 1000);
   const parts = [];
-  if (legal && view.to_act === ctx.me) {
+  if (legal) { // (the player to act's own: only on my turn)
     const key = `${ctx.hand.id}:${ctx.state.v}`;
     if (legal.raise && (local.key !== key || local.raiseTo === null)) {
       local.raiseTo = Math.min(legal.raise.max, Math.max(legal.raise.min, local.raiseTo || legal.raise.min));
@@ -102,11 +102,6 @@ const game = {
     const start = view.log[0] && view.log[0].stacks ? view.log[0].stacks[ctx.me] : view.stacks[ctx.me];
     const bet = Math.max(0, start - view.stacks[ctx.me]);
     return fmt(_("You fold this hand: the %(chips)s chip you have bet are lost. The rest of your stack goes back to your wallet."), { chips: chips(bet) });
-  },
-
-  clockSeats(ctx) {
-    const view = ctx.view;
-    return view && view.to_act !== null && !view.finished ? [ctx.posOf(view.to_act)] : [];
   },
 
   events(ctx, events) {

@@ -188,8 +188,9 @@ const game = {
     }
     const step = view.reveal_step;
     // At the end, each player's net for the whole hand; before it, this chi's units.
-    const finished = view.phase === "finished" && view.outcome;
-    const units = finished ? view.outcome.net : view.chi_units[step - 1] || [];
+    const result = ctx.hand && ctx.hand.result;
+    const finished = view.phase === "finished" && result && !result.voided;
+    const units = finished ? result.net : view.chi_units[step - 1] || [];
     return h("div", { class: "center-note reveal", "data-reveal-step": step, "data-center-result": finished ? "1" : "0" },
       h("div", { class: "big" }, view.phase === "finished" ? _("Result") : `Chi ${step}`),
       h("ul", { class: "chi-units" }, units.map((u, i) =>
@@ -212,12 +213,6 @@ const game = {
     return view.phase === "arrange"
       ? fmt(_("Leaving before the reveal loses all three chi to every opponent: at least −%(chips)s chip."), { chips: chips(least) })
       : fmt(_("Leaving now loses the chi not yet revealed to every opponent: at least −%(chips)s chip."), { chips: chips(least) });
-  },
-
-  clockSeats(ctx) {
-    const view = ctx.view;
-    if (!view || view.phase !== "arrange") return [];
-    return view.seats.filter((s) => !s.submitted && !s.left).map((s) => ctx.posOf(s.player));
   },
 
   events(ctx, events) {
@@ -243,8 +238,8 @@ const game = {
   },
 
   summary(ctx) {
-    const outcome = ctx.view && ctx.view.outcome;
-    if (!outcome) return null;
+    const outcome = ctx.view && ctx.hand.result;
+    if (!outcome || outcome.voided) return null;
     const players = outcome.summary.players;
     const arrangements = h("div", { class: "sum-hands" }, players.map((p, i) => h("div", { class: "sum-player" },
       h("strong", {}, ctx.nameOf(i)), " ",
@@ -265,7 +260,8 @@ const game = {
     const known = {};
     const view = ctx.view;
     if (ctx.me !== null && view.own) known[ctx.me] = view.own.cards;
-    const players = view.outcome ? view.outcome.summary.players : [];
+    const result = ctx.hand.result;
+    const players = result && result.summary ? result.summary.players : [];
     players.forEach((p, i) => {
       if (p.arrangement && i !== ctx.me) known[i] = [...p.arrangement.chi1, ...p.arrangement.chi2, ...p.arrangement.chi3];
     });

@@ -36,7 +36,7 @@ function myCards(ctx) {
     local.selected = new Set();
   }
   for (const card of [...local.selected]) if (!view.hand.includes(card)) local.selected.delete(card);
-  const myTurn = view.turn === ctx.me && !view.finished;
+  const myTurn = ctx.me !== null && ctx.actors.includes(ctx.me) && !view.finished;
   const hints = myTurn && view.hints ? new Set(view.hints.cards) : null;
   const cards = view.hand.map((card) => {
     const classes = [];
@@ -105,7 +105,7 @@ const game = {
     return h("div", { class: "center-note played" },
       t ? h("div", { class: "pile", "data-pile": t.cards.join(" ") }, cardRow(t.cards),
         h("div", { class: "pile-who" }, ctx.nameOf(t.player), " · ", COMBOS[t.combination] || t.combination))
-        : h("div", { class: "big" }, fmt(_("%(name)s leads a new round"), { name: ctx.nameOf(view.turn) })),
+        : h("div", { class: "big" }, fmt(_("%(name)s leads a new round"), { name: ctx.nameOf(ctx.actors[0]) })),
       view.chain ? h("div", { class: "chain" }, fmt(_("Chop chain: %(units)s units at stake"), { units: view.chain.units })) : null,
       last.length ? h("div", { class: "muted" }, last.join(" · ")) : null);
   },
@@ -126,11 +126,6 @@ const game = {
     return _("The server plays your cards until the hand ends, and you settle as usual: you will most likely lose this hand.");
   },
 
-  clockSeats(ctx) {
-    const view = ctx.view;
-    return view && view.turn !== null && !view.finished ? [ctx.posOf(view.turn)] : [];
-  },
-
   events(ctx, events) {
     for (const e of events) {
       if (e.type === "played") {
@@ -138,7 +133,7 @@ const game = {
         if (e.chop) ctx.shell.announce(fmt(_("%(name)s chops with %(combo)s!"), { name: ctx.nameOf(e.player), combo }), "big");
         else ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
       } else if (e.type === "chop_settled") {
-        ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.from), winner: ctx.nameOf(e.to), units: e.units }), "big");
+        ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.payer), winner: ctx.nameOf(e.payee), units: e.amount }), "big");
       } else if (e.type === "instant_win") {
         ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.kind] || e.kind }), "big");
       } else if (e.type === "passed") {
@@ -151,19 +146,20 @@ const game = {
 
   summary(ctx) {
     const view = ctx.view;
-    if (!view || !view.outcome) return null;
+    const result = ctx.hand && ctx.hand.result;
+    if (!view || !result || result.voided) return null;
     if (local.thoiShown !== ctx.hand.id) {
       local.thoiShown = ctx.hand.id;
-      for (const p of view.outcome.payments.filter((x) => x.reason === "thoi" || x.reason === "cong")) {
-        ctx.shell.announce(`${ctx.nameOf(p.from)}: ${reasonText(p)} (${signed(-p.units)})`, "bad");
+      for (const p of result.payments.filter((x) => x.reason === "thoi" || x.reason === "cong")) {
+        ctx.shell.announce(`${ctx.nameOf(p.payer)}: ${reasonText(p)} (${signed(-p.amount)})`, "bad");
       }
     }
-    const items = view.outcome.payments.map((p) => h("li", { "data-reason": p.reason },
-      fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.from), payee: ctx.nameOf(p.to), units: p.units }), " — ", reasonText(p),
+    const items = result.payments.map((p) => h("li", { "data-reason": p.reason },
+      fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.payer), payee: ctx.nameOf(p.payee), units: p.amount }), " — ", reasonText(p),
       p.detail && p.detail.cards ? h("span", { class: "muted" }, ` ${text(p.detail.cards)}`) : null));
     return h("div", { class: "sum-body", "data-summary-game": "tienlen" },
       h("p", { class: "winner" }, view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant} — ${ctx.nameOf(view.winner)}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })),
-      h("ul", { class: "units-list" }, view.outcome.units.map((u, i) => h("li", {}, ctx.nameOf(i), ": ",
+      h("ul", { class: "units-list" }, result.net.map((u, i) => h("li", {}, ctx.nameOf(i), ": ",
         h("strong", { class: u > 0 ? "plus" : u < 0 ? "minus" : "" }, fmt(_("%(units)s units"), { units: signed(u) }))))),
       h("h4", {}, _("Payments (units of the stake)")), h("ol", { class: "payments" }, items));
   },
@@ -188,7 +184,7 @@ game.replay = {
       case "played": return `${name(e.player)}: ${COMBOS[e.combination] || e.combination} ${text(e.cards)}${e.chop ? " — Chặt!" : ""}`;
       case "passed": return fmt(_("%(name)s passes"), { name: name(e.player) });
       case "new_round": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
-      case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.from), winner: name(e.to), units: e.units });
+      case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.payer), winner: name(e.payee), units: e.amount });
       default:
         if (TOI_TRANG[e.type] && e.cards) return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.type]}`;
         return null;

@@ -62,7 +62,7 @@ def heads_up_facing_all_in(hole: list[str]) -> dict[str, Any]:
     )
     state, _ = ENGINE.start(RULES, deck, 2, {"stake": 1, "button": 1, "stacks": [200, 200]})
     state, _ = ENGINE.apply(state, 1, {"type": "all_in"})
-    return ENGINE.view(state, 0)
+    return dict(ENGINE.view(state, 0))
 
 
 def test_bot_calls_an_all_in_with_aces_and_folds_seven_deuce() -> None:

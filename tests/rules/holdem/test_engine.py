@@ -246,7 +246,9 @@ def test_state_round_trips_through_json() -> None:
 def test_a_state_stored_before_short_blind_full_call_keeps_the_short_call() -> None:
     # given a hand whose big blind (1 chip of 2) is posted short, stored with the option on
     state = deal({"stake": 1, "button": 0, "stacks": [100, 100, 1]})
-    assert ENGINE.view(state, 0)["legal"]["call"] == 2
+    legal = ENGINE.view(state, 0)["legal"]
+    assert legal is not None
+    assert legal["call"] == 2
     data = json.loads(json.dumps(ENGINE.dumps(state)))
     assert data["rules"]["short_blind_full_call"] is True
     assert ENGINE.loads(data).rules.short_blind_full_call is True
@@ -255,4 +257,6 @@ def test_a_state_stored_before_short_blind_full_call_keeps_the_short_call() -> N
     older = ENGINE.loads(data)
     # then it keeps the rule it was dealt under: the short amount is the call
     assert older.rules.short_blind_full_call is False
-    assert ENGINE.view(older, 0)["legal"]["call"] == 1
+    legal = ENGINE.view(older, 0)["legal"]
+    assert legal is not None
+    assert legal["call"] == 1

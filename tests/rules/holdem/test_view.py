@@ -27,7 +27,8 @@ def test_a_player_sees_own_cards_only_and_the_legal_actions() -> None:
     assert view["hole"] == ["Ah", "As"]
     assert view["shown"] == [None, None, None]
     assert view["board"] == []
-    assert view["to_act"] == 0
+    assert view["you"] == 0
+    assert ENGINE.status(start()).actors == (0,)
     assert view["to_call"] == 2
     assert view["legal"] == {
         "fold": True,
@@ -40,6 +41,9 @@ def test_a_player_sees_own_cards_only_and_the_legal_actions() -> None:
     assert view["bets"] == [0, 1, 2]
     assert view["pots"] == []
     assert ENGINE.view(start(), None)["hole"] is None
+    # the legal actions are the player to act's own: nobody else is shown them
+    assert ENGINE.view(start(), None)["legal"] is None
+    assert ENGINE.view(start(), 1)["legal"] is None
 
 
 def test_showdown_shows_live_hands_and_never_the_folded_one() -> None:

@@ -28,7 +28,7 @@ FILLER = [
 def bot_view(first: int, actions: list[Any], hands: list[list[str]] = FILLER) -> dict[str, Any]:
     state = play_hand({"hands": hands, "first": first, "actions": actions})
     assert state.turn is not None
-    return ENGINE.view(state, state.turn)
+    return dict(ENGINE.view(state, state.turn))
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from games.rules.cards import parse_cards
 from games.rules.errors import RulesError
-from games.rules.game import Status
+from games.rules.game import Status, payment_json
 from games.rules.tienlen.engine import ENGINE
 from games.rules.tienlen.settle import capped_units
 from games.rules.tienlen.state import HandState
@@ -130,12 +130,12 @@ def test_view_of_a_player_mid_hand() -> None:
     assert view["history"] == [
         {"player": 0, "action": "play", "cards": STRAIGHT, "round": 0, "chop": False}
     ]
-    assert view["turn"] == 1
+    assert view["you"] == 1
+    assert ENGINE.status(state).actors == (1,)
     assert view["passed"] == [False, False, False, False]
     assert view["hints"] == {"cards": HANDS[1][:11], "can_pass": True}
     assert view["finished"] is False
     assert "hands" not in view
-    assert "outcome" not in view
 
 
 def test_spectator_and_other_seats_get_no_hand_and_no_hints() -> None:
@@ -148,7 +148,7 @@ def test_spectator_and_other_seats_get_no_hand_and_no_hints() -> None:
         ENGINE.view(state, 4)
 
 
-def test_view_after_the_hand_shows_everything_and_the_outcome() -> None:
+def test_view_after_the_hand_shows_everything_and_the_outcome_is_itemised() -> None:
     # given the "cóng" game played to its end
     state = start()
     for player, action in [(0, play(STRAIGHT)), (1, PASS), (2, PASS), (3, PASS)]:
@@ -156,25 +156,26 @@ def test_view_after_the_hand_shows_everything_and_the_outcome() -> None:
     state, events = ENGINE.apply(state, 0, play(["Kc", "Kd", "Kh"]))
     # when a spectator looks
     view = ENGINE.view(state, None)
-    # then leftover hands and the itemised outcome are shown
+    # then leftover hands are shown, and the outcome is itemised
     assert events[-1].type == "hand_finished"
     assert view["finished"] is True
     assert view["winner"] == 0
     assert view["hands"] == [[], HANDS[1], HANDS[2], HANDS[3]]
-    assert view["outcome"]["units"] == [110, -38, -35, -37]
-    assert view["outcome"]["payments"][:3] == [
-        {"from": 1, "to": 0, "units": 26, "reason": "cong", "detail": {"count": 13}},
+    result = ENGINE.outcome(state)
+    assert list(result.net) == [110, -38, -35, -37]
+    assert [payment_json(p) for p in result.payments[:3]] == [
+        {"payer": 1, "payee": 0, "amount": 26, "reason": "cong", "detail": {"count": 13}},
         {
-            "from": 1,
-            "to": 0,
-            "units": 6,
+            "payer": 1,
+            "payee": 0,
+            "amount": 6,
             "reason": "thoi",
             "detail": {"combination": "red_two", "cards": ["2d"]},
         },
         {
-            "from": 1,
-            "to": 0,
-            "units": 6,
+            "payer": 1,
+            "payee": 0,
+            "amount": 6,
             "reason": "thoi",
             "detail": {"combination": "red_two", "cards": ["2h"]},
         },

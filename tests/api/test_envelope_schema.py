@@ -1,0 +1,83 @@
+"""The published schema of the state envelope: its per-game components and
+examples, checked against the schema itself (strict: no field it does not name)."""
+
+import pytest
+
+from games.api.schema import GAMES, state_example
+
+from .. import wire
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_each_games_example_state_matches_the_schema(game):
+    example = state_example(game)
+
+    wire.check("WsServerMessage", example)
+    wire.check("TableStateOut", example)
+    assert example["hand"]["view"]["game"] == game
+
+
+@pytest.mark.parametrize("title", list(GAMES.values()))
+def test_each_games_view_result_and_summary_examples_match_their_components(title):
+    schemas = wire.openapi()["components"]["schemas"]
+
+    for part in ("View", "Result", "Summary"):
+        example = schemas[f"{title}{part}"]["example"]
+        wire.check(f"{title}{part}", example)
+    wire.check("Result", schemas[f"{title}Result"]["example"])
+    wire.check("View", schemas[f"{title}View"]["example"])
+
+
+def test_a_view_of_another_game_is_refused_by_the_games_component():
+    schemas = wire.openapi()["components"]["schemas"]
+
+    assert list(wire.errors("HoldemView", schemas["TienLenView"]["example"]))
+    assert list(wire.errors("MauBinhResult", schemas["HoldemResult"]["example"]))
+
+
+def test_the_table_state_documents_an_example_of_each_game():
+    operation = wire.openapi()["paths"]["/api/v1/tables/{table_id}"]["get"]
+    examples = operation["responses"]["200"]["content"]["application/json"]["examples"]
+
+    assert {e["value"]["table"]["game"] for e in examples.values()} == set(GAMES)
+    for example in examples.values():
+        wire.check("TableStateOut", example["value"])
+
+
+@pytest.mark.parametrize(
+    ("message", "component"),
+    [
+        ({"type": "act", "id": "m1", "v": 3, "action": {"type": "pass"}}, "WsClientMessage"),
+        ({"type": "play", "cards": ["3s"]}, "Action"),
+        ({"type": "raise", "to": 40}, "Action"),
+        ({"type": "pong", "t": 1, "server_time": 2}, "WsServerMessage"),
+    ],
+)
+def test_messages_of_the_protocol_match(message, component):
+    wire.check(component, message)
+
+
+@pytest.mark.parametrize(
+    ("message", "component"),
+    [
+        ({"type": "raise"}, "Action"),
+        ({"type": "bet", "to": 4}, "Action"),
+        ({"type": "pong", "t": 1, "server_time": 2, "extra": 1}, "WsServerMessage"),
+        ({"type": "state", "v": 1}, "WsServerMessage"),
+    ],
+)
+def test_messages_the_schema_does_not_describe_are_refused(message, component):
+    assert list(wire.errors(component, message))
+
+
+@pytest.mark.django_db
+def test_the_api_docs_link_the_protocol_which_describes_the_envelope(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    protocol = client.get("/api/protocol.md")
+
+    assert "(/api/protocol.md)" in schema["info"]["description"]
+    assert protocol.status_code == 200
+    assert protocol["Content-Type"] == "text/markdown; charset=utf-8"
+    text = protocol.content.decode()
+    assert "## The state envelope" in text
+    assert '"payer", "payee", "amount", "reason", "detail"' in text
