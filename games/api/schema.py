@@ -10,10 +10,9 @@ is the drf-spectacular post-processing hook that adds them to the schema.
 
 from __future__ import annotations
 
-import importlib
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import (
     Any,
@@ -30,37 +29,23 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import protocol
+from games.plugins import PLUGINS, GamePlugin
 from games.publish import hand_result
 from games.rules.game import GameEngine, PaymentJSON
-from games.rules.holdem import types as holdem
-from games.rules.maubinh import types as maubinh
-from games.rules.tienlen import types as tienlen
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
-GAMES: dict[str, str] = {"maubinh": "MauBinh", "tienlen": "TienLen", "holdem": "Holdem"}
-NAMES = {"maubinh": "Mậu Binh", "tienlen": "Tiến Lên", "holdem": "Hold'em"}
-PREFIXES = {
-    "games.rules.maubinh.types": "MauBinh",
-    "games.rules.tienlen.types": "TienLen",
-    "games.rules.holdem.types": "Holdem",
-    "games.protocol": "Ws",
-}
-VIEWS = {
-    "maubinh": maubinh.MauBinhView,
-    "tienlen": tienlen.TienLenView,
-    "holdem": holdem.HoldemView,
-}
-SUMMARIES = {
-    "maubinh": maubinh.MauBinhSummary,
-    "tienlen": tienlen.TienLenSummary,
-    "holdem": holdem.HoldemSummary,
-}
-ACTIONS: dict[str, Any] = {
-    "maubinh": maubinh.MauBinhAction,
-    "tienlen": tienlen.TienLenAction,
-    "holdem": holdem.HoldemAction,
-}
+EXAMPLE_STAKE = 10
+
+
+def _typed(plugin: GamePlugin, part: str) -> Any:
+    """The game's ``<schema_name><part>`` type of its rules package."""
+    return getattr(plugin.rules_types(), f"{plugin.schema_name}{part}")
+
+
+def _prefixes() -> dict[str, str]:
+    prefixes = {f"games.rules.{game}.types": p.schema_name for game, p in PLUGINS.items()}
+    return {**prefixes, "games.protocol": "Ws"}
 
 
 def ref(name: str) -> Schema:
@@ -91,7 +76,7 @@ def component(
 
 def component_name(tp: Any) -> str:
     name: str = tp.__name__.removesuffix("JSON")
-    prefix = PREFIXES.get(tp.__module__, "")
+    prefix = _prefixes().get(tp.__module__, "")
     return name if name.startswith(prefix) else prefix + name
 
 
@@ -182,16 +167,18 @@ def components() -> dict[str, Schema]:
     """Every game component, the one result and the socket messages."""
     convert = Converter()
     convert.schema(PaymentJSON)
-    for game, title in GAMES.items():
-        convert.schema(VIEWS[game])
-        convert.schema(SUMMARIES[game])
-        action = convert.schema(ACTIONS[game])
-        convert.components[f"{title}Action"] = action
+    titles = {game: plugin.schema_name for game, plugin in PLUGINS.items()}
+    actions_of = {game: _typed(plugin, "Action") for game, plugin in PLUGINS.items()}
+    for game, plugin in PLUGINS.items():
+        title = titles[game]
+        convert.schema(_typed(plugin, "View"))
+        convert.schema(_typed(plugin, "Summary"))
+        convert.components[f"{title}Action"] = convert.schema(actions_of[game])
         convert.components[f"{title}Result"] = result_schema(game, title)
     found = convert.components
-    found["View"] = one_of([f"{t}View" for t in GAMES.values()], "game", list(GAMES))
-    found["Result"] = one_of([f"{t}Result" for t in GAMES.values()], "game", list(GAMES))
-    actions = [a for game in GAMES for a in get_args(ACTIONS[game]) or [ACTIONS[game]]]
+    found["View"] = one_of([f"{t}View" for t in titles.values()], "game", list(titles))
+    found["Result"] = one_of([f"{t}Result" for t in titles.values()], "game", list(titles))
+    actions = [a for game in titles for a in get_args(actions_of[game]) or [actions_of[game]]]
     found["Action"] = {
         "oneOf": [ref(component_name(a)) for a in actions],
         "discriminator": by_type(actions),
@@ -270,24 +257,17 @@ def _finish(engine: GameEngine, state: Any) -> Any:
     raise AssertionError("the example hand did not finish")
 
 
-SETUPS: dict[str, Callable[[int], dict[str, Any]]] = {
-    "maubinh": lambda n: {},
-    "tienlen": lambda n: {"previous_winner": None, "random_first": 0},
-    "holdem": lambda n: {"stake": 10, "max_raise": None, "button": 0, "stacks": [2000] * n},
-}
-STAKES = {"maubinh": 10, "tienlen": 10, "holdem": 10}
-
-
 @cache
 def game_examples(game: str) -> dict[str, Any]:
     """A two-player hand of this game dealt from a fixed deck: player 0's view
     after the deal, and its result once played to the end by the bots."""
-    engine: GameEngine = importlib.import_module(f"games.rules.{game}.engine").ENGINE
+    plugin = PLUGINS[game]
+    engine: GameEngine = plugin.engine
     ruleset = engine.ruleset("vipgame", {})
     deck = [(7 * i + 3) % 52 for i in range(52)]
-    state, _ = engine.start(ruleset, deck, 2, SETUPS[game](2))
+    state, _ = engine.start(ruleset, deck, 2, plugin.example_setup(2))
     finished = _finish(engine, state)
-    unit = 1 if game == "holdem" else STAKES[game]
+    unit = EXAMPLE_STAKE if plugin.pays_in_units else 1
     result = hand_result(game, unit, engine.outcome(finished))
     actors = list(engine.status(state).actors)
     return {
@@ -301,10 +281,11 @@ def game_examples(game: str) -> dict[str, Any]:
 
 def state_example(game: str) -> dict[str, Any]:
     """A ``state`` message of a two-player table of this game, for player 0."""
+    plugin = PLUGINS[game]
     parts = game_examples(game)
     actors = parts["actors"]
-    stake = STAKES[game]
-    clock = {"maubinh": "arrange", "tienlen": "turn", "holdem": "turn"}[game]
+    stake = EXAMPLE_STAKE
+    clock = plugin.example_clock
     seats = [
         {
             "position": position,
@@ -315,7 +296,7 @@ def state_example(game: str) -> dict[str, Any]:
             "connected": True,
             "sitting_out": False,
             "leaving": False,
-            "chips": 2000 if game == "holdem" else 9400,
+            "chips": 2000 if plugin.uses_escrow else 9400,
         }
         for position, user_id, name, bot in [(0, 7, "Lan", False), (2, 31, "Bot Minh", True)]
     ]
@@ -343,7 +324,7 @@ def state_example(game: str) -> dict[str, Any]:
             "status": "playing",
             "rules": [],
             "max_raise": None,
-            "buy_in": [200, 1000] if game == "holdem" else [20 * stake, 100 * stake],
+            "buy_in": [20 * 2 * stake, 100 * 2 * stake],
             "hands_played": 3,
             "next_commitment": "9f" * 32,
             "seats": seats,
@@ -378,8 +359,8 @@ def add_components(
     examples, and an example ``state`` of each game on the table state."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(components())
-    for game, title in GAMES.items():
-        parts = game_examples(game)
+    for game, plugin in PLUGINS.items():
+        title, parts = plugin.schema_name, game_examples(game)
         schemas[f"{title}View"]["example"] = parts["view"]
         schemas[f"{title}Summary"]["example"] = parts["summary"]
         schemas[f"{title}Result"]["example"] = parts["result"]
@@ -387,7 +368,10 @@ def add_components(
     if operation is not None:
         content = operation["responses"]["200"]["content"]["application/json"]
         content["examples"] = {
-            title: {"summary": f"{NAMES[game]}: a hand in play", "value": state_example(game)}
-            for game, title in GAMES.items()
+            plugin.schema_name: {
+                "summary": f"{plugin.label}: a hand in play",
+                "value": state_example(game),
+            }
+            for game, plugin in PLUGINS.items()
         }
     return result

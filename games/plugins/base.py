@@ -73,6 +73,20 @@ class GamePlugin:
     keeps_ready: ClassVar[bool] = False
     #: Results are in units of the stake (else in chips).
     pays_in_units: ClassVar[bool] = True
+    #: The API schema: the prefix of this game's components (``<name>View``,
+    #: ``<name>Summary``, ``<name>Action``: TypedDicts in the rules package's
+    #: ``types`` module), and the clock and setup of its example hand.
+    schema_name: ClassVar[str]
+    example_clock: ClassVar[str] = "turn"
+
+    def rules_types(self) -> Any:
+        """The rules package's ``types`` module (view, action and summary types)."""
+        return importlib.import_module(f"games.rules.{self.game}.types")
+
+    def example_setup(self, players: int) -> dict[str, Any]:
+        """The ``setup`` of the API schema's example hand (what ``setup`` would
+        give at a fresh table with a stake of 10)."""
+        return {}
 
     @property
     def engine(self) -> GameEngine:

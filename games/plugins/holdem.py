@@ -16,6 +16,7 @@ from .base import GamePlugin, Range
 class Holdem(GamePlugin):
     game = Game.HOLDEM
     label = "Poker"
+    schema_name = "Holdem"
     seats = Range(2, 9)
     table_fields = ("max_raise", "buy_in_min", "buy_in_max")
     # The action clock is the table's turn clock (turn_seconds), not an option.
@@ -85,3 +86,6 @@ class Holdem(GamePlugin):
             hand=hand.pk,
             names=[p["name"] for p in hand.players],
         )
+
+    def example_setup(self, players: int) -> dict[str, Any]:
+        return {"stake": 10, "max_raise": None, "button": 0, "stacks": [2000] * players}

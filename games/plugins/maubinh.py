@@ -16,6 +16,8 @@ _BONUS = Range(1, 30)
 class MauBinh(GamePlugin):
     game = Game.MAUBINH
     label = "Mậu Binh"
+    schema_name = "MauBinh"
+    example_clock = "arrange"
     seats = Range(2, 4)
     presets = (("vipgame", "VIPGAME"), ("maubinh_com", "maubinh.com"), ("classic", _("Classic")))
     table_fields = ("min_balance_units",)

@@ -14,6 +14,7 @@ from .base import GamePlugin, Range
 class TienLen(GamePlugin):
     game = Game.TIENLEN
     label = "Tiến Lên"
+    schema_name = "TienLen"
     seats = Range(2, 4)
     table_fields = ("min_balance_units",)
     option_ranges = {
@@ -46,3 +47,6 @@ class TienLen(GamePlugin):
     ) -> None:
         winner = outcome.summary.get("winner")
         table.last_winner_position = seats[winner].position if isinstance(winner, int) else None
+
+    def example_setup(self, players: int) -> dict[str, Any]:
+        return {"previous_winner": None, "random_first": 0}
