@@ -226,7 +226,27 @@ class HandAdmin(ReadOnlyAdmin):
 
 @admin.register(ChatMessage)
 class ChatMessageAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "table", "user", "text")
+    # The model's fields have no verbose names (a migration of games, owned
+    # elsewhere): the columns and the page are labelled here.
+    list_display = ("sent_at", "table_link", "author", "line")
+    fields = ("sent_at", "table_link", "author", "line")
+    readonly_fields = fields
     search_fields = ("text", "user__username", "user__display_name", "=table__id")
     list_select_related = ("table", "user")
     date_hierarchy = "created_at"
+
+    @admin.display(description=_("time"), ordering="created_at")
+    def sent_at(self, obj: ChatMessage) -> Any:
+        return obj.created_at
+
+    @admin.display(description=_("table"), ordering="table")
+    def table_link(self, obj: ChatMessage) -> str:
+        return admin_link(obj.table)
+
+    @admin.display(description=_("author"), ordering="user__username")
+    def author(self, obj: ChatMessage) -> str:
+        return admin_link(obj.user)
+
+    @admin.display(description=_("chat line"), ordering="text")
+    def line(self, obj: ChatMessage) -> str:
+        return obj.text

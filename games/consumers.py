@@ -32,6 +32,7 @@ from vipgame.accounts.services import credential_mark
 from vipgame.errors import PermissionDenied, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
+from vipgame.moderation.services import chat_report
 from vipgame.net import scope_client_ip
 from vipgame.notify import user_group as wallet_group
 from vipgame.ops import context, metrics
@@ -577,6 +578,17 @@ class TableSocket(RoomSocket):
             raise ChatTooFast(wait=max(1, round(wait)))
         await self._call(services.chat_post, text=message.get("text"))
 
+    async def do_report(self, message: dict[str, Any]) -> Any:
+        """Report a chat line (``message_id``) to the moderators' queue."""
+        await db(as_active(chat_report))(
+            user=self.user,
+            message_id=message.get("message_id"),
+            category=message.get("category", "abuse"),
+            note=message.get("note", ""),
+            invite_code=self.invite,
+        )
+        return {"reported": message.get("message_id")}
+
     async def do_buy_in(self, message: dict[str, Any]) -> Any:
         await self._call(services.table_buy_in, amount=message.get("amount"))
 
@@ -597,6 +609,7 @@ ACTIONS = {
     "leave": TableSocket.do_leave,
     "act": TableSocket.do_act,
     "chat": TableSocket.do_chat,
+    "report": TableSocket.do_report,
     "buy_in": TableSocket.do_buy_in,
     "add_bot": TableSocket.do_add_bot,
 }

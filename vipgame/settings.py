@@ -52,7 +52,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "axes",
+    "vipgame.moderation.apps.AxesConfig",  # django-axes, named in the admin's language
     "csp",
     "vipgame.accounts",
     "vipgame.moderation",
@@ -391,6 +391,10 @@ INTEGRITY_DAYS = env.int("INTEGRITY_DAYS", default=30)
 INTEGRITY_MIN_HANDS = env.int("INTEGRITY_MIN_HANDS", default=20)
 INTEGRITY_MIN_CHIPS = env.int("INTEGRITY_MIN_CHIPS", default=2_000)
 INTEGRITY_MIN_SHARE_PERCENT = env.int("INTEGRITY_MIN_SHARE_PERCENT", default=80)
+# Reported chat lines: reports per player (web, API and socket together; "none": no
+# limit) and how old a line may be to be reported.
+CHAT_REPORT_RATE = env.str("CHAT_REPORT_RATE", default="10/hour")
+CHAT_REPORT_MAX_AGE_HOURS = env.int("CHAT_REPORT_MAX_AGE_HOURS", default=24)
 # Sightings: a random device cookie; a (user, address, device) is written at
 # log-in and otherwise at most once per SIGHTING_REFRESH_S.
 DEVICE_COOKIE_NAME = "device"

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from vipgame.accounts import api as accounts_api
 from vipgame.api import views as api_views
+from vipgame.moderation import api as moderation_api
 
 from . import views
 
@@ -16,6 +17,11 @@ api_v1: list[URLPattern | URLResolver] = [
     path("me", accounts_api.MeView.as_view(), name="api-me"),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
+    path(
+        "chat/<int:message_id>/report",
+        moderation_api.ChatReportView.as_view(),
+        name="api-chat-report",
+    ),
 ]
 
 urlpatterns = [

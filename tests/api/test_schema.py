@@ -47,6 +47,7 @@ OPERATIONS = {
     ("get", "/api/v1/hands/{hand_id}/phh"),
     ("get", "/api/v1/leaderboard"),
     ("post", "/api/v1/fairness/verify"),
+    ("post", "/api/v1/chat/{message_id}/report"),
 }
 
 

@@ -1,5 +1,7 @@
-"""Moderation in the Django admin: reason pages, read-only audit log, staff only."""
+"""Moderation in the Django admin: reason pages, read-only audit log, staff
+only; a player's page with the moderator's panel first; the admin's words."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -230,3 +232,168 @@ def test_admin_pages_load_for_staff_and_redirect_players(tables, make_user, clie
         assert client.get(url).status_code == 200, url
     chats = client.get(reverse("admin:games_chatmessage_changelist"), {"q": "chào"})
     assert list(chats.context["cl"].result_list) == [chat]
+
+
+# -- a player's page: the moderator first ----------------------------------------
+
+
+def test_a_players_page_opens_with_standing_wallet_hands_and_chat(tables, make_user, client):
+    from ..services.driver import play_until_finished
+
+    staff = make_user(is_staff=True)
+    table, (lan, minh, _), _ = deal(make_user, "tienlen")
+    hand = play_until_finished(tables, table)
+    tables.drain()
+    services.chat_post(table_id=table.pk, user=lan, text="ván sau nhé")
+    reported = services.chat_post(table_id=table.pk, user=lan, text="đồ ngu")
+    moderation.chat_report(user=minh, message_id=reported.pk, category="abuse")
+    moderation.user_mute(by=staff, user=lan, minutes=30, reason="lăng mạ")
+    client.force_login(staff)
+
+    page = client.get(reverse("admin:accounts_user_change", args=[lan.pk])).content.decode()
+
+    panel = page[page.index('id="moderator-panel"') : page.index('id="user_form"')]
+    assert "Bị cấm chat đến" in panel
+    assert "lăng mạ" in panel
+    for action in ("ban", "unmute"):
+        assert reverse("admin:accounts_user_moderate", args=[lan.pk, action]) in panel
+    balance = Account.objects.get(user=lan, kind="user").balance
+    assert f"<strong>{balance:,}</strong>".replace(",", ".") in panel
+    assert (
+        reverse("admin:wallet_account_adjust", args=[Account.objects.get(user=lan, kind="user").pk])
+        in panel
+    )
+    net = hand.participants.get(user=lan).net
+    assert net is not None
+    assert net != 0  # (Tiến Lên: a winner, and losers who pay)
+    hands = panel[panel.index('id="panel-hands"') : panel.index('id="panel-chat"')]
+    assert reverse("admin:games_hand_inspect", args=[hand.pk]) in hands
+    shown = f"{'+' if net > 0 else ''}{net:,}".replace(",", ".")
+    assert f'<td class="num {"plus" if net > 0 else "minus"}">{shown}</td>' in hands
+    chat = panel[panel.index('id="panel-chat"') :]
+    assert chat.index("đồ ngu") < chat.index("ván sau nhé")  # newest first
+    assert "(bị báo cáo)" in chat
+    assert "1 dòng chat bị báo cáo đang chờ xử lý" in panel
+    # Permissions folded, deleting out of the way (not in the buttons row).
+    assert '<fieldset class="module aligned collapse' in page or "<details" in page
+    submit_row = page[page.index('class="submit-row"') :]
+    submit_row = submit_row[: submit_row.index("</div>")]
+    delete_url = reverse("admin:accounts_user_delete", args=[lan.pk])
+    assert delete_url not in submit_row
+    assert page.index(delete_url) > page.index('class="submit-row"')
+    assert page.index('id="moderator-panel"') < page.index('name="username"')
+
+
+def test_banning_from_a_players_page_asks_for_a_reason(tables, make_user, client):
+    staff = make_user(is_staff=True)
+    lan = make_user()
+    client.force_login(staff)
+    url = reverse("admin:accounts_user_moderate", args=[lan.pk, "ban"])
+
+    asked = client.get(url)
+    empty = client.post(url, {"reason": "  "})
+    lan.refresh_from_db()
+    assert lan.is_active is True
+    banned = client.post(url, {"reason": "gian lận"})
+    again = client.post(url, {"reason": "lần nữa"})
+
+    assert asked.status_code == 200
+    assert asked.context["form"].errors == {}
+    assert empty.context["form"].errors == {"reason": ["Hãy ghi lý do cho việc này."]}
+    assert banned.status_code == 302
+    assert banned["Location"] == reverse("admin:accounts_user_change", args=[lan.pk])
+    lan.refresh_from_db()
+    assert lan.is_active is False
+    assert list(AuditEntry.objects.values_list("action", "reason", "target_id")) == [
+        ("ban", "gian lận", lan.pk)
+    ]
+    assert again.status_code == 200  # refused: shown on the page, nothing changed
+    assert [str(m) for m in again.wsgi_request._messages][-1] == "Tài khoản này đã bị khóa rồi."
+    assert AuditEntry.objects.count() == 1
+
+
+def test_muting_and_unmuting_from_a_players_page(tables, make_user, client):
+    staff, lan = make_user(is_staff=True), make_user()
+    client.force_login(staff)
+
+    no_minutes = client.post(
+        reverse("admin:accounts_user_moderate", args=[lan.pk, "mute"]), {"reason": "spam"}
+    )
+    muted = client.post(
+        reverse("admin:accounts_user_moderate", args=[lan.pk, "mute"]),
+        {"reason": "spam", "minutes": "15"},
+    )
+    lan.refresh_from_db()
+    until = lan.muted_until
+    unmuted = client.post(
+        reverse("admin:accounts_user_moderate", args=[lan.pk, "unmute"]), {"reason": "ổn rồi"}
+    )
+    unknown = client.get(reverse("admin:accounts_user_moderate", args=[lan.pk, "delete"]))
+
+    assert list(no_minutes.context["form"].errors) == ["minutes"]
+    assert (muted.status_code, unmuted.status_code, unknown.status_code) == (302, 302, 404)
+    assert until == tables.clock.now() + timedelta(minutes=15)
+    lan.refresh_from_db()
+    assert lan.muted_until is None
+    assert list(AuditEntry.objects.order_by("pk").values_list("action", "reason")) == [
+        ("mute", "spam"),
+        ("unmute", "ổn rồi"),
+    ]
+
+
+def test_a_player_cannot_open_the_moderation_pages(tables, make_user, client):
+    lan, minh = make_user(), make_user()
+    client.force_login(lan)
+
+    response = client.post(
+        reverse("admin:accounts_user_moderate", args=[minh.pk, "ban"]), {"reason": "x"}
+    )
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("admin:login"))
+    minh.refresh_from_db()
+    assert minh.is_active is True
+
+
+# -- the admin's words ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "words", "absent"),
+    [
+        (
+            "vi",
+            ["Quản trị VIPGAME", "Bảo vệ đăng nhập (Axes)", "Mã xác thực", "Lần thử đăng nhập",
+             "Chuyển tới nội dung chính", "Dòng chat bị báo cáo", "Kiểm duyệt"],
+            ["Trang quản trị cho Django", "Django", ">Axes<", ">Tokens<", "Access attempts",
+             "Skip to main content"],
+        ),
+        (
+            "en",
+            ["VIPGAME administration", "Log-in protection (Axes)", "Tokens", "Access attempts",
+             "Reported chat lines", "Moderation"],
+            ["Django administration", "Quản trị"],
+        ),
+    ],
+)  # fmt: skip
+def test_the_admin_index_speaks_the_moderators_language(make_user, client, language, words, absent):
+    client.force_login(make_user(is_staff=True))
+    client.cookies["django_language"] = language
+
+    page = client.get(reverse("admin:index")).content.decode()
+
+    assert [w for w in words if w not in page] == []
+    assert [w for w in absent if w in page] == []
+
+
+def test_the_chat_list_has_its_columns_in_vietnamese(tables, make_user, client):
+    table, (lan, _, _) = seated_table(make_user, "tienlen")
+    services.chat_post(table_id=table.pk, user=lan, text="xin chào")
+    client.force_login(make_user(is_staff=True))
+
+    page = client.get(reverse("admin:games_chatmessage_changelist")).content.decode()
+
+    results = page[page.index('id="result_list"') :]
+    headers = re.findall(r'<th scope="col"[^>]*>.*?<a [^>]*>([^<]+)</a>', results, re.DOTALL)
+    assert headers == ["Thời gian", "Bàn", "Người viết", "Dòng chat"]
+    assert "xin chào" in page

@@ -1,11 +1,13 @@
 """The hand inspector: every card, every event, the seeds and the settlement."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from games.models import HandEvent
 from games.rules import fairness
-from games.rules.cards import cards_str
+from games.rules.cards import card_display, cards_str, parse_card
 from wallet.models import LedgerTransaction
 
 from ..services.driver import play_until_finished
@@ -80,6 +82,10 @@ def test_staff_see_no_seed_and_no_card_of_a_hand_still_in_play(tables, make_user
     assert all(p["dealt"] == [] for p in response.context["players"])
     assert {e.visibility for e in response.context["events"]} == {"all"}
     assert response.context["settlement"] is None
+    assert response.context["payments"] == []
+    assert "Hiện khi ván đã kết thúc." in page
+    assert 'class="pcard ' not in page
+    assert 'class="pcard"' not in page
     assert hand.server_seed not in page
     assert 'id="hand-hidden"' in page
     dealt = HandEvent.objects.filter(hand=hand, type="dealt")
@@ -101,3 +107,44 @@ def test_players_cannot_open_the_hand_inspector(tables, make_user, client):
         assert response.status_code == 302
         assert response.url.startswith(reverse("admin:login"))
         assert hand.server_seed not in response.content.decode()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_inspector_shows_cards_as_cards_payments_as_a_table_and_folds_the_json(
+    tables, make_user, client, game
+):
+    staff = make_user(is_staff=True)
+    table, _users, _ = deal(make_user, game)
+    hand = play_until_finished(tables, table)
+    tables.drain()
+    hand.refresh_from_db()
+    client.force_login(staff)
+
+    response = client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
+
+    page = response.content.decode()
+    context = response.context
+    first = context["players"][0]
+    dealt = re.findall(r'<span class="pcard( red)?" title="(\w+)">([^<]+)</span>', page)
+    assert dealt[: len(first["dealt"])] == [
+        (" red" if card[-1] in "dh" else "", card, card_display(parse_card(card)))
+        for card in first["dealt"]
+    ]
+    deck = page[page.index('id="deck"') :]
+    deck = deck[: deck.index("</p>")]
+    assert re.findall(r'<span class="pcard( red)?">([^<]+)</span>', deck) == [
+        (" red" if card[-1] in "dh" else "", card_display(parse_card(card)))
+        for card in context["deck"]
+    ]
+    assert hand.result is not None
+    payments = hand.result["payments"]
+    unit = table.stake if game != "holdem" else 1
+    names = [p["name"] for p in hand.players]
+    rows = [(r["from"], r["to"], r["units"], r["chips"], r["reason"]) for r in context["payments"]]
+    assert rows == [
+        (names[p["from"]], names[p["to"]], p["amount"], p["amount"] * unit, p["reason"])
+        for p in payments
+    ]
+    assert page.count('<tr class="payment">') == len(payments)
+    folded = page[page.index('<details class="raw" id="result-json">') :]
+    assert folded.index("<pre>") < folded.index("</details>")

@@ -197,3 +197,25 @@ def test_recording_the_same_sighting_twice_keeps_one_row(make_user):
     row = Sighting.objects.get()
     assert row.first_seen == early
     assert row.last_seen > early
+
+
+def test_the_report_opens_with_the_default_thresholds_in_its_fields(make_user, client, settings):
+    settings.INTEGRITY_DAYS, settings.INTEGRITY_MIN_HANDS = 14, 7
+    settings.INTEGRITY_MIN_CHIPS, settings.INTEGRITY_MIN_SHARE_PERCENT = 500, 90
+    client.force_login(make_user(is_staff=True))
+    url = reverse("admin:moderation_integrityreport_changelist")
+
+    opened = client.get(url)
+    asked = client.get(url, {"days": "3", "min_hands": "", "min_chips": "1", "min_share": "50"})
+
+    page = opened.content.decode()
+    for name, value in [("days", 14), ("min_hands", 7), ("min_chips", 500), ("min_share", 90)]:
+        assert f'name="{name}" value="{value}"' in page
+    assert opened.context["thresholds"] == Thresholds(
+        days=14, min_hands=7, min_chips=500, min_share=0.9
+    )
+    # What the moderator typed is kept; an emptied field is its default.
+    assert 'name="days" value="3"' in asked.content.decode()
+    assert asked.context["thresholds"] == Thresholds(
+        days=3, min_hands=7, min_chips=1, min_share=0.5
+    )

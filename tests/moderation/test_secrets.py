@@ -28,6 +28,8 @@ from games import services
 from games.models import Hand, HandEvent, Seat, Table, TableSeed
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
+from vipgame.moderation.models import ChatReport
+from vipgame.moderation.services import chat_report
 
 from ..api.helpers import client_for, throttles_off
 from ..services.driver import play_until_finished
@@ -82,12 +84,16 @@ def leaks(text: str, seeds: set[str], cards: set[str]) -> list[str]:
 
 
 def live_world(make_user: Any) -> list[Table]:
-    """A live hand at a table of each game (one move made), and a bot at one."""
+    """A live hand at a table of each game (one move made), and a bot at one;
+    at each, a chat line that another player reported (the moderators' queue,
+    the users' pages with their last hands and chat lines)."""
     live = []
     for game in GAMES:
-        table, _users, _ = deal(make_user, game)
+        table, users, _ = deal(make_user, game)
         if game == "tienlen":
             move_once(table)
+        line = services.chat_post(table_id=table.pk, user=users[0], text=f"{game}: nhanh lên")
+        chat_report(user=users[1], message_id=line.pk, category="abuse")
         live.append(table)
     owner = Table.objects.get(pk=live[0].pk).owner
     assert owner is not None
@@ -171,6 +177,15 @@ def test_no_admin_page_or_action_shows_a_seed_or_card_of_a_hand_in_play(tables, 
     assert sum(1 for body in pages.values() if body.startswith("200")) > 40
     inspected = [u for u in pages if u.endswith("/inspect/")]
     assert len(inspected) == Hand.objects.filter(table__in=live).count()
+    # The queue and each reported line's page; each player's page (its panel
+    # lists their hands in play) and its ban and mute pages.
+    for report in ChatReport.objects.all():
+        assert pages[reverse("admin:moderation_chatreport_change", args=[report.pk])][:3] == "200"
+    players = {p["user_id"] for h in Hand.objects.filter(table__in=live) for p in h.players}
+    for user_id in players:
+        page = pages[reverse("admin:accounts_user_change", args=[user_id])]
+        assert 'id="panel-hands"' in page
+        assert pages[reverse("admin:accounts_user_moderate", args=[user_id, "mute"])][:3] == "200"
     # A deal that was an instant win was closed at once (tests' deal helper):
     # that hand has ended, and its own pages may show its cards.
     ended = {str(h.pk) for h in Hand.objects.filter(ended_at__isnull=False)}

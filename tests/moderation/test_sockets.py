@@ -172,3 +172,45 @@ def test_a_force_closed_table_sends_every_seated_player_the_closed_state_and_rea
 
     async_to_sync(scenario)()
     assert wallets(users) == before
+
+
+def test_a_player_reports_a_chat_line_on_the_table_socket(tables, make_user, settings):
+    """The socket's ``report`` is the API's: acked with the line's id, refused
+    with the same codes, limited by the same rate."""
+    from games import services
+    from vipgame.moderation.models import ChatFlag, ChatReport
+
+    settings.CHAT_REPORT_RATE = "1/hour"
+    table, (lan, minh, _) = seated_table(make_user, "tienlen")
+    rude = services.chat_post(table_id=table.pk, user=lan, text="đồ ngu")
+    spam = services.chat_post(table_id=table.pk, user=lan, text="mua chip rẻ")
+    mine = services.chat_post(table_id=table.pk, user=minh, text="xin chào")
+    token = token_for(minh)
+
+    async def scenario():
+        socket = Client(f"/ws/tables/{table.pk}/", token)
+        assert await socket.connect()
+        await socket.until(lambda m: m["type"] == "state")
+        answers = []
+        for n, (line, category) in enumerate(
+            [(mine.pk, "abuse"), (rude.pk, "nonsense"), (rude.pk, "abuse"), (rude.pk, "abuse"),
+             (spam.pk, "spam"), ("7", "abuse")]
+        ):  # fmt: skip
+            await socket.send(type="report", id=f"r{n}", message_id=line, category=category)
+            answers.append(await socket.until(lambda m: m["type"] in ("ack", "error")))
+        await socket.close()
+        return answers
+
+    answers = async_to_sync(scenario)()
+
+    assert [(a["id"], a["type"], a.get("code"), a.get("reported")) for a in answers] == [
+        ("r0", "error", "cannot_report_own", None),
+        ("r1", "error", "bad_report", None),
+        ("r2", "ack", None, rude.pk),
+        ("r3", "error", "already_reported", None),
+        ("r4", "error", "report_rate_limited", None),
+        ("r5", "error", "chat_line_not_found", None),
+    ]
+    assert answers[4]["details"]["wait"] >= 3590
+    assert list(ChatReport.objects.values_list("message_id", "flag_count")) == [(rude.pk, 1)]
+    assert list(ChatFlag.objects.values_list("reporter_id", "category")) == [(minh.pk, "abuse")]

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
@@ -40,16 +42,33 @@ class IntegrityForm(forms.Form):
         label=_("One-way share at least (%)"), min_value=0, max_value=100, required=False
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """The page opens with the defaults (settings) in the fields; an
+        emptied field falls back to its default."""
+        kwargs.setdefault("initial", self.defaults())
+        super().__init__(*args, **kwargs)
+
+    @staticmethod
+    def defaults() -> dict[str, int]:
+        return {
+            "days": settings.INTEGRITY_DAYS,
+            "min_hands": settings.INTEGRITY_MIN_HANDS,
+            "min_chips": settings.INTEGRITY_MIN_CHIPS,
+            "min_share": settings.INTEGRITY_MIN_SHARE_PERCENT,
+        }
+
     def thresholds(self) -> Thresholds:
         data = self.cleaned_data if self.is_valid() else {}
 
-        def pick(name: str, default: float) -> float:
+        defaults = self.defaults()
+
+        def pick(name: str) -> int:
             value = data.get(name)
-            return default if value is None else value
+            return defaults[name] if value is None else int(value)
 
         return Thresholds(
-            days=int(pick("days", settings.INTEGRITY_DAYS)),
-            min_hands=int(pick("min_hands", settings.INTEGRITY_MIN_HANDS)),
-            min_chips=int(pick("min_chips", settings.INTEGRITY_MIN_CHIPS)),
-            min_share=pick("min_share", settings.INTEGRITY_MIN_SHARE_PERCENT) / 100,
+            days=pick("days"),
+            min_hands=pick("min_hands"),
+            min_chips=pick("min_chips"),
+            min_share=pick("min_share") / 100,
         )

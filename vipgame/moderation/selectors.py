@@ -10,16 +10,16 @@ from django.db import connection
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from games.models import Hand, HandEvent, HandPlayer
+from games.models import ChatMessage, Hand, HandEvent, HandPlayer
 from games.plugins import plugin_for
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
 from games.rules.errors import RulesError
 from games.services.settle import settlement_key
 from vipgame.accounts.models import User
-from wallet.models import LedgerTransaction
+from wallet.models import Account, LedgerTransaction
 
-from .models import Sighting
+from .models import AuditEntry, ChatReport, Sighting
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,43 @@ def shared_sightings(
     return rows
 
 
+RECENT = 10
+
+
+def user_overview(*, user: User) -> dict[str, Any]:
+    """What a moderator needs first about a player: the wallet, the last
+    hands (number, table, what they won: never cards), the last chat lines,
+    the reports of their lines still waiting, and the last moderation actions."""
+    hands = (
+        HandPlayer.objects.filter(user=user)
+        .select_related("hand__table")
+        .order_by("-hand_id")[:RECENT]
+    )
+    chat = ChatMessage.objects.filter(user=user).select_related("table").order_by("-id")[:RECENT]
+    reported = set(
+        ChatReport.objects.filter(message__in=[line.pk for line in chat]).values_list(
+            "message_id", flat=True
+        )
+    )
+    return {
+        "account": Account.objects.filter(kind=Account.Kind.USER, user=user).first(),
+        "hands": list(hands),
+        "chat": [(line, line.pk in reported) for line in chat],
+        "open_reports": ChatReport.objects.filter(
+            message__user=user, status=ChatReport.Status.OPEN
+        ).count(),
+        "audit": list(
+            AuditEntry.objects.filter(
+                target_type__app_label=User._meta.app_label,
+                target_type__model=User._meta.model_name,
+                target_id=user.pk,
+            )
+            .select_related("actor")
+            .order_by("-id")[:5]
+        ),
+    }
+
+
 def hand_inspection(*, hand: Hand) -> dict[str, Any]:
     """Everything about a finished hand, for staff: every event (all
     visibilities), each player's dealt cards, the deck re-dealt from the server
@@ -177,14 +214,15 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
             "hand": hand,
             "hidden": True,
             "players": [
-                {**player, "index": index, "dealt": [], "dealt_display": [], "net": None}
+                {**player, "index": index, "dealt": [], "dealt_cards": [], "net": None}
                 for index, player in enumerate(hand.players)
             ],
             "events": [e for e in events if e.visibility == HandEvent.Visibility.EVERYONE],
             "deck": [],
-            "deck_display": [],
+            "deck_cards": [],
             "board": [],
-            "board_display": [],
+            "board_cards": [],
+            "payments": [],
             "commitment_ok": False,
             "deal_matches_seed": False,
             "problem": "",
@@ -220,7 +258,7 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
             **player,
             "index": index,
             "dealt": dealt.get(index, []),
-            "dealt_display": [_display(c) for c in dealt.get(index, [])],
+            "dealt_cards": [_card(c) for c in dealt.get(index, [])],
             "net": (hand.result or {}).get("chips", [None] * len(hand.players))[index]
             if hand.settled and not hand.voided
             else None,
@@ -233,9 +271,10 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
         "players": players,
         "events": events,
         "deck": deck,
-        "deck_display": [_display(c) for c in deck],
+        "deck_cards": [_card(c) for c in deck],
         "board": board,
-        "board_display": [_display(c) for c in board],
+        "board_cards": [_card(c) for c in board],
+        "payments": _payments(hand, unit=hand.table.stake if plugin.pays_in_units else 1),
         "commitment_ok": commitment_ok,
         "deal_matches_seed": bool(redealt) and redealt == dealt,
         "problem": problem,
@@ -246,5 +285,30 @@ def hand_inspection(*, hand: Hand) -> dict[str, Any]:
     }
 
 
-def _display(card: str) -> str:
-    return card_display(parse_card(card))
+def _card(card: str) -> dict[str, Any]:
+    """A card for the page: its code, its face (``Q♦``) and whether it is red."""
+    return {"code": card, "text": card_display(parse_card(card)), "red": card[-1] in "dh"}
+
+
+def _payments(hand: Hand, *, unit: int) -> list[dict[str, Any]]:
+    """The hand's payments, one row each: who paid whom, how many units and
+    chips (before the balance cap: the settlement transaction has what moved),
+    why, and the rest of the engine's detail."""
+    names = [player.get("name", "") for player in hand.players]
+    rows = []
+    for payment in (hand.result or {}).get("payments", []):
+        payer, payee = payment.get("from"), payment.get("to")
+        amount = payment.get("amount", 0)
+        rows.append(
+            {
+                "from": names[payer] if isinstance(payer, int) and payer < len(names) else payer,
+                "to": names[payee] if isinstance(payee, int) and payee < len(names) else payee,
+                "units": amount,
+                "chips": amount * unit if isinstance(amount, int) else None,
+                "reason": payment.get("reason", ""),
+                "detail": {
+                    k: v for k, v in payment.items() if k not in ("from", "to", "amount", "reason")
+                },
+            }
+        )
+    return rows
