@@ -580,7 +580,7 @@ class TableSocket(RoomSocket):
 
     async def do_report(self, message: dict[str, Any]) -> Any:
         """Report a chat line (``message_id``) to the moderators' queue."""
-        await db(as_active(chat_report))(
+        await db(chat_report)(
             user=self.user,
             message_id=message.get("message_id"),
             category=message.get("category", "abuse"),

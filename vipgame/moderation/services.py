@@ -486,7 +486,10 @@ def chat_report(
     and line, at most ``CHAT_REPORT_RATE`` reports per player. A line a
     moderator has already dealt with keeps its decision: the report is
     recorded, the line does not return to the queue."""
-    if user is None or not user.is_authenticated or not user.is_active:
+    if user is None or not user.is_authenticated:
+        raise PermissionDenied()
+    # Read now, not from the caller's copy (a socket opened before a ban).
+    if not User.objects.filter(pk=user.pk, is_active=True).exists():
         raise PermissionDenied()
     if category not in ChatFlag.Category.values or not isinstance(note, str) or len(note) > 200:
         raise BadReport(categories=", ".join(ChatFlag.Category.values))
