@@ -142,7 +142,7 @@ def test_the_inspector_shows_cards_as_cards_payments_as_a_table_and_folds_the_js
     names = [p["name"] for p in hand.players]
     rows = [(r["from"], r["to"], r["units"], r["chips"], r["reason"]) for r in context["payments"]]
     assert rows == [
-        (names[p["from"]], names[p["to"]], p["amount"], p["amount"] * unit, p["reason"])
+        (names[p["payer"]], names[p["payee"]], p["amount"], p["amount"] * unit, p["reason"])
         for p in payments
     ]
     assert page.count('<tr class="payment">') == len(payments)

@@ -297,7 +297,7 @@ def _payments(hand: Hand, *, unit: int) -> list[dict[str, Any]]:
     names = [player.get("name", "") for player in hand.players]
     rows = []
     for payment in (hand.result or {}).get("payments", []):
-        payer, payee = payment.get("from"), payment.get("to")
+        payer, payee = payment.get("payer"), payment.get("payee")
         amount = payment.get("amount", 0)
         rows.append(
             {
@@ -306,9 +306,7 @@ def _payments(hand: Hand, *, unit: int) -> list[dict[str, Any]]:
                 "units": amount,
                 "chips": amount * unit if isinstance(amount, int) else None,
                 "reason": payment.get("reason", ""),
-                "detail": {
-                    k: v for k, v in payment.items() if k not in ("from", "to", "amount", "reason")
-                },
+                "detail": payment.get("detail") or {},
             }
         )
     return rows
