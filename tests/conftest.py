@@ -7,9 +7,20 @@ import pytest
 if TYPE_CHECKING:
     from vipgame.accounts.models import User
 
+    from .seeds import Dealer
     from .tables import Harness
 
 _names = itertools.count()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fairness tests and the browser tests (the JS verifier) check real
+    draws: a stacked deck (the ``dealer`` fixture) is refused there."""
+    for item in items:
+        path = item.path.relative_to(item.config.rootpath).as_posix()
+        real = "fair" in item.path.name or path.startswith("tests/e2e/")
+        if real and "dealer" in getattr(item, "fixturenames", ()):
+            raise pytest.UsageError(f"{item.nodeid}: a fairness test deals real decks only")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -53,23 +64,45 @@ def make_user(db: None) -> Callable[..., "User"]:
 
 
 @pytest.fixture
-def tables(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> "Harness":
-    """Table services with a frozen clock and a recording scheduler."""
+def tables(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., object],
+) -> "Harness":
+    """Table services with a frozen clock, deterministic seeds and a recording scheduler."""
     from games import clock as clock_module
-    from games import scheduling
+    from games import scheduling, services, tasks
+    from games import seeds as seeds_module
     from games.services import core
+    from vipgame.moderation import services as moderation
 
-    from .tables import Clock, Harness, RecordingScheduler
+    from .seeds import SeedSource
+    from .tables import AfterCommit, Clock, Harness, RecordingScheduler
 
     harness = Harness(Clock(), RecordingScheduler())
     marker = request.node.get_closest_marker("django_db")
     if marker is None or not marker.kwargs.get("transaction"):
-        # The test's transaction never commits: run after-commit work at once
-        # (publishing, and recording the scheduled work for drain() and fire()).
-        monkeypatch.setattr(
-            "django.db.transaction.on_commit", lambda func, using=None, robust=False: func()
+        # The test's transaction never commits: each call into a service runs
+        # its after-commit work when it returns (publishing, and recording the
+        # scheduled work for drain() and fire()).
+        request.getfixturevalue("db")
+        AfterCommit(django_capture_on_commit_callbacks).install(
+            monkeypatch, [services, tasks, moderation]
         )
     monkeypatch.setattr(clock_module, "now", harness.clock.now)
+    monkeypatch.setattr(seeds_module, "token", SeedSource(request.node.nodeid).token)
     monkeypatch.setattr(scheduling, "scheduler", harness.scheduler)
     monkeypatch.setattr(core, "scheduler", harness.scheduler)
     return harness
+
+
+@pytest.fixture
+def dealer(monkeypatch: pytest.MonkeyPatch) -> "Dealer":
+    """Deals the decks a test stacks (``dealer.stack(...)``); see tests/seeds.py."""
+    from games import seeds as seeds_module
+
+    from .seeds import Dealer
+
+    dealer = Dealer()
+    monkeypatch.setattr(seeds_module, "deal", dealer.deal)
+    return dealer

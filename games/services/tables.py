@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from games import clock, publish
+from games import seeds as seed_source
 from games.adapters import SEAT_LIMITS
 from games.errors import (
     AlreadySeated,
@@ -44,7 +45,7 @@ from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold
 
 from .core import TableTx
-from .play import hand_timeout, maybe_deal, new_seed
+from .play import hand_timeout, maybe_deal
 
 SEAT_HOLD_TTL = timedelta(days=7)
 BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
@@ -91,7 +92,7 @@ def table_create(
     seats = SEAT_LIMITS[game][1] if seat_count is None else seat_count
     if owner is not None:
         limit_open_tables(owner)
-    seed, commitment = new_seed()
+    seed, commitment = seed_source.new_seed()
     table = Table.objects.create(
         game=game,
         name=name[:60],
