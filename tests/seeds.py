@@ -86,3 +86,24 @@ class Dealer:
         assert all(0 <= first < bound for bound in bounds), (first, bounds)
         self.dealt += 1
         return deck, [first for _ in bounds]
+
+
+def ends_at_the_deal(deck: Sequence[Card], players: int) -> bool:
+    """A Tiến Lên deal with a tới trắng: the hand ends at once."""
+    from games.rules.tienlen.engine import ENGINE
+
+    state, _ = ENGINE.start(ENGINE.ruleset("vipgame", {}), deck, players, {"random_first": 0})
+    return bool(ENGINE.status(state).finished)
+
+
+def seeds_for_a_hand_in_play(server_seed: str, hand_id: str, names: Sequence[str]) -> list[str]:
+    """Client seeds (one per player, in order) with which the real, fair deal
+    of ``hand_id`` leaves the hand in play (no tới trắng), for the tests that
+    must check unstacked draws: chosen before the deal, as a player who knew
+    the server seed could; nothing is dealt twice."""
+    seed = bytes.fromhex(server_seed)
+    for attempt in itertools.count():
+        chosen = [f"{name}-{attempt}" for name in names]
+        if not ends_at_the_deal(fairness.deal_deck(seed, hand_id, chosen), len(names)):
+            return chosen
+    raise AssertionError("unreachable")
