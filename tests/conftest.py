@@ -13,9 +13,26 @@ if TYPE_CHECKING:
 _names = itertools.count()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The fairness tests and the browser tests (the JS verifier) check real
-    draws: a stacked deck (the ``dealer`` fixture) is refused there."""
+# The longest tests (whole stacks killed and restarted, minutes each) run first,
+# then the other real-process and browser tests, then the rest: under
+# pytest-xdist a long test collected last would run alone at the end.
+LONGEST_FIRST = ("tests/test_topology.py", "tests/test_drills.py")
+
+
+def _run_order(item: pytest.Item) -> int:
+    path = item.path.relative_to(item.config.rootpath).as_posix()
+    if path in LONGEST_FIRST:
+        return LONGEST_FIRST.index(path)
+    if item.get_closest_marker("slow") or item.get_closest_marker("e2e"):
+        return len(LONGEST_FIRST)
+    return len(LONGEST_FIRST) + 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the run (see LONGEST_FIRST); the fairness tests and the browser
+    tests (the JS verifier) check real draws: a stacked deck (the ``dealer``
+    fixture) is refused there."""
+    items.sort(key=_run_order)  # stable: the collection order within each group
     for item in items:
         path = item.path.relative_to(item.config.rootpath).as_posix()
         real = "fair" in item.path.name or path.startswith("tests/e2e/")
