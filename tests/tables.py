@@ -97,14 +97,19 @@ class AfterCommit:
     def __init__(self, capture: Callable[..., Any]) -> None:
         self.capture = capture
         self.depth = len(connection.atomic_blocks)  # the test's own transaction
+        self.calling = False
 
     def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if len(connection.atomic_blocks) > self.depth:
-                return func(*args, **kwargs)
-            with self.capture(execute=True):
-                return func(*args, **kwargs)
+            if self.calling or len(connection.atomic_blocks) > self.depth:
+                return func(*args, **kwargs)  # the outer call runs the work
+            self.calling = True
+            try:
+                with self.capture(execute=True):
+                    return func(*args, **kwargs)
+            finally:
+                self.calling = False
 
         return call
 
