@@ -61,15 +61,17 @@ types: $(VENV)/.dev
 	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules
 	$(BIN)/mypy .
 
-# pytest-xdist: each worker has its own test database and Redis keys.
+# pytest-xdist: each worker has its own test database and Redis keys. The
+# slowest tests are printed at the end (where the time goes, in CI too).
 PYTEST_WORKERS ?= 2
+PYTEST_ARGS ?= --durations=15
 
 test: $(VENV)/.dev lint types translations
-	$(BIN)/pytest -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # Everything but the browser tests and the slow drills / real-process tests.
 test-fast: lint types translations
-	$(BIN)/pytest -n $(PYTEST_WORKERS) -m "not e2e and not slow"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) -m "not e2e and not slow"
 
 test-rules: $(VENV)/.dev
 	$(BIN)/ruff check games/rules tests/rules

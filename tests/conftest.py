@@ -7,9 +7,37 @@ import pytest
 if TYPE_CHECKING:
     from vipgame.accounts.models import User
 
+    from .seeds import Dealer
     from .tables import Harness
 
 _names = itertools.count()
+
+
+# The longest tests (whole stacks killed and restarted, minutes each) run first,
+# then the other real-process and browser tests, then the rest: under
+# pytest-xdist a long test collected last would run alone at the end.
+LONGEST_FIRST = ("tests/test_topology.py", "tests/test_drills.py")
+
+
+def _run_order(item: pytest.Item) -> int:
+    path = item.path.relative_to(item.config.rootpath).as_posix()
+    if path in LONGEST_FIRST:
+        return LONGEST_FIRST.index(path)
+    if item.get_closest_marker("slow") or item.get_closest_marker("e2e"):
+        return len(LONGEST_FIRST)
+    return len(LONGEST_FIRST) + 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the run (see LONGEST_FIRST); the fairness tests and the browser
+    tests (the JS verifier) check real draws: a stacked deck (the ``dealer``
+    fixture) is refused there."""
+    items.sort(key=_run_order)  # stable: the collection order within each group
+    for item in items:
+        path = item.path.relative_to(item.config.rootpath).as_posix()
+        real = "fair" in item.path.name or path.startswith("tests/e2e/")
+        if real and "dealer" in getattr(item, "fixturenames", ()):
+            raise pytest.UsageError(f"{item.nodeid}: a fairness test deals real decks only")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -53,21 +81,43 @@ def make_user(db: None) -> Callable[..., "User"]:
 
 
 @pytest.fixture
-def tables(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> "Harness":
-    """Table services with a frozen clock and a recording scheduler."""
+def tables(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., object],
+) -> "Harness":
+    """Table services with a frozen clock, deterministic seeds and a recording scheduler."""
     from games import clock as clock_module
-    from games import scheduling
+    from games import scheduling, services, tasks
+    from games import seeds as seeds_module
+    from vipgame.moderation import services as moderation
 
-    from .tables import Clock, Harness, RecordingScheduler
+    from .seeds import SeedSource
+    from .tables import AfterCommit, Clock, Harness, RecordingScheduler
 
     harness = Harness(Clock(), RecordingScheduler())
     marker = request.node.get_closest_marker("django_db")
     if marker is None or not marker.kwargs.get("transaction"):
-        # The test's transaction never commits: run after-commit work at once
-        # (publishing, and recording the scheduled work for drain() and fire()).
-        monkeypatch.setattr(
-            "django.db.transaction.on_commit", lambda func, using=None, robust=False: func()
+        # The test's transaction never commits: each call into a service runs
+        # its after-commit work when it returns (publishing, and recording the
+        # scheduled work for drain() and fire()).
+        request.getfixturevalue("db")
+        AfterCommit(django_capture_on_commit_callbacks).install(
+            monkeypatch, [services, tasks, moderation]
         )
     monkeypatch.setattr(clock_module, "now", harness.clock.now)
+    monkeypatch.setattr(seeds_module, "token", SeedSource(request.node.nodeid).token)
     monkeypatch.setattr(scheduling, "scheduler", harness.scheduler)
     return harness
+
+
+@pytest.fixture
+def dealer(monkeypatch: pytest.MonkeyPatch) -> "Dealer":
+    """Deals the decks a test stacks (``dealer.stack(...)``); see tests/seeds.py."""
+    from games import seeds as seeds_module
+
+    from .seeds import Dealer
+
+    dealer = Dealer()
+    monkeypatch.setattr(seeds_module, "deal", dealer.deal)
+    return dealer

@@ -7,10 +7,14 @@ and runs its timer, as the timer task would.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from types import ModuleType
 from typing import Any
 
+from django.db import connection
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -80,6 +84,51 @@ class Harness:
         if current.deadline > self.clock.moment:
             self.clock.moment = current.deadline
         return services.table_timeout(table_id=table_id, clock_version=current.clock_version)
+
+
+class AfterCommit:
+    """Each call a test makes into a service runs its after-commit work when it
+    returns, as production's commit does (the test's own transaction never
+    commits): pytest-django's ``django_capture_on_commit_callbacks(execute=True)``
+    around the call. Work registered by a service that rolled back is dropped,
+    as in production; a call made inside another transaction (a service calling
+    a service) leaves its work to the end of the outermost one."""
+
+    def __init__(self, capture: Callable[..., Any]) -> None:
+        self.capture = capture
+        self.depth = len(connection.atomic_blocks)  # the test's own transaction
+        self.calling = False
+
+    def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.calling or len(connection.atomic_blocks) > self.depth:
+                return func(*args, **kwargs)  # the outer call runs the work
+            self.calling = True
+            try:
+                with self.capture(execute=True):
+                    return func(*args, **kwargs)
+            finally:
+                self.calling = False
+
+        return call
+
+    def install(self, monkeypatch: Any, modules: Iterable[ModuleType]) -> None:
+        """Wrap the public functions of these modules (a Celery task's ``run``)."""
+        for module in modules:
+            names = getattr(module, "__all__", None) or [
+                n for n in vars(module) if not n.startswith("_")
+            ]
+            for name in names:
+                value = getattr(module, name)
+                if hasattr(value, "run") and hasattr(value, "apply_async"):
+                    monkeypatch.setattr(value, "run", self.wrap(value.run))
+                elif (
+                    callable(value)
+                    and not isinstance(value, type)
+                    and getattr(value, "__module__", "").startswith(module.__name__)
+                ):
+                    monkeypatch.setattr(module, name, self.wrap(value))
 
 
 def assert_money_consistent() -> None:

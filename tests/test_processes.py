@@ -14,7 +14,6 @@ from websockets.sync.client import connect
 from games import services
 from games.models import Hand, HandEvent, Table, TableSeed
 from games.plugins import engine_for
-from games.rules import fairness
 from tests.consumers.helpers import token_for
 
 from .processes import (
@@ -27,6 +26,7 @@ from .processes import (
     wait_for,
     wait_http,
 )
+from .seeds import ORDINARY, seeds_for_a_hand_in_play
 from .tables import assert_money_consistent
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -70,7 +70,10 @@ class Player:
 
 def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
     lan, minh = make_user(), make_user()
-    table = _table_without_instant_win(lan, minh)
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    server_seed = TableSeed.objects.get(table=table).server_seed
+    # A real deal (in a Daphne process) that is no instant win, which would end it at once.
+    client_seeds = seeds_for_a_hand_in_play(server_seed, f"{table.pk}-1", ["lan", "minh"])
     tokens = token_for(lan), token_for(minh)
     ports = free_port(), free_port()
     env = process_env(tmp_path)
@@ -85,8 +88,8 @@ def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
         for i, player in enumerate(players):
             sent = player.send(type="sit", position=i)
             player.read_until(lambda m, sent=sent: m.get("id") == sent)
-        for player in players:
-            player.send(type="ready", client_seed="x")
+        for player, seed in zip(players, client_seeds, strict=True):
+            player.send(type="ready", client_seed=seed)
         for player in players:
             player.read_until(lambda m: m["type"] == "state" and m["hand"] is not None)
         moves = 0
@@ -121,46 +124,28 @@ def test_two_daphne_processes_serve_one_table_in_order(tmp_path, make_user):
     assert_money_consistent()
 
 
-def _hand_in_play(owner, players):
+def _hand_in_play(owner, players, dealer):
     """A two-player Tiến Lên table whose hand is in play with its 4 s turn clock
-    running (a deal that is an instant win ends at once: close it, try again).
+    running (dealt ordinary hands: no tới trắng, which would end it at once).
     Only that clock is short enough to get its timer task when it is set."""
-    while True:
-        table = services.table_create(
-            owner=owner, game="tienlen", stake=1, seat_count=2, turn_seconds=4
-        )
-        for user in players:
-            services.table_sit(table_id=table.pk, user=user)
-            services.table_ready(table_id=table.pk, user=user)
-        table.refresh_from_db()
-        if table.clock == Table.Clock.TURN:
-            return table
-        services.table_close(table_id=table.pk, by=owner, reason="instant win at the deal")
+    dealer.stack(*ORDINARY)
+    table = services.table_create(
+        owner=owner, game="tienlen", stake=1, seat_count=2, turn_seconds=4
+    )
+    for user in players:
+        services.table_sit(table_id=table.pk, user=user)
+        services.table_ready(table_id=table.pk, user=user)
+    table.refresh_from_db()
+    assert table.clock == Table.Clock.TURN
+    return table
 
 
-def _table_without_instant_win(*players):
-    """A Tiến Lên table whose first deal (fixed by the seeds: the players send
-    ``client_seed="x"``) is not an instant win, which would end it at once."""
-    engine = engine_for("tienlen")
-    while True:
-        table = services.table_create(owner=players[0], game="tienlen", stake=1, seat_count=2)
-        deck = fairness.deal_deck(
-            bytes.fromhex(TableSeed.objects.get(table=table).server_seed),
-            f"{table.pk}-1",
-            ["x", "x"],
-        )
-        state, _ = engine.start(engine.ruleset("vipgame", {}), deck, 2, {"random_first": 0})
-        if not engine.status(state).finished:
-            return table
-        services.table_close(table_id=table.pk, by=None, reason="instant win at the deal")
-
-
-def test_killed_worker_timeout_is_fired_by_the_sweeper(tmp_path, make_user):
+def test_killed_worker_timeout_is_fired_by_the_sweeper(tmp_path, make_user, dealer):
     lan, minh = make_user(), make_user()
     env = process_env(tmp_path)
     with running(celery_worker(tmp_path, beat=False), env, tmp_path / "worker-1.log") as first:
         wait_for(lambda: "ready" in (tmp_path / "worker-1.log").read_text(), timeout=30)
-        table = _hand_in_play(lan, (lan, minh))
+        table = _hand_in_play(lan, (lan, minh), dealer)
         deadline, clock_version = table.deadline, table.clock_version
         assert deadline is not None
         received = re.compile(r"Task games\.tasks\.table_timer\[(\S+)\] received")

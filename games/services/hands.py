@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +15,9 @@ from django.conf import settings
 from django.db import transaction
 
 from games import clock, publish
+from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
-from games.rules import fairness
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from vipgame.accounts.models import User
@@ -30,18 +29,8 @@ logger = logging.getLogger(__name__)
 CLIENT_IDS_KEPT = 32
 
 
-def new_seed() -> tuple[str, str]:
-    seed = secrets.token_bytes(fairness.SEED_BYTES)
-    return seed.hex(), fairness.commitment(seed)
-
-
 # Whose a hand's client seed was (Hand.seed_sources, docs/fairness.md).
 SEED_PLAYER, SEED_BOT, SEED_SERVER = "player", "bot", "server"
-
-
-def drawn_seed() -> str:
-    """A client seed drawn from the OS CSPRNG (a bot's, or for a player who sent none)."""
-    return secrets.token_hex(16)
 
 
 def has_seed(seat: Seat, table: Table) -> bool:
@@ -67,13 +56,13 @@ def contributions(table: Table, players: list[Seat]) -> tuple[list[str], list[st
     for seat in players:
         seed = sent.get(seat.user_id)
         if seat.is_bot:
-            seeds.append(drawn_seed())
+            seeds.append(seed_source.drawn_seed())
             sources.append(SEED_BOT)
         elif seed and (seat.user_id, seed) not in used:
             seeds.append(seed)
             sources.append(SEED_PLAYER)
         else:
-            seeds.append(drawn_seed())
+            seeds.append(seed_source.drawn_seed())
             sources.append(SEED_SERVER)
     return seeds, sources
 
@@ -123,7 +112,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     secret = TableSeed.objects.get(table=table)
     seed = bytes.fromhex(secret.server_seed)
     fair_id = f"{table.pk}-{number}"
-    deck, draws = fairness.fair_draws(
+    deck, draws = seed_source.deal(
         seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
     stacks = _escrow_stacks(work, [s.position for s in players]) if plugin.uses_escrow else []
@@ -158,7 +147,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     )
     table.hands_played = number
     table.status = Table.Status.PLAYING
-    secret.server_seed, table.next_commitment = new_seed()
+    secret.server_seed, table.next_commitment = seed_source.new_seed()
     secret.save(update_fields=["server_seed"])
     for seat in players:
         seat.client_seed, seat.seed_commitment = "", ""

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F
 
 from games import clock, publish
+from games import seeds as seed_source
 from games.errors import AccountInactive, BadChat, ChatMuted, TableClosed, TableNotFound
 from games.limits import check_table
 from games.models import ChatMessage, Table, TableSeed
@@ -22,7 +23,7 @@ from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 
-from .hands import hand_timeout, maybe_deal, new_seed
+from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables
 from .settle import settle_in
 from .work import TableWork
@@ -59,7 +60,7 @@ def table_create(
     )
     if owner is not None:
         limit_open_tables(owner)
-    seed, commitment = new_seed()
+    seed, commitment = seed_source.new_seed()
     plugin = plugin_for(game)
     table = Table.objects.create(
         game=game,

@@ -7,9 +7,11 @@ from typing import Any
 from django.db.models import Sum
 
 from games import services
-from games.models import Hand, Seat, Table
+from games.models import Hand, Seat, Table, TableSeed
 from games.plugins import engine_for
 from wallet.models import Account
+
+from ..seeds import seeds_for_a_hand_in_play
 
 GAMES = ["maubinh", "tienlen", "holdem"]
 BUY_IN = 1_000
@@ -33,19 +35,21 @@ def current_hand(table: Table) -> Hand | None:
 
 def deal(make_user: Any, game: str, players: int = 3) -> tuple[Table, list[Any], dict[int, int]]:
     """A table whose hand is in play, and each player's chips (wallet plus
-    Hold'em stack) just before it was dealt. A deal that ends the hand at once
-    (an instant win) is closed and tried again."""
-    for _ in range(20):
-        table, users = seated_table(make_user, game, players)
-        before = holdings(users)
-        for user in users:
-            services.table_ready(table_id=table.pk, user=user, client_seed=f"seed-{user.pk}")
-        hand = current_hand(table)
-        assert hand is not None
-        if hand.ended_at is None:
-            return table, users, before
-        services.table_close(table_id=table.pk, by=None, reason="instant win at the deal")
-    raise AssertionError("twenty instant wins in a row")
+    Hold'em stack) just before it was dealt. The deal is a real, fair one (these
+    tests recompute decks from the seeds); the players' seeds are chosen so it
+    is no instant win, which would end the hand at once."""
+    table, users = seated_table(make_user, game, players)
+    before = holdings(users)
+    server_seed = TableSeed.objects.get(table=table).server_seed
+    names = [f"seed-{user.pk}" for user in users]
+    chosen = seeds_for_a_hand_in_play(server_seed, f"{table.pk}-1", names)
+    for user, seed in zip(users, chosen, strict=True):
+        services.table_ready(table_id=table.pk, user=user, client_seed=seed)
+    hand = current_hand(table)
+    assert hand is not None
+    assert hand.ended_at is None
+    assert hand.client_seeds == chosen
+    return table, users, before
 
 
 def move_once(table: Table) -> None:

@@ -10,6 +10,7 @@ from games.errors import NotEnoughChips
 from games.models import Hand, Seat, Table
 from games.plugins import engine_for
 
+from ..seeds import ORDINARY, Dealer
 from ..tables import Harness
 
 
@@ -73,14 +74,13 @@ def cards_in(payload: Any) -> set[str]:
     return payload_cards(payload)
 
 
-def in_play(open_table: Callable[[], Table]) -> Table:
-    """A table whose new hand is in play with a turn clock running. A Tiến Lên
-    deal can be an instant win (tới trắng) that ends the hand at once: that
-    table is closed and ``open_table`` called again."""
-    for _ in range(20):
-        table = open_table()
-        table.refresh_from_db()
-        if table.clock == Table.Clock.TURN:
-            return table
-        services.table_close(table_id=table.pk, by=None, reason="instant win at the deal")
-    raise AssertionError("twenty instant wins in a row")
+def in_play(dealer: Dealer, open_table: Callable[[], Table], *, first: int = 0) -> Table:
+    """The table ``open_table`` deals, its hand in play with a turn clock
+    running: the players are dealt ``ORDINARY`` hands (no tới trắng, which
+    would end the hand at once), and player ``first`` leads."""
+    dealer.stack(*ORDINARY, first=first)
+    table = open_table()
+    table.refresh_from_db()
+    assert table.clock == Table.Clock.TURN
+    assert not dealer.stacked  # this deal was the stacked one
+    return table

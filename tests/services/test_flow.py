@@ -7,6 +7,7 @@ from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import engine_for
 from wallet.models import Account, LedgerTransaction
 
+from ..seeds import ORDINARY
 from ..tables import assert_money_consistent
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +77,8 @@ def test_maubinh_hand_from_ready_to_settled_result(tables, make_user):
     assert_money_consistent()
 
 
-def test_tienlen_bots_play_a_whole_hand(tables, make_user):
+def test_tienlen_bots_play_a_whole_hand(tables, dealer, make_user):
+    dealer.stack(*ORDINARY)  # no tới trắng: the hand is played out
     lan = make_user()
     table = services.table_create(owner=lan, game="tienlen", stake=5, fill_with_bots=True)
     services.table_sit(table_id=table.pk, user=lan)
@@ -94,8 +96,9 @@ def test_tienlen_bots_play_a_whole_hand(tables, make_user):
     hand.refresh_from_db()
     assert hand.settled
     assert sum(hand.result["chips"]) == 0
-    played = HandEvent.objects.filter(hand=hand, type="played").exists()
-    assert played or hand.result["summary"]["instant"] is not None  # tới trắng: no plays
+    assert hand.result["summary"]["instant"] is None
+    players = {e.payload["player"] for e in HandEvent.objects.filter(hand=hand, type="played")}
+    assert players - {0}  # the bots played (Lan's clock passes or plays for her)
     assert_money_consistent()
 
 

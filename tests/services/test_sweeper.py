@@ -35,7 +35,7 @@ def test_a_bot_whose_ready_task_was_lost_is_readied(tables, make_user):
     assert table.current_hand_id is not None
 
 
-def test_an_overdue_clock_fires_once_the_grace_has_passed(tables, make_user):
+def test_an_overdue_clock_fires_once_the_grace_has_passed(tables, dealer, make_user):
     lan, minh = make_user(), make_user()
 
     def open_table():
@@ -45,7 +45,7 @@ def test_an_overdue_clock_fires_once_the_grace_has_passed(tables, make_user):
             services.table_ready(table_id=table.pk, user=user)
         return table
 
-    table = in_play(open_table)
+    table = in_play(dealer, open_table)
     tables.scheduler.timers.clear()  # the timer task is lost
     deadline, clock_version = table.deadline, table.clock_version
 
@@ -61,25 +61,21 @@ def test_an_overdue_clock_fires_once_the_grace_has_passed(tables, make_user):
     assert tasks.sweeper()["fired"] == 0
 
 
-def test_a_stalled_bot_is_moved(tables, make_user):
+def test_a_stalled_bot_is_moved(tables, dealer, make_user):
     def open_table():
         table, lan = bot_table(tables, make_user)
         tasks.sweeper()
         services.table_ready(table_id=table.pk, user=lan)
         return table
 
-    table = in_play(open_table)
-    tables.scheduler.bots.clear()
-    assert table.current_hand_id is not None
-    hand = Hand.objects.get(pk=table.current_hand_id)
-    bot_position = Seat.objects.get(table=table, is_bot=True).position
-    bot_player = [p["position"] for p in hand.players].index(bot_position)
-    if hand.state["turn"] != bot_player:  # let the human's clock run out first
-        tables.clock.moment = table.deadline
-        services.table_timeout(table_id=table.pk, clock_version=table.clock_version)
-        tables.scheduler.bots.clear()
-        table.refresh_from_db()
+    table = in_play(dealer, open_table, first=1)  # the bot (position 1) leads
+    assert tables.scheduler.bots == [(table.pk, table.current_hand_id, 1)]
+    tables.scheduler.bots.clear()  # the bot's move task is lost
+    hand = Hand.objects.get(table=table)
+    assert Seat.objects.get(table=table, is_bot=True).position == 1
+    assert hand.state["turn"] == 1
     moves = HandEvent.objects.filter(hand=hand, type__in=["played", "passed"]).count()
+    assert moves == 0
 
     tables.clock.advance(seconds=3)
     assert tasks.sweeper()["bots"] == 0  # 3 s: still thinking
@@ -111,7 +107,9 @@ def test_a_finished_hand_left_unsettled_is_settled(tables, make_user):
     assert tasks.sweeper()["settled"] == 0
 
 
-def test_a_long_clock_gets_its_timer_from_the_sweeper_shortly_before_it_ends(tables, make_user):
+def test_a_long_clock_gets_its_timer_from_the_sweeper_shortly_before_it_ends(
+    tables, dealer, make_user
+):
     lan, minh = make_user(), make_user()
 
     def open_table():
@@ -121,7 +119,7 @@ def test_a_long_clock_gets_its_timer_from_the_sweeper_shortly_before_it_ends(tab
             services.table_ready(table_id=table.pk, user=user)
         return table
 
-    table = in_play(open_table)
+    table = in_play(dealer, open_table)
     assert table.deadline is not None
     assert tables.scheduler.timers == []  # a 20 s turn: no task when it is set
 

@@ -19,6 +19,7 @@ from games.plugins import engine_for
 from wallet import services as wallet
 from wallet.models import Account
 
+from ..seeds import ORDINARY
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
 from .driver import play_until_finished
@@ -184,14 +185,14 @@ def test_a_stale_version_is_refused_only_once_the_turn_or_phase_moved_on(tables,
 
 
 @pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
-def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(tables, make_user, game):
-    for _ in range(10):  # a deal can end at once (an instant win): deal again
-        table, lan, minh = two_player_table(make_user, game=game)
-        services.table_ready(table_id=table.pk, user=lan)
-        services.table_ready(table_id=table.pk, user=minh)
-        table.refresh_from_db()
-        if table.status != "summary":
-            break
+def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(
+    tables, dealer, make_user, game
+):
+    dealer.stack(*ORDINARY)  # no instant win, which would end the hand at the deal
+    table, lan, minh = two_player_table(make_user, game=game)
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
     assert table.status == "playing"
 
     services.table_leave(table_id=table.pk, user=minh)
@@ -205,7 +206,10 @@ def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(tables, m
     assert not Seat.objects.filter(table=table, user=minh).exists()
     if game == "maubinh":
         assert hand.result is not None
-        assert hand.result["net"][1] < 0  # left before the reveal: loses all three chi
+        # Left before the reveal: loses each chi (1 unit each) to Lan's arrangement.
+        assert [p["reason"] for p in hand.result["payments"]] == ["left"] * 3
+        assert hand.result["net"] == [3, -3]
+        assert hand.result["chips"] == [30, -30]
     assert_money_consistent()
 
 
