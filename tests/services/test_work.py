@@ -24,17 +24,20 @@ def sent(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_the_after_commit_work_is_returned_as_data(tables, make_user, sent):
+def test_the_after_commit_work_is_returned_as_data(
+    tables, make_user, sent, django_capture_on_commit_callbacks
+):
     owner = make_user()
     table = services.table_create(owner=owner, game="tienlen", stake=1)
     services.table_sit(table_id=table.pk, user=owner)
     sent.clear()
 
-    with transaction.atomic():
+    with django_capture_on_commit_callbacks(execute=True) as callbacks, transaction.atomic():
         work = TableWork(table.pk)
         work.set_clock(Table.Clock.READY, 1_000)
         work.announce()
         after = work.commit()
+    assert len(callbacks) == 1  # one runner for the whole change
 
     assert isinstance(after, AfterCommit)
     version = Table.objects.get(pk=table.pk).version
