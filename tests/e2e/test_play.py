@@ -202,12 +202,17 @@ def test_poker_with_bots(pages, site):
     mine = table_state(page)["you"]
     assert second["client_seeds"][mine] not in first["client_seeds"]
     # Cash out: leaving returns the stack to the wallet, and the header follows.
-    state = table_state(page)
-    stack = next(s["chips"] for s in state["table"]["seats"] if s["position"] == state["seat"])
-    low = state["table"]["buy_in"][0]
+    # (The next hand may already be dealt: leaving then folds and the seat
+    # frees once that hand is settled.) The wallet then holds exactly the
+    # sign-up grant plus what every hand played here won or lost.
     page.click("[data-action=leave]")
-    page.wait_for_selector("[data-action=sit]")
-    wallet = f"{10_000 - low + stack:,}".replace(",", ".")
+    page.wait_for_selector("[data-action=sit]", timeout=60_000)
+    balance = page.request.get(f"{site.url}/api/v1/wallet").json()["balance"]
+    hands = page.request.get(f"{site.url}/api/v1/hands").json()["results"]
+    assert len(hands) >= 2
+    assert all(h["settled"] for h in hands)
+    assert balance == 10_000 + sum(h["net"] for h in hands)
+    wallet = f"{balance:,}".replace(",", ".")
     page.wait_for_function(
         f"() => document.querySelector('[data-balance-value]').textContent.trim() === '{wallet}'"
     )
