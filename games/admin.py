@@ -17,32 +17,22 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
-from vipgame.moderation.adminkit import ReadOnlyAdmin, admin_link, reason_action
+from vipgame.moderation.adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, reason_action
 from vipgame.moderation.selectors import hand_inspection, hands_together
 from vipgame.moderation.services import table_force_close
 
 from .models import ChatMessage, Hand, HandEvent, Seat, Table
 
 
-class LiveFilter(admin.SimpleListFilter):
+class LiveFilter(DefaultedFilter):
     """Live tables unless asked otherwise."""
 
     title = _("state")
     parameter_name = "state"
+    default_label = _("Live")
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
         return [("closed", _("Closed")), ("all", _("All"))]
-
-    def choices(self, changelist: Any) -> Any:
-        current = self.value() or ""
-        for value, label in [("", _("Live")), *self.lookups(changelist.model_admin, None)]:
-            yield {
-                "selected": current == value,
-                "query_string": changelist.get_query_string(
-                    {self.parameter_name: value} if value else {}, [self.parameter_name]
-                ),
-                "display": label,
-            }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "all":

@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 
 from games import services
 from games.models import Hand
@@ -32,17 +30,6 @@ httpx = pytest.importorskip("httpx")
 pytestmark = pytest.mark.django_db
 PACKAGE = "vipgame_client"
 CONFIG = {"package_name_override": PACKAGE, "post_hooks": []}
-
-
-@pytest.fixture
-def keep_connections():
-    """Requests go through Django's WSGI handler: keep the connection open
-    between requests (as Django's test client does) so the test's transaction lasts."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ import pytest
 import schemathesis
 from django.contrib.staticfiles import finders
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.signals import request_finished, request_started
-from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -85,17 +83,6 @@ def test_swagger_ui_is_served_from_local_static_files(client):
     assert "https://" not in text
     assert "//cdn" not in text
     assert finders.find(bundle.removeprefix("/static/")) is not None
-
-
-@pytest.fixture
-def keep_connections():
-    """Calls go through Django's WSGI handler: keep the connection open between
-    requests (as Django's test client does) so the test's transaction lasts."""
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
-    yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from vipgame.accounts.models import User
 
 from . import services as moderation
 from . import users_admin  # noqa: F401  (registers the users' admin page)
-from .adminkit import ReadOnlyAdmin, admin_link, hands_link, reason_action
+from .adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, hands_link, reason_action
 from .forms import IntegrityForm, MuteForm
 from .models import AuditEntry, ChatReport, IntegrityReport, Sighting
 from .selectors import shared_sightings, suspicious_pairs
@@ -106,11 +106,12 @@ class IntegrityReportAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, "admin/moderation/integrity.html", context)
 
 
-class ReportStateFilter(admin.SimpleListFilter):
+class ReportStateFilter(DefaultedFilter):
     """The queue: lines waiting for a moderator, unless asked otherwise."""
 
     title = _("status")
     parameter_name = "state"
+    default_label = _("Waiting")
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
         return [
@@ -118,17 +119,6 @@ class ReportStateFilter(admin.SimpleListFilter):
             (ChatReport.Status.MUTED, ChatReport.Status.MUTED.label),
             ("all", _("All")),
         ]
-
-    def choices(self, changelist: Any) -> Any:
-        current = self.value() or ""
-        for value, label in [("", _("Waiting")), *self.lookups(changelist.model_admin, None)]:
-            yield {
-                "selected": current == value,
-                "query_string": changelist.get_query_string(
-                    {self.parameter_name: value} if value else {}, [self.parameter_name]
-                ),
-                "display": label,
-            }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value()

@@ -88,3 +88,22 @@ def admin_link(obj: Model | None) -> str:
 def hands_link(user_ids: list[int], label: object) -> str:
     url = reverse("admin:games_hand_changelist") + "?together=" + ",".join(map(str, user_ids))
     return format_html('<a href="{}">{}</a>', url, label)
+
+
+class DefaultedFilter(admin.SimpleListFilter):
+    """A list filter whose first choice (no parameter: ``default_label``) is
+    what the page shows when opened, e.g. live tables or the waiting queue."""
+
+    default_label: Any = ""
+
+    def choices(self, changelist: Any) -> Any:
+        current = self.value() or ""
+        lookups = list(self.lookups(changelist.model_admin, None) or [])  # type: ignore[arg-type]
+        for value, label in [("", self.default_label), *lookups]:
+            yield {
+                "selected": current == value,
+                "query_string": changelist.get_query_string(
+                    {self.parameter_name: value} if value else {}, [self.parameter_name]
+                ),
+                "display": label,
+            }
