@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+import games.rules.maubinh.arranger as arranger_module
 from games.rules.cards import cards_str
 from games.rules.maubinh.arranger import Arranger, arrange, arranger_for, split_arrangement
 from games.rules.maubinh.chi import Arrangement
@@ -411,6 +412,20 @@ def combine(paths: list[Path], output: Path) -> None:
     print(f"wrote {output}")
 
 
+def use_data(directory: Path) -> None:
+    """Every arranger of this process loads its sample from ``directory``."""
+
+    def load(preset: str) -> dict[str, Any] | None:
+        path = directory / f"{preset}.npz"
+        if not path.is_file():
+            return None
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+
+    arranger_module.preset_data = load  # type: ignore[assignment]
+    arranger_for.cache_clear()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="vipgame", choices=[*PRESETS, "all"])
@@ -435,7 +450,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200 timings and 500 deals")
     parser.add_argument("--cpu", type=int, default=None, help="pin the process to this core")
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="a directory of <preset>.npz to use instead of the package data (a trial build)",
+    )
     args = parser.parse_args()
+    if args.data is not None:
+        use_data(args.data)
     if args.combine:
         combine(args.combine, args.output)
         return
@@ -443,6 +466,7 @@ def main() -> None:
         args.timings, args.deals = 200, 500
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
     report: dict[str, Any] = {
         "command": " ".join([".venv/bin/python -m bench.arrange", *sys.argv[1:]]),
@@ -487,7 +511,6 @@ def main() -> None:
     if regrets:
         print_regret_table(regrets)
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.output}")
 
