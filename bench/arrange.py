@@ -28,7 +28,10 @@
   minus the mean units of the split it picked, on the same tables. Since the
   best of ~10,000 noisy means is biased up, ``--holdout`` also draws a second,
   independent set of tables and reports the regret there of the split that
-  was best on the first set. Also: whether any arrangement or hint is lủng,
+  was best on the first set, and the measurement's floor: the regret the first
+  set charges the split that is best on the second (what a perfect arranger
+  would be charged, the best on independent tables standing in for the true
+  best). Also: whether any arrangement or hint is lủng,
   and whether the hints' exhaustive values are in the hints' order.
 
 ``--cpu N`` pins the process to that one core (Linux), so the timings are
@@ -302,6 +305,9 @@ def regret(
             opponents2, instants2, _ = _tables(arranger, cards, tables, rng)
             values2 = _exhaustive(arranger, ours, opponents2, instants2)
             row["holdout_regret"] = round(float(values2[best] - values2[picked_at]), 4)
+            # The measurement's own floor: the regret this table gives the split
+            # that is best on the held-out tables (a stand-in for the true best).
+            row["floor_regret"] = round(float(values[best] - values[int(np.argmax(values2))]), 4)
         row["number"] = number
         rows.append(row)
         if checkpoint is not None:  # what is done so far, in the shape --combine reads
@@ -352,6 +358,9 @@ def summarize(
         held = [r["holdout_regret"] for r in rows]
         summary["holdout_mean_regret"] = round(statistics.fmean(held), 4)
         summary["holdout_worst_regret"] = round(max(held), 4)
+        floor = [r["floor_regret"] for r in rows]
+        summary["floor_mean_regret"] = round(statistics.fmean(floor), 4)
+        summary["floor_worst_regret"] = round(max(floor), 4)
     summary["worst_hand"] = max(rows, key=lambda r: r["regret"])
     return summary
 
@@ -361,7 +370,7 @@ def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
     header = f"{'preset':<12} {'hands':>5} {'tables':>6} {'mean':>7} {'worst':>7} {'>0.3':>6}"
     header += f" {'lủng':>5} {'hints ok':>8} {'in pool':>7}"
     if holdout:
-        header += f" {'held mean':>9} {'held worst':>10}"
+        header += f" {'held mean':>9} {'held worst':>10} {'floor mean':>10} {'floor worst':>11}"
     print(header)
     for preset, s in summaries.items():
         line = (
@@ -372,6 +381,7 @@ def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
         )
         if holdout:
             line += f" {s['holdout_mean_regret']:>9.4f} {s['holdout_worst_regret']:>10.4f}"
+            line += f" {s['floor_mean_regret']:>10.4f} {s['floor_worst_regret']:>11.4f}"
         print(line)
     for preset, s in summaries.items():
         w = s["worst_hand"]
