@@ -180,7 +180,7 @@ def build(
     rng = random.Random(seed - 1)
     test = [rng.sample(range(52), 13) for _ in range(test_hands)]
     history: list[dict[str, np.ndarray[Any, Any]]] = []
-    kept, kept_gain = opponents, np.inf
+    kept, kept_gain, kept_round = opponents, np.inf, 0
     for round_ in range(1, rounds + 1):
         arranger = Arranger(rules, sample_of(rules, table, opponents), table=table)
         history.append(deal_and_arrange(rules, arranger.best_split, deals, seed + round_))
@@ -194,8 +194,9 @@ def build(
             flush=True,
         )
         if gain < kept_gain:
-            kept, kept_gain = opponents, gain
+            kept, kept_gain, kept_round = opponents, gain, round_
         opponents = average(history, SAMPLE_SIZE, seed + round_)
+    print(f"{preset}: keeps round {kept_round}'s opponents", flush=True)
     hands = kept
     swept, sweeps = sweep_rates(table, hands)
     arrays: dict[str, np.ndarray[Any, Any]] = {
