@@ -28,7 +28,10 @@
   minus the mean units of the split it picked, on the same tables. Since the
   best of ~10,000 noisy means is biased up, ``--holdout`` also draws a second,
   independent set of tables and reports the regret there of the split that
-  was best on the first set. Also: whether any arrangement or hint is lủng,
+  was best on the first set, and the measurement's floor: the regret the first
+  set charges the split that is best on the second (what a perfect arranger
+  would be charged, the best on independent tables standing in for the true
+  best). Also: whether any arrangement or hint is lủng,
   and whether the hints' exhaustive values are in the hints' order.
 
 ``--cpu N`` pins the process to that one core (Linux), so the timings are
@@ -51,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+import games.rules.maubinh.arranger as arranger_module
 from games.rules.cards import cards_str
 from games.rules.maubinh.arranger import Arranger, arrange, arranger_for, split_arrangement
 from games.rules.maubinh.chi import Arrangement
@@ -301,6 +305,9 @@ def regret(
             opponents2, instants2, _ = _tables(arranger, cards, tables, rng)
             values2 = _exhaustive(arranger, ours, opponents2, instants2)
             row["holdout_regret"] = round(float(values2[best] - values2[picked_at]), 4)
+            # The measurement's own floor: the regret this table gives the split
+            # that is best on the held-out tables (a stand-in for the true best).
+            row["floor_regret"] = round(float(values[best] - values[int(np.argmax(values2))]), 4)
         row["number"] = number
         rows.append(row)
         if checkpoint is not None:  # what is done so far, in the shape --combine reads
@@ -351,6 +358,9 @@ def summarize(
         held = [r["holdout_regret"] for r in rows]
         summary["holdout_mean_regret"] = round(statistics.fmean(held), 4)
         summary["holdout_worst_regret"] = round(max(held), 4)
+        floor = [r["floor_regret"] for r in rows]
+        summary["floor_mean_regret"] = round(statistics.fmean(floor), 4)
+        summary["floor_worst_regret"] = round(max(floor), 4)
     summary["worst_hand"] = max(rows, key=lambda r: r["regret"])
     return summary
 
@@ -360,7 +370,7 @@ def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
     header = f"{'preset':<12} {'hands':>5} {'tables':>6} {'mean':>7} {'worst':>7} {'>0.3':>6}"
     header += f" {'lủng':>5} {'hints ok':>8} {'in pool':>7}"
     if holdout:
-        header += f" {'held mean':>9} {'held worst':>10}"
+        header += f" {'held mean':>9} {'held worst':>10} {'floor mean':>10} {'floor worst':>11}"
     print(header)
     for preset, s in summaries.items():
         line = (
@@ -371,6 +381,7 @@ def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
         )
         if holdout:
             line += f" {s['holdout_mean_regret']:>9.4f} {s['holdout_worst_regret']:>10.4f}"
+            line += f" {s['floor_mean_regret']:>10.4f} {s['floor_worst_regret']:>11.4f}"
         print(line)
     for preset, s in summaries.items():
         w = s["worst_hand"]
@@ -411,6 +422,20 @@ def combine(paths: list[Path], output: Path) -> None:
     print(f"wrote {output}")
 
 
+def use_data(directory: Path) -> None:
+    """Every arranger of this process loads its sample from ``directory``."""
+
+    def load(preset: str) -> dict[str, Any] | None:
+        path = directory / f"{preset}.npz"
+        if not path.is_file():
+            return None
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+
+    arranger_module.preset_data = load  # type: ignore[assignment]
+    arranger_for.cache_clear()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="vipgame", choices=[*PRESETS, "all"])
@@ -435,7 +460,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200 timings and 500 deals")
     parser.add_argument("--cpu", type=int, default=None, help="pin the process to this core")
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="a directory of <preset>.npz to use instead of the package data (a trial build)",
+    )
     args = parser.parse_args()
+    if args.data is not None:
+        use_data(args.data)
     if args.combine:
         combine(args.combine, args.output)
         return
@@ -443,6 +476,7 @@ def main() -> None:
         args.timings, args.deals = 200, 500
     if args.cpu is not None:
         os.sched_setaffinity(0, {args.cpu})
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
     report: dict[str, Any] = {
         "command": " ".join([".venv/bin/python -m bench.arrange", *sys.argv[1:]]),
@@ -487,7 +521,6 @@ def main() -> None:
     if regrets:
         print_regret_table(regrets)
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.output}")
 

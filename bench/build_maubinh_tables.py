@@ -1,16 +1,21 @@
 """Generate the auto-arranger's package data: games/rules/maubinh/data/<preset>.npz.
 
 For each preset: the class table (so a process loads it instead of building
-it), and a sample of opponents: random 4-player deals, every hand arranged.
-The first round arranges greedily; each later round arranges with an
-arranger built on the two rounds before (fictitious play: one round alone
-swings between strong and weak chi 3), so the final sample describes
-opponents who use the arranger itself. Then, for each sampled hand, how often
-another sampled hand sweeps it and how often it sweeps another (the arranger's
-"every opponent" terms). Everything is driven by ``--seed``, so the same
-command rebuilds the same bytes.
+it), and a sample of opponents: hands dealt at random 4-player tables and
+arranged by the arranger itself, which is the arranger's fixed point (RULES.md
+2.8: opponents "arrange with this same arranger"). It is found by fictitious
+play (``build``): round 1 answers greedy opponents, each later round answers
+the average of all earlier rounds' hands, and the sample kept is the one whose
+arranger gains least from answering its own hands (``exploitability``, printed
+per round). A best answer to the last round alone swings (share of hands with
+a pair or better in chi 3, vipgame: 0.31, 0.71, 0.68, ...), and an arranger
+built on it loses up to 0.3 units a hand to its own opponents (issue 17).
+Then, for each sampled hand, how often another sampled hand sweeps it and how
+often it sweeps another (the arranger's "every opponent" terms). Everything is
+driven by ``--seed``, so the same command rebuilds the same bytes:
 
-    .venv/bin/python -m bench.build_maubinh_tables              # full (about 10 min)
+    .venv/bin/python -m bench.build_maubinh_tables --deals 1024 --rounds 16 --seed 2026
+    # (the defaults; about 6 min a preset on one free core)
     .venv/bin/python -m bench.build_maubinh_tables --deals 200 --output /tmp/t  # quick check
 """
 
@@ -29,6 +34,8 @@ import numpy as np
 
 from games.rules.hand5 import CATEGORY_SHIFT
 from games.rules.maubinh.arranger import (
+    OPPONENTS,
+    SAMPLE_SIZE,
     Arranger,
     Sample,
     greedy_of,
@@ -49,6 +56,7 @@ from games.rules.maubinh.rules import INSTANT_TYPES, PRESETS, Ruleset
 
 OUTPUT = Path(__file__).resolve().parent.parent / "games/rules/maubinh/data"
 CHUNK = 512
+TEST_HANDS = 200
 
 
 def deal_and_arrange(
@@ -109,10 +117,21 @@ def sample_of(rules: Ruleset, table: ClassTable, hands: dict[str, np.ndarray[Any
     return load_sample(rules, table, data)
 
 
-def mix(parts: list[dict[str, np.ndarray[Any, Any]]], seed: int) -> dict[str, np.ndarray[Any, Any]]:
-    """The hands of ``parts`` together, in a fixed random order."""
-    joined = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    order = np.random.default_rng(seed).permutation(len(joined["opp_cards"]))
+def average(
+    parts: list[dict[str, np.ndarray[Any, Any]]], size: int, seed: int
+) -> dict[str, np.ndarray[Any, Any]]:
+    """``size`` hands drawn without replacement from ``parts``, an equal share from
+    each (the average of those rounds' arrangers), in a fixed random order."""
+    rng = np.random.default_rng(seed)
+    share = size // len(parts)
+    picked = []
+    for number, part in enumerate(parts):
+        n = len(part["opp_cards"])
+        take = min(n, share + (1 if number < size - share * len(parts) else 0))
+        rows = np.sort(rng.choice(n, size=take, replace=False))
+        picked.append({k: v[rows] for k, v in part.items()})
+    joined = {k: np.concatenate([p[k] for p in picked]) for k in parts[0]}
+    order = rng.permutation(len(joined["opp_cards"]))
     return {k: v[order] for k, v in joined.items()}
 
 
@@ -123,27 +142,62 @@ def chi3_pairs(table: ClassTable, hands: dict[str, np.ndarray[Any, Any]]) -> flo
     return float(((strength >> CATEGORY_SHIFT) >= 1).mean())
 
 
-def build(preset: str, deals: int, rounds: int, seed: int) -> dict[str, np.ndarray[Any, Any]]:
-    """Fictitious play: each round's arranger plays against the hands of the two
-    rounds before (the first against greedy hands), which damps the swing between
-    rounds; the data keeps the last two rounds' hands."""
+def exploitability(
+    arranger: Arranger, field: Arranger, hands: list[list[int]]
+) -> tuple[float, float]:
+    """How much a hand gains by answering ``field`` (an arranger built on the hands
+    ``arranger`` itself arranges) instead of playing ``arranger``: mean and worst
+    units per table (three opponents) over ``hands``, as ``field`` scores them."""
+    gains = []
+    for cards in hands:
+        mine, best = arranger.best_split(cards), field.best_split(cards)
+        if mine == best:
+            gains.append(0.0)
+            continue
+        hand = field._hand(cards)
+        value, _ = field.scores(hand, np.array([best, mine]))
+        gains.append(OPPONENTS * float(value[0] - value[1]))
+    return float(np.mean(gains)), float(np.max(gains))
+
+
+def build(
+    preset: str, deals: int, rounds: int, seed: int, test_hands: int = TEST_HANDS
+) -> dict[str, np.ndarray[Any, Any]]:
+    """Fictitious play. Round 1's arranger answers greedy opponents; each later
+    round's answers the average of every round's arranged hands so far (equal
+    shares, ``SAMPLE_SIZE`` hands), so the opponents move by a shrinking step
+    towards the arranger's own fixed point. After each round, an arranger built
+    on the hands that round arranged tells how much a hand would gain by answering
+    them instead (``exploitability``, on ``test_hands`` fixed hands); the data
+    keeps the opponents of the least exploitable round."""
     rules = PRESETS[preset]
     table = build_class_table(rules)
     started = time.perf_counter()
-    pool = [
-        deal_and_arrange(rules, lambda cards: greedy_of(evaluate_hand(cards, table)), deals, seed)
-    ]
-    print(f"{preset}: greedy, chi 3 pair or better {chi3_pairs(table, pool[0]):.3f}", flush=True)
+    opponents = deal_and_arrange(
+        rules, lambda cards: greedy_of(evaluate_hand(cards, table)), deals, seed
+    )
+    print(f"{preset}: greedy, chi 3 pair or better {chi3_pairs(table, opponents):.3f}", flush=True)
+    rng = random.Random(seed - 1)
+    test = [rng.sample(range(52), 13) for _ in range(test_hands)]
+    history: list[dict[str, np.ndarray[Any, Any]]] = []
+    kept, kept_gain, kept_round = opponents, np.inf, 0
     for round_ in range(1, rounds + 1):
-        opponents = mix(pool[-2:], seed + round_)
         arranger = Arranger(rules, sample_of(rules, table, opponents), table=table)
-        pool.append(deal_and_arrange(rules, arranger.best_split, deals, seed + round_))
+        history.append(deal_and_arrange(rules, arranger.best_split, deals, seed + round_))
+        field = Arranger(rules, sample_of(rules, table, history[-1]), table=table)
+        gain, worst = exploitability(arranger, field, test)
         print(
-            f"{preset}: round {round_}, chi 3 pair or better {chi3_pairs(table, pool[-1]):.3f} "
+            f"{preset}: round {round_}, chi 3 pair or better: opponents "
+            f"{chi3_pairs(table, opponents):.3f}, arranged {chi3_pairs(table, history[-1]):.3f}; "
+            f"exploitable by {gain:.4f} (worst {worst:.3f}) "
             f"({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
-    hands = mix(pool[-2:], seed)
+        if gain < kept_gain:
+            kept, kept_gain, kept_round = opponents, gain, round_
+        opponents = average(history, SAMPLE_SIZE, seed + round_)
+    print(f"{preset}: keeps round {kept_round}'s opponents", flush=True)
+    hands = kept
     swept, sweeps = sweep_rates(table, hands)
     arrays: dict[str, np.ndarray[Any, Any]] = {
         f"class_{name}": getattr(table, name) for name in CLASS_ARRAYS
@@ -172,8 +226,8 @@ def write(path: Path, arrays: dict[str, np.ndarray[Any, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=512)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--deals", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
     parser.add_argument("--output", type=Path, default=OUTPUT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.build_maubinh_tables import build, write
+from bench.build_maubinh_tables import average, build, exploitability, write
 from games.rules.cards import parse_cards
 from games.rules.maubinh import classes
 from games.rules.maubinh.arranger import (
@@ -176,13 +177,35 @@ def test_presets_load_their_class_tables_instead_of_building_them(
 def test_the_generator_is_deterministic(tmp_path: Path) -> None:
     # given two tiny builds with the same seed
     for out in ("a", "b"):
-        arrays = build("classic", deals=6, rounds=1, seed=5)
+        arrays = build("classic", deals=6, rounds=2, seed=5, test_hands=3)
         write(tmp_path / out / "classic.npz", arrays)
     # then the files are byte for byte the same
     first = (tmp_path / "a" / "classic.npz").read_bytes()
     assert first == (tmp_path / "b" / "classic.npz").read_bytes()
-    # the last two rounds of 6 deals of 4 hands
-    assert len(np.load(tmp_path / "a" / "classic.npz")["opp_cards"]) == 48
+    # one round's worth of opponents (6 deals of 4 hands): greedy or round 1's
+    assert len(np.load(tmp_path / "a" / "classic.npz")["opp_cards"]) == 24
+
+
+def test_fictitious_play_averages_rounds_in_equal_shares() -> None:
+    # given three rounds of 10 hands, each hand marked with its round
+    parts = [
+        {"opp_cards": np.arange(10) + 100 * r, "opp_instant": np.full(10, r)} for r in range(3)
+    ]
+    # when 7 hands are drawn as their average
+    mixed = average(parts, 7, seed=1)
+    # then each round gives 2 or 3 distinct hands, kept whole (the arrays stay aligned)
+    assert sorted(np.bincount(mixed["opp_instant"], minlength=3)) == [2, 2, 3]
+    assert len(set(mixed["opp_cards"].tolist())) == 7
+    assert (mixed["opp_cards"] // 100 == mixed["opp_instant"]).all()
+    assert np.array_equal(average(parts, 7, seed=1)["opp_cards"], mixed["opp_cards"])
+
+
+def test_an_arranger_gains_nothing_by_answering_its_own_field() -> None:
+    rules = PRESETS["vipgame"]
+    arranger = arranger_for(rules)
+    rng = random.Random(4)
+    hands = [rng.sample(range(52), 13) for _ in range(5)]
+    assert exploitability(arranger, arranger, hands) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
