@@ -69,6 +69,7 @@ def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
     from django.db import connection
 
     from games import clock, publish, scheduling, services
+    from games.errors import NotEnoughChips
     from games.models import Hand, Seat, Table
     from games.plugins import engine_for
     from vipgame.accounts.services import user_register
@@ -103,8 +104,17 @@ def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
         ids.append(table.pk)
 
     def ready(table_id: int) -> None:
+        """Ready everyone; a Hold'em player who went broke buys in again first."""
         for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
-            services.table_ready(table_id=table_id, user=seat.user, client_seed=os.urandom(8).hex())
+            seed = os.urandom(8).hex()
+            try:
+                services.table_ready(table_id=table_id, user=seat.user, client_seed=seed)
+            except NotEnoughChips:
+                table = Table.objects.get(pk=table_id)
+                services.table_buy_in(
+                    table_id=table_id, user=seat.user, amount=table.buy_in_range()[1]
+                )
+                services.table_ready(table_id=table_id, user=seat.user, client_seed=seed)
 
     def next_move(table_id: int) -> tuple[Any, Any, int] | None:
         """(user, action, version) of the next human move, after ending a
