@@ -404,6 +404,11 @@ class TableSocket(RoomSocket):
         await self._join(publish.chat_group(self.table_id))
         await self._identify()
         await self._deliver(state)
+        # A change published between that read and joining the groups never
+        # reached this socket: catch up now, not at the next heartbeat (15 s+).
+        version = await db(selectors.table_version)(table_id=self.table_id)
+        if version is not None and version > state["v"]:
+            await self._deliver(await self._state(state["v"]), force=True)
 
     async def _identify(self) -> None:
         if self.user.is_authenticated:

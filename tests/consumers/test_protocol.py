@@ -234,3 +234,40 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
         await watcher.close()
 
     run(scenario)
+
+
+def test_a_change_published_while_the_socket_joins_its_groups_still_reaches_it(
+    make_user, monkeypatch
+):
+    """The state is read before the socket joins its groups: a change committed
+    in between (bots readying, a deal) is published to nobody this socket
+    hears. The socket catches up at once instead of at the next heartbeat."""
+    from games import consumers
+
+    lan, minh, chi = make_user(), make_user(), make_user()
+    table = services.table_create(owner=minh, game="tienlen", stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=minh)
+    services.table_sit(table_id=table.pk, user=chi)
+    identify = consumers.TableSocket._identify
+
+    async def identify_after_a_change(self):
+        # Minh gets ready while Lan's socket (watching: nothing of hers is
+        # published once she joins) is between its read and its groups.
+        await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
+        await identify(self)
+
+    monkeypatch.setattr(consumers.TableSocket, "_identify", identify_after_a_change)
+    token = token_for(lan)
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", token)
+        assert await a.connect()
+        first = await a.recv()
+        caught_up = await a.recv(timeout=3)  # long before a heartbeat (15 s)
+        assert caught_up["type"] == "state"
+        assert caught_up["v"] > first["v"]
+        ready = {s["user_id"]: s["ready"] for s in caught_up["table"]["seats"]}
+        assert ready[minh.pk] is True
+        await a.close()
+
+    run(scenario)
