@@ -111,6 +111,7 @@ def test_nul_characters_and_deep_nesting_are_refused_and_change_nothing(make_use
         a = Client(f"/ws/tables/{table.pk}/", token)
         assert await a.connect()
         await a.until(lambda m: m["type"] == "state")
+        await a.settle()  # (a catch-up state may follow the first)
         for message in (
             {"type": "ready", "id": "r1", "client_seed": "seed\x00"},
             {"type": "ready", "id": "r\x00"},
