@@ -53,6 +53,15 @@ def fresh_database(url: str, suffix: str = "_bench") -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (nearest rank) of ``values``; None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
 def wait_until(predicate: Any, timeout: float, step: float = 0.25) -> Any:
     """The predicate's first true value within ``timeout`` seconds, else None."""
     deadline = time.monotonic() + timeout

@@ -36,17 +36,9 @@ from typing import Any
 
 from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
 from bench.probes import Probes
-from bench.stack import RESULTS, Monitor, Stack, setup_django, wait_until
+from bench.stack import RESULTS, Monitor, Stack, percentile, setup_django, wait_until
 
 GRACE_S = 15.0
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def server_urls(stack: Stack) -> list[str]:

@@ -37,6 +37,7 @@ from bench.stack import (
     Monitor,
     free_port,
     kill_group,
+    percentile,
     raise_file_limit,
     wait_http,
 )
@@ -44,11 +45,8 @@ from bench.stack import (
 SEATS = 4
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 2)
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
 
 
 class Servers:
@@ -165,7 +163,7 @@ def measure(
         "seconds": seconds,
         "broadcasts": len(latencies),
         "broadcasts_per_s": round(len(latencies) / seconds, 1),
-        "latency_ms": {q: _percentile(latencies, q) for q in (50, 95, 99)},
+        "latency_ms": {q: _round(percentile(latencies, q)) for q in (50, 95, 99)},
         "latency_mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
         "lost": len(lost),
         "server_cpu_s": {name: round(value, 2) for name, value in cpu.items()},

@@ -82,10 +82,6 @@ def send_on_commit(messages: Sequence[Message]) -> None:
     transaction.on_commit(lambda: send(batch), robust=True)
 
 
-def tell_user(user_id: int, message: dict[str, Any]) -> bool:
-    """To every socket of the user, now."""
-    return send([(user_group(user_id), message)])
-
-
 def tell_user_on_commit(user_id: int, message: dict[str, Any]) -> None:
+    """To every socket of the user, once the current transaction commits."""
     send_on_commit([(user_group(user_id), message)])
