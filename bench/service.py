@@ -22,8 +22,10 @@ server must be PostgreSQL), migrates it, prints a table and writes JSON to
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import secrets
 import statistics
 import subprocess
@@ -65,7 +67,9 @@ class Recorder:
         self.settlements.append(hand_id)
 
 
-def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
+def run(
+    game: str, tables: int, moves: int, warmup: int, profile: Any = None
+) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
 
@@ -166,10 +170,14 @@ def run(game: str, tables: int, moves: int, warmup: int) -> dict[str, Any]:
         statements[0] = 0
         pg_before = _backend_cpu(backend)
         started_cpu, started = time.thread_time(), time.perf_counter()
+        if profile is not None and done >= warmup:
+            profile.enable()
         with connection.execute_wrapper(count):
             services.table_act(
                 table_id=table_id, user=user, action=action, client_id=f"m{done}", version=version
             )
+        if profile is not None:
+            profile.disable()
         elapsed_cpu, elapsed = time.thread_time() - started_cpu, time.perf_counter() - started
         pg = _backend_cpu(backend) - pg_before
         done += 1
@@ -213,6 +221,14 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        default=0,
+        help="also profile the timed moves (cProfile: its overhead inflates the times) "
+        "and print the N functions with the most cumulative time",
+    )
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
     url = os.environ.get("DATABASE_URL", "")
@@ -227,7 +243,12 @@ def main() -> None:
     import django
 
     django.setup()
-    result = run(args.game, args.tables, args.moves, args.warmup)
+    profile = cProfile.Profile() if args.profile else None
+    result = run(args.game, args.tables, args.moves, args.warmup, profile)
+    if profile is not None:
+        stats = pstats.Stats(profile)
+        stats.sort_stats("cumulative").print_stats(args.profile)
+        stats.sort_stats("tottime").print_stats(args.profile)
     result["command"] = " ".join(["python -m bench.service", *sys.argv[1:]])
     result["date"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     print(json.dumps(result, indent=2))

@@ -187,11 +187,20 @@ def test_poker_with_bots(pages, site):
     # Seats stay ready between Poker hands: the next one is dealt by itself,
     # with the new seed the page sent when it saw the new commitment.
     first = table_state(page)["hand"]
+    # Calling every bet down can lose the whole stack: a player with no chips
+    # sits out until they buy in again (RULES.md 4), here with the page's button.
+    page.wait_for_function("() => window.vipTable.state.table.status !== 'summary'", timeout=60_000)
+    state = table_state(page)
+    me = next(s for s in state["table"]["seats"] if s["position"] == state["seat"])
+    if me["sitting_out"] and not me["chips"]:
+        page.click("[data-action=buy-in]")
+        page.wait_for_selector("[data-action=ready]")
+        page.click("[data-action=ready]")
     # (The summary pause, the seed wait and the bots' think times: allow for a
     # loaded machine.)
     page.wait_for_function(
         f"() => window.vipTable.state.hand && window.vipTable.state.hand.id !== {first['id']}",
-        timeout=45_000,
+        timeout=60_000,
     )
     while (status := page.wait_for_function(MY_TURN_OR_DONE, arg="holdem").json_value()) != "done":
         can_check = page.locator("[data-action=check]").count()
