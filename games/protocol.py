@@ -144,6 +144,87 @@ class PongMessage(TypedDict):
     server_time: int
 
 
+class ViewPatch(TypedDict):
+    """How a hand's ``view`` changed: keys whose value is replaced (``set``),
+    lists that grew at their end (``append``: the new items) and keys gone
+    (``unset``)."""
+
+    set: dict[str, Any]
+    append: dict[str, list[Any]]
+    unset: list[str]
+
+
+class DeltaHand(TypedDict):
+    id: int
+    last_seq: int
+    view: ViewPatch
+
+
+class DeltaMessage(TypedDict):
+    """What one move changed, for a client holding the state of version
+    ``base``: the new version, the clock, who acts, the new events, and a
+    patch of its hand's ``view``. Everything else of the state (``seat``,
+    ``you``, ``table``, the rest of ``hand``) is unchanged. A client that holds
+    another version sends ``sync`` (see :func:`apply_delta`)."""
+
+    type: Literal["delta"]
+    v: int
+    base: int
+    server_time: int
+    actors: list[int]
+    clock: dict[str, Any] | None
+    hand: DeltaHand
+    events: list[dict[str, Any]]
+
+
+def view_patch(old: dict[str, Any], new: dict[str, Any]) -> ViewPatch:
+    """The patch that turns view ``old`` into view ``new`` (top-level keys;
+    a list that only grew at its end sends its new items)."""
+    changed: dict[str, Any] = {}
+    grown: dict[str, list[Any]] = {}
+    for key, value in new.items():
+        if key in old:
+            before = old[key]
+            if before == value:
+                continue
+            if (
+                type(before) is list
+                and type(value) is list
+                and len(value) > len(before)
+                and value[: len(before)] == before
+            ):
+                grown[key] = value[len(before) :]
+                continue
+        changed[key] = value
+    return {"set": changed, "append": grown, "unset": [k for k in old if k not in new]}
+
+
+def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | None:
+    """The ``state`` a ``delta`` makes of ``state``, or None when it does not
+    apply (``state`` is not of version ``base``, or of another hand): then
+    the client sends ``sync``. ``state`` is not changed."""
+    hand = state.get("hand")
+    if state.get("v") != delta["base"] or not hand or hand.get("id") != delta["hand"]["id"]:
+        return None
+    patch = delta["hand"]["view"]
+    view = dict(hand.get("view") or {})
+    view.update(patch["set"])
+    for key, items in patch["append"].items():
+        view[key] = [*view.get(key, []), *items]
+    for key in patch["unset"]:
+        view.pop(key, None)
+    return {
+        **state,
+        "v": delta["v"],
+        "server_time": delta["server_time"],
+        "actors": delta["actors"],
+        "clock": delta["clock"],
+        "hand": {**hand, "last_seq": delta["hand"]["last_seq"], "view": view},
+        "events": delta["events"],
+        "resync": False,
+    }
+
+
 class LobbyTable(TypedDict):
     id: int
     game: Literal["maubinh", "tienlen", "holdem"]
@@ -174,6 +255,7 @@ class LobbyTableMessage(TypedDict):
 
 SERVER_MESSAGES: tuple[type, ...] = (
     AckMessage,
+    DeltaMessage,
     ErrorMessage,
     ChatMessage,
     EventMessage,
