@@ -67,9 +67,7 @@ class Recorder:
         self.settlements.append(hand_id)
 
 
-def run(
-    game: str, tables: int, moves: int, warmup: int, profile: Any = None
-) -> dict[str, Any]:
+def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
 
@@ -85,7 +83,7 @@ def run(
     scheduling.scheduler = recorder
     published: list[int] = []
 
-    def measure(messages: Any) -> None:
+    def measure(messages: Any, **_: Any) -> None:
         published.append(sum(len(json.dumps(m, separators=(",", ":"))) for _, m in messages))
 
     publish.send = measure

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from games import publish, scheduling
+from games.publish import Publication
 from vipgame.notify import Message
 from vipgame.ops import metrics
 
@@ -22,7 +23,8 @@ from vipgame.ops import metrics
 class AfterCommit:
     table_id: int
     game: str
-    messages: list[Message] = field(default_factory=list)
+    # What to tell whom: its messages are built on first use, after the commit.
+    publication: Publication | None = None
     # (clock version, deadline): a timer task for a clock that runs out soon.
     timer: tuple[int, datetime] | None = None
     # (hand, position, delay in ms) of bots to move; (position, delay) to ready.
@@ -35,11 +37,18 @@ class AfterCommit:
     dealt: bool = False
     finished: bool = False
     timer_lateness: tuple[str, float] | None = None
+    _messages: list[Message] | None = field(default=None, repr=False)
+
+    @property
+    def messages(self) -> list[Message]:
+        if self._messages is None:
+            self._messages = [] if self.publication is None else self.publication.messages()
+        return self._messages
 
 
 def run(work: AfterCommit) -> None:
     """Publish, count and schedule (``transaction.on_commit``, robust)."""
-    publish.send(work.messages)
+    publish.send(work.messages, game=work.game)
     metrics.table_committed(
         work.game, move_by=work.move_by, dealt=work.dealt, finished=work.finished
     )

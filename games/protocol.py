@@ -7,6 +7,7 @@ rules package's own types (``games/rules/<game>/types.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
 # -- client to server ----------------------------------------------------------
@@ -177,7 +178,7 @@ class DeltaMessage(TypedDict):
     events: list[dict[str, Any]]
 
 
-def view_patch(old: dict[str, Any], new: dict[str, Any]) -> ViewPatch:
+def view_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> ViewPatch:
     """The patch that turns view ``old`` into view ``new`` (top-level keys;
     a list that only grew at its end sends its new items)."""
     changed: dict[str, Any] = {}

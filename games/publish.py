@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db.models import CharField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Cast, Concat
@@ -20,12 +20,78 @@ from games import clock
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
+from games.protocol import view_patch
 from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
+from vipgame.notify import Message
 from vipgame.ops import metrics
 from wallet.models import Account
 
+if TYPE_CHECKING:
+    from games.plugins import GamePlugin
+
 LOBBY_GROUP = "lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRef:
+    """A seat in short: what a move needs of it (no name, no chips)."""
+
+    id: int
+    position: int
+    user_id: int
+    is_bot: bool
+    active: bool
+    ready: bool
+    recent_client_ids: list[str] = field(default_factory=list)
+
+
+def seat_ref(seat: Seat) -> SeatRef:
+    return SeatRef(
+        id=seat.pk,
+        position=seat.position,
+        user_id=seat.user_id,
+        is_bot=seat.is_bot,
+        active=seat.user.is_active,
+        ready=seat.ready,
+        recent_client_ids=list(seat.recent_client_ids),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A hand event as written with its move (``games.models.HandEvent``)."""
+
+    seq: int
+    table_version: int
+    type: str
+    payload: dict[str, Any]
+    visibility: str
+    player: int | None
+
+
+class SeatLike(Protocol):
+    @property
+    def position(self) -> int: ...
+    @property
+    def user_id(self) -> int: ...
+    @property
+    def ready(self) -> bool: ...
+
+
+class EventLike(Protocol):
+    @property
+    def seq(self) -> int: ...
+    @property
+    def table_version(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def payload(self) -> Any: ...
+    @property
+    def visibility(self) -> str: ...
+    @property
+    def player(self) -> int | None: ...
 
 
 @dataclass
@@ -209,7 +275,7 @@ def hand_info(hand: Hand | None, view: Mapping[str, Any] | None) -> dict[str, An
 
 
 def clock_info(
-    table: Table, seats: Sequence[Seat], hand: Hand | None, actors: Sequence[int]
+    table: Table, seats: Sequence[SeatLike], hand: Hand | None, actors: Sequence[int]
 ) -> dict[str, Any] | None:
     """The running clock and the seats it runs for (their countdown rings): the
     actors still sitting where they were dealt, or the seats not ready yet."""
@@ -234,12 +300,12 @@ def clock_info(
     }
 
 
-def event_json(event: HandEvent) -> dict[str, Any]:
+def event_json(event: EventLike) -> dict[str, Any]:
     """An event as clients see it (its own fields never override seq, v and type)."""
     return {**event.payload, "seq": event.seq, "v": event.table_version, "type": event.type}
 
 
-def visible_events(events: Iterable[HandEvent], player: int | None) -> list[dict[str, Any]]:
+def visible_events(events: Iterable[EventLike], player: int | None) -> list[dict[str, Any]]:
     return [
         event_json(e)
         for e in events
@@ -255,7 +321,7 @@ def state_payload(
     hand: Hand | None,
     state: Any,
     viewer: Seat | None,
-    events: Sequence[HandEvent] = (),
+    events: Sequence[EventLike] = (),
     status: Status | None = None,
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer (a seat, or None for spectators).
@@ -287,6 +353,105 @@ def state_payload(
     }
 
 
+@dataclass
+class Publication:
+    """What a committed table change tells whom, built after the commit
+    (outside the table lock) from what the unit of work holds: a ``delta``
+    per recipient for a move of a running hand (``before`` is the state
+    before it), else a full ``state``."""
+
+    table: Table
+    plugin: GamePlugin
+    seats: list[Seat] | None  # with their chips; loaded for a full state
+    refs: list[SeatRef]
+    hand: Hand | None
+    state: Any
+    before: Any
+    events: Sequence[EventLike]
+    gone_users: list[int]
+    lobby: bool
+
+    def messages(self) -> list[Message]:
+        messages = self._deltas() if self.before is not None else self._states()
+        # Private tables are never in the lobby (nor in its first list): their
+        # players know them from the invite link.
+        table = self.table
+        if self.lobby and not table.is_private and self.seats is not None:
+            entry = lobby_entry(table, self.seats)
+            messages.append((LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
+        return messages
+
+    def _states(self) -> list[Message]:
+        table, seats, hand, state = self.table, self.seats, self.hand, self.state
+        assert seats is not None
+        chips = seat_chips(table, seats)
+        status = None if state is None else self.plugin.engine.status(state)
+        messages: list[Message] = []
+        for seat in seats:
+            if seat.is_bot:
+                continue
+            payload = state_payload(table, seats, chips, hand, state, seat, self.events, status)
+            messages.append(
+                (
+                    user_group(table.pk, seat.user_id),
+                    {"type": "table.state", "payload": payload, "personal": True},
+                )
+            )
+        public = state_payload(table, seats, chips, hand, state, None, self.events, status)
+        messages.append((public_group(table.pk), {"type": "table.state", "payload": public}))
+        for user_id in self.gone_users:
+            messages.append(
+                (
+                    user_group(table.pk, user_id),
+                    {"type": "table.state", "payload": public, "personal": True},
+                )
+            )
+        return messages
+
+    def _deltas(self) -> list[Message]:
+        table, hand, state, before = self.table, self.hand, self.state, self.before
+        assert hand is not None
+        engine = self.plugin.engine
+        actors = list(engine.status(state).actors)
+        common = {
+            "type": "delta",
+            "v": table.version,
+            "base": table.version - 1,
+            "server_time": epoch_ms(clock.now()),
+            "actors": actors,
+            "clock": clock_info(table, self.refs, hand, actors),
+        }
+        patches: dict[int | None, dict[str, Any]] = {}
+
+        def delta(player: int | None) -> dict[str, Any]:
+            if player not in patches:
+                patches[player] = {
+                    **common,
+                    "hand": {
+                        "id": hand.pk,
+                        "last_seq": hand.event_count,
+                        "view": view_patch(engine.view(before, player), engine.view(state, player)),
+                    },
+                    "events": visible_events(self.events, player),
+                }
+            return patches[player]
+
+        messages: list[Message] = [
+            (
+                user_group(table.pk, ref.user_id),
+                {
+                    "type": "table.state",
+                    "payload": delta(player_of_user(hand, ref.user_id)),
+                    "personal": True,
+                },
+            )
+            for ref in self.refs
+            if not ref.is_bot
+        ]
+        messages.append((public_group(table.pk), {"type": "table.state", "payload": delta(None)}))
+        return messages
+
+
 def lobby_entry(table: Table, seats: Sequence[Seat]) -> dict[str, Any]:
     return {
         **table_identity(table),
@@ -304,7 +469,7 @@ def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
     return ""
 
 
-def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
+def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str | None = None) -> None:
     """Send a table change's messages (after commit, best effort: a client that
     misses one resyncs by version) through the one notification path.
 
@@ -313,7 +478,10 @@ def send(messages: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """
     timing = action_received.get()
     sent = None
-    game = "" if timing is None or timing.claimed else _game_of(messages)
+    if timing is None or timing.claimed:
+        game = ""
+    elif game is None:
+        game = _game_of(messages)
     if timing is not None and game:
         timing.claimed = True
         started, action = timing.received, timing.action

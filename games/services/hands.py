@@ -176,6 +176,7 @@ def play(
         state, events = change(work.state)
     except RulesError as err:
         raise IllegalMove(err) from None
+    work.moved()
     work.state = state
     work.record(list(events))
     if by is not None:
@@ -200,8 +201,10 @@ def advance(work: TableWork, before: Status | None, *, restart_clock: bool) -> N
     if status.finished:
         finish_hand(work)
         return
-    seats = work.hand_seats()
-    work.bots_to_move({seats[i].position for i in status.actors if seats[i].is_bot})
+    refs = work.hand_refs()
+    work.bots_to_move(
+        {ref.position for i in status.actors if (ref := refs[i]) is not None and ref.is_bot}
+    )
     if status.clock is None:
         work.clear_clock()
     elif restart_clock or not same_clock:
@@ -248,7 +251,8 @@ def table_act(
     if not isinstance(action, dict):
         raise BadAction()
     work = TableWork(table_id)
-    seat = work.require_seat(user)
+    work.load_move(user.pk)
+    seat = work.require_ref(user)
     if client_id is not None and client_id in seat.recent_client_ids:
         return {"duplicate": True, "v": work.table.version}
     hand = work.hand
@@ -264,8 +268,7 @@ def table_act(
     elapsed_ms = 0 if started is None else int((clock.now() - started).total_seconds() * 1000)
     play(work, lambda state: engine.apply(state, player, action, elapsed_ms), by="player")
     if client_id is not None:
-        seat.recent_client_ids = [*seat.recent_client_ids, client_id][-CLIENT_IDS_KEPT:]
-        seat.save(update_fields=["recent_client_ids"])
+        work.remember_client_id(seat, client_id, CLIENT_IDS_KEPT)
     work.commit()
     return {"duplicate": False, "v": work.table.version}
 
@@ -280,10 +283,11 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
     """A bot's move from its own seat view only. Does nothing if it is not the
     bot's move any more (the task is safe to run twice)."""
     work = TableWork(table_id)
+    work.load_move()
     hand = work.hand
     if hand is None or hand.pk != hand_id or hand.finished:
         return False
-    seat = work.bot_seat(position)
+    seat = next((r for r in work.refs if r.position == position and r.is_bot), None)
     player = None if seat is None else work.player_index(seat)
     engine = work.plugin.engine
     before = engine.status(work.state)

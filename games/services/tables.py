@@ -109,6 +109,7 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
     elif table.clock == Table.Clock.SUMMARY:
         _summary_over(work)
     else:
+        work.load_move()
         hand_timeout(work)
     work.commit()
     return True

@@ -11,6 +11,7 @@ registered with ``transaction.on_commit`` to be run by
 
 from __future__ import annotations
 
+import copy
 import random
 from datetime import timedelta
 from typing import Any
@@ -18,23 +19,26 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import aftercommit, clock, publish
+from games import aftercommit, clock, publish, sql
 from games.aftercommit import AfterCommit
 from games.errors import AccountInactive, NotSeated, TableNotFound
-from games.models import Hand, HandEvent, Seat, Table
+from games.models import Hand, HandEvent, Seat
 from games.plugins import GamePlugin, plugin_for
+from games.publish import Publication, SeatRef
 from games.rules.game import Event
 from vipgame.accounts.models import User
-from vipgame.notify import Message
 from vipgame.ops import context
 
 
 class TableWork:
     def __init__(self, table_id: int) -> None:
-        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        # One prepared statement, no ORM query compilation (issue 15): the
+        # table row, locked. Only the columns that change are written back.
+        table = sql.lock_table(table_id)
         if table is None:
             raise TableNotFound()
         self.table = table
+        self._saved = sql.table_values(table)
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
         self.plugin: GamePlugin = plugin_for(table.game)
         self._seats: list[Seat] | None = None
@@ -43,8 +47,16 @@ class TableWork:
         self._hand: Hand | None = None
         self._hand_loaded = False
         self._state: Any = None
+        self._loaded_state: Any = None
+        self._refs: list[SeatRef] | None = None
+        self._client_ids: tuple[int, list[str]] | None = None
         self._changed = False
-        self._events: list[HandEvent] = []
+        self._state_dirty = False
+        # A move of a running hand that changed nothing else: it is published
+        # as a delta (games.protocol.DeltaMessage); anything else, in full.
+        self._move = False
+        self._full = False
+        self._events: list[publish.EventRecord] = []
         self._timer_due = False
         self._lobby = False
         self._gone_users: set[int] = set()
@@ -58,15 +70,55 @@ class TableWork:
     def seats(self) -> list[Seat]:
         if self._seats is None:
             # With their chips: the balances they show only change when chips
-            # move, and whoever moves them calls forget_seats().
+            # move, and whoever moves them calls forget_seats(). A change that
+            # reads the seats in full may change them: it is published in full.
             self._seats = list(publish.seats_with_chips(self.table))
+            self._full = True
         return self._seats
 
     def forget_seats(self) -> None:
         self._seats = None
+        self._refs = None
+        self._full = True
+
+    @property
+    def refs(self) -> list[SeatRef]:
+        """The seats in short (who sits where, bot, active, ready): what a move
+        needs, without the players' names or chips."""
+        if self._refs is None:
+            if self._seats is not None:
+                self._refs = [publish.seat_ref(s) for s in self._seats]
+            else:
+                self._refs = sql.seat_refs(self.table.pk)
+        return self._refs
+
+    def load_move(self, user_id: int | None = None) -> None:
+        """The current hand, its state and the seats in short, in one
+        statement (a move's read). ``user_id``: whose recent client ids to read."""
+        if self._hand_loaded:
+            return
+        hand, refs = sql.hand_and_refs(self.table, user_id)
+        self._hand, self._hand_loaded, self._refs = hand, True, refs
+        if hand is not None:
+            self._state = self._loaded_state = self.plugin.engine.loads(hand.state)
 
     def seat_of(self, user: User) -> Seat | None:
         return next((s for s in self.seats if s.user_id == user.pk), None)
+
+    def require_ref(self, user: User) -> SeatRef:
+        """The user's seat in short; an inactive (banned) account may not act."""
+        ref = next((r for r in self.refs if r.user_id == user.pk), None)
+        if ref is None:
+            raise NotSeated()
+        if not ref.active:
+            raise AccountInactive()
+        return ref
+
+    def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
+        """Written with the move (the seat's recent client ids: a repeat is
+        acknowledged, not applied twice)."""
+        ids = [*ref.recent_client_ids, client_id][-kept:]
+        self._client_ids = (ref.id, ids)
 
     def require_seat(self, user: User) -> Seat:
         """The user's seat, read with the user in the seats' one query: a
@@ -78,9 +130,6 @@ class TableWork:
             raise AccountInactive()
         return seat
 
-    def bot_seat(self, position: int) -> Seat | None:
-        return next((s for s in self.seats if s.position == position and s.is_bot), None)
-
     @property
     def hand(self) -> Hand | None:
         if not self._hand_loaded:
@@ -88,7 +137,7 @@ class TableWork:
             self._hand = None if hand_id is None else Hand.objects.get(pk=hand_id)
             self._hand_loaded = True
             if self._hand is not None:
-                self._state = self.plugin.engine.loads(self._hand.state)
+                self._state = self._loaded_state = self.plugin.engine.loads(self._hand.state)
         return self._hand
 
     @property
@@ -100,9 +149,11 @@ class TableWork:
     @state.setter
     def state(self, value: Any) -> None:
         self._state = value
+        self._state_dirty = True
 
     def set_hand(self, hand: Hand, state: Any) -> None:
         self._hand, self._hand_loaded, self._state = hand, True, state
+        self._full = self._state_dirty = True
         self.table.current_hand = hand
         context.bind(hand=hand.pk)
 
@@ -112,7 +163,14 @@ class TableWork:
         by_position = {s.position: s for s in self.seats}
         return [by_position[p["position"]] for p in self.hand.players]
 
-    def player_index(self, seat: Seat) -> int | None:
+    def hand_refs(self) -> list[SeatRef | None]:
+        """The seats (in short) of the current hand's players, in player order
+        (None where the seat is empty now)."""
+        assert self.hand is not None
+        by_position = {r.position: r for r in self.refs}
+        return [by_position.get(p["position"]) for p in self.hand.players]
+
+    def player_index(self, seat: Seat | SeatRef) -> int | None:
         if self.hand is None:
             return None
         # By the player, not the seat: a seat's new occupant was not dealt in.
@@ -150,11 +208,11 @@ class TableWork:
         hand = self.hand
         assert hand is not None
         self.bump()
+        self._state_dirty = True
         for event in events:
             hand.event_count += 1
             self._events.append(
-                HandEvent(
-                    hand=hand,
+                publish.EventRecord(
                     seq=hand.event_count,
                     table_version=self.table.version,
                     type=event.type,
@@ -168,15 +226,21 @@ class TableWork:
                 )
             )
 
+    def moved(self) -> None:
+        """This unit of work is a move of the running hand (see ``commit``)."""
+        self._move = True
+
     # -- what the change calls for after commit --------------------------------
 
     def announce(self) -> None:
         """The lobby's entry of this table changed (seats taken, status)."""
         self._lobby = True
+        self._full = True
 
     def user_left(self, user_id: int) -> None:
         """A user left their seat: their sockets get the public state once more."""
         self._gone_users.add(user_id)
+        self._full = True
 
     def bots_to_move(self, positions: set[int]) -> None:
         """The bots whose move it is now (replaces any earlier set)."""
@@ -194,9 +258,11 @@ class TableWork:
 
     def hand_dealt(self) -> None:
         self._after.dealt = True
+        self._full = True
 
     def hand_finished(self, hand_id: int) -> None:
         self._after.finished = True
+        self._full = True
         self._bots_to_move = set()
         self.settle_later(hand_id)
 
@@ -217,16 +283,12 @@ class TableWork:
     # -- the end -------------------------------------------------------------
 
     def commit(self) -> AfterCommit | None:
-        """Save everything; register and return the after-commit work (None
-        when nothing changed)."""
-        if self._hand is not None and self._changed and self._state is not None:
-            self._hand.state = self.plugin.engine.dumps(self._state)
-            self._hand.save(update_fields=["state", "event_count", "ended_at", "result"])
-        if self._events:
-            HandEvent.objects.bulk_create(self._events)
+        """Save everything in one statement; register and return the
+        after-commit work (None when nothing changed). The messages are built
+        after the transaction commits, outside the table lock."""
         if not self._changed:
             return None
-        table, after = self.table, self._after
+        table, after, hand = self.table, self._after, self._hand
         # A clock that runs out soon gets its timer task now; a longer one from
         # the sweeper a few seconds before its deadline (tasks.sweeper): most
         # turn clocks are answered long before, and need no task at all.
@@ -239,49 +301,44 @@ class TableWork:
             table.timer_version = table.clock_version
             after.timer = (table.clock_version, deadline)
         table.active_at = clock.now()
-        table.save()
-        after.messages = self._messages()
+        delta = (
+            self._move
+            and not self._full
+            and not self._gone_users
+            and hand is not None
+            and not hand.finished
+            and self._loaded_state is not None
+        )
+        if not delta:
+            # A full state shows the seats and the hand: read them under the lock.
+            self.seats  # noqa: B018
+            hand = self.hand
+        hand_write = None
+        if hand is not None and self._state is not None and self._state_dirty:
+            hand.state = self.plugin.engine.dumps(self._state)
+            hand_write = hand
+        sql.write(
+            table,
+            sql.changed_columns(table, self._saved),
+            hand_write,
+            self._events,
+            self._client_ids,
+        )
+        after.publication = Publication(
+            table=copy.copy(table),
+            plugin=self.plugin,
+            seats=None if self._seats is None else list(self._seats),
+            refs=self.refs,
+            hand=None if hand is None else copy.copy(hand),
+            state=self._state,
+            before=self._loaded_state if delta else None,
+            events=self._events,
+            gone_users=sorted(self._gone_users),
+            lobby=self._lobby,
+        )
         if self._bots_to_move:
-            assert self._hand is not None
-            after.bot_moves = [
-                (self._hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)
-            ]
+            assert hand is not None
+            after.bot_moves = [(hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)]
         after.bot_readies = [(p, self._bot_delay()) for p in sorted(self._bots_to_ready)]
         transaction.on_commit(lambda: aftercommit.run(after), robust=True)
         return after
-
-    def _messages(self) -> list[Message]:
-        table, seats = self.table, self.seats
-        chips = publish.seat_chips(table, seats)
-        hand, state = self.hand, self.state
-        status = None if state is None else self.plugin.engine.status(state)
-        messages: list[Message] = []
-        for seat in seats:
-            if seat.is_bot:
-                continue
-            payload = publish.state_payload(
-                table, seats, chips, hand, state, seat, self._events, status
-            )
-            messages.append(
-                (
-                    publish.user_group(table.pk, seat.user_id),
-                    {"type": "table.state", "payload": payload, "personal": True},
-                )
-            )
-        public = publish.state_payload(table, seats, chips, hand, state, None, self._events, status)
-        messages.append(
-            (publish.public_group(table.pk), {"type": "table.state", "payload": public})
-        )
-        for user_id in self._gone_users:
-            messages.append(
-                (
-                    publish.user_group(table.pk, user_id),
-                    {"type": "table.state", "payload": public, "personal": True},
-                )
-            )
-        # Private tables are never in the lobby (nor in its first list): their
-        # players know them from the invite link.
-        if self._lobby and not table.is_private:
-            entry = publish.lobby_entry(table, seats)
-            messages.append((publish.LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
-        return messages

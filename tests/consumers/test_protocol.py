@@ -218,7 +218,7 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
         first = await watcher.recv()
         held: list[tuple[str, dict]] = []
         with monkeypatch.context() as lost:
-            lost.setattr(publish, "send", held.extend)
+            lost.setattr(publish, "send", lambda messages, **_: held.extend(messages))
             await sync_to_async(services.table_add_bot)(table_id=table.pk, user=owner)
         assert await watcher.ws.receive_nothing(timeout=0.5)  # the change went unheard
 

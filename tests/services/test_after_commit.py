@@ -18,7 +18,7 @@ def sent(monkeypatch):
     """Each publication, with how deep in transactions it was sent."""
     sent = []
     monkeypatch.setattr(
-        publish, "send", lambda messages: sent.append(len(connection.atomic_blocks))
+        publish, "send", lambda messages, **_: sent.append(len(connection.atomic_blocks))
     )
     return sent
 

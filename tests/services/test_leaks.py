@@ -6,6 +6,7 @@ import pytest
 
 from games import publish, services
 from games.models import Hand
+from games.protocol import apply_delta
 from games.rules import fairness
 from games.rules.cards import cards_str
 
@@ -22,9 +23,9 @@ def sent(monkeypatch):
     messages = []
     original = publish.send
 
-    def record(batch):
+    def record(batch, **options):
         messages.extend(batch)
-        original(batch)
+        original(batch, **options)
 
     monkeypatch.setattr(publish, "send", record)
     return messages
@@ -68,29 +69,44 @@ def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans
     assert_money_consistent()
 
 
+def rebuilt(sent) -> list[tuple[str, dict, str]]:
+    """Each group's states in order, deltas applied to the group's state
+    before (games.protocol.apply_delta), with each message's own text."""
+    held: dict[str, dict] = {}
+    out = []
+    for group, message in sent:
+        payload = message.get("payload")
+        if not payload or payload.get("type") not in ("state", "delta"):
+            continue
+        if payload["type"] == "delta":
+            state = apply_delta(held.get(group) or {}, payload)
+            assert state is not None, f"a delta to {group} that does not apply"
+        else:
+            state = payload
+        held[group] = state
+        out.append((group, state, str(payload)))
+    return out
+
+
 def check_hand_messages(hand: Hand, users, sent) -> int:
     _, own, undealt = dealt(hand)
     positions = [p["position"] for p in hand.players]
     checked = 0
+    states = rebuilt(sent)
     public_by_version = {}
-    for group, message in sent:
-        payload = message.get("payload") or {}
+    for group, payload, _text in states:
         if (
             group == publish.public_group(hand.table_id)
-            and payload.get("hand", {})
-            and payload["hand"]["id"] == hand.pk
+            and (payload.get("hand") or {}).get("id") == hand.pk
         ):
             public_by_version[payload["v"]] = payload
-    for _group, message in sent:
-        payload = message.get("payload")
-        if not payload or payload.get("type") != "state" or not payload.get("hand"):
+    for _group, payload, text in states:
+        if not payload.get("hand") or payload["hand"]["id"] != hand.pk:
             continue
-        if payload["hand"]["id"] != hand.pk:
-            continue
-        text = str(payload)
         finished = payload["hand"]["finished"]
         if not finished:
             assert hand.server_seed not in text, "seed leaked before the hand ended"
+            assert hand.server_seed not in str(payload), "seed leaked before the hand ended"
         seen = payload_cards(payload)
         assert not seen & undealt, "an undealt card was shown"
         you = payload["seat"]

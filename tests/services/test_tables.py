@@ -217,7 +217,7 @@ def test_the_lobby_hears_about_seats(tables, make_user, monkeypatch):
     from games import publish
 
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr(publish, "send", sent.extend)
+    monkeypatch.setattr(publish, "send", lambda messages, **_: sent.extend(messages))
     lan = make_user()
     table = services.table_create(owner=lan, game="maubinh", stake=5)
     services.table_sit(table_id=table.pk, user=lan)

@@ -19,7 +19,7 @@ from .driver import play_until_finished, ready_all
 @pytest.fixture
 def sent(monkeypatch):
     batches: list[list] = []
-    monkeypatch.setattr(publish, "send", lambda messages: batches.append(list(messages)))
+    monkeypatch.setattr(publish, "send", lambda messages, **_: batches.append(list(messages)))
     return batches
 
 

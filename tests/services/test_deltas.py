@@ -1,0 +1,131 @@
+"""A move of a running hand is published as a ``delta`` per recipient; every
+delta, applied to the state its recipient held, gives exactly the state that
+recipient would read afresh at that version (``selectors.table_state``), and
+so does every full state."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games import publish, selectors, services
+from games.models import Seat
+from games.protocol import apply_delta
+
+from .driver import next_hand, play_until_finished, ready_all
+
+pytestmark = pytest.mark.django_db
+
+HANDS = 3
+
+
+def _same(rebuilt: dict, fresh: dict) -> None:
+    """Equal but for the time of sending and the events (a fresh read carries
+    none; a delta, its move's)."""
+    ignore = ("server_time", "events", "resync")
+    left = {k: v for k, v in rebuilt.items() if k not in ignore}
+    right = {k: v for k, v in fresh.items() if k not in ignore}
+    assert json.loads(json.dumps(left)) == json.loads(json.dumps(right))
+
+
+@pytest.mark.parametrize(
+    ("game", "humans", "bots"),
+    [("maubinh", 2, 2), ("tienlen", 3, 1), ("holdem", 3, 1)],
+)
+def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, game, humans, bots):
+    owner = make_user()
+    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
+    users = [owner] + [make_user() for _ in range(humans - 1)]
+    for user in users:
+        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
+    for _ in range(bots):
+        services.table_add_bot(table_id=table.pk, user=owner)
+    by_group = {publish.user_group(table.pk, u.pk): u for u in users}
+    by_group[publish.public_group(table.pk)] = None
+    held: dict[str, dict] = {}
+    counts = {"delta": 0, "state": 0, "bytes_delta": 0, "bytes_state": 0}
+    original = publish.send
+
+    def check(messages, **options):
+        for group, message in messages:
+            payload = message.get("payload") or {}
+            kind = payload.get("type")
+            if group not in by_group or kind not in ("state", "delta"):
+                continue
+            counts[kind] += 1
+            counts[f"bytes_{kind}"] += len(json.dumps(payload))
+            if kind == "state":
+                # Full states too are what a fresh read gives at their version.
+                _same(payload, selectors.table_state(table_id=table.pk, user=by_group[group]))
+                held[group] = payload
+                continue
+            assert payload["base"] == payload["v"] - 1
+            state = apply_delta(held[group], payload)
+            assert state is not None, "a delta the recipient could not apply"
+            # Published after commit, before anything else ran: the table is at
+            # this very version.
+            fresh = selectors.table_state(table_id=table.pk, user=by_group[group])
+            assert fresh["v"] == payload["v"]
+            _same(state, fresh)
+            # Its events are those of that version, as a client that missed it reads them.
+            missed = selectors.table_state(
+                table_id=table.pk, user=by_group[group], since=payload["base"]
+            )
+            assert payload["events"] == missed["events"]
+            held[group] = state
+        original(messages, **options)
+
+    monkeypatch.setattr(publish, "send", check)
+    tables.drain()
+    ready_all(table)
+    for _ in range(HANDS):
+        play_until_finished(tables, table)
+        next_hand(tables, table)
+    # A hand's moves are deltas, and they are small (Mậu Binh has four
+    # arrangements and the reveal: few moves beside the deal and readies).
+    assert counts["delta"] > (0 if game == "maubinh" else counts["state"])
+    assert counts["bytes_delta"] / counts["delta"] < counts["bytes_state"] / counts["state"] / 3
+
+
+def test_a_move_that_changes_the_seats_or_ends_the_hand_is_sent_in_full(
+    tables, make_user, monkeypatch
+):
+    owner, other = make_user(), make_user()
+    table = services.table_create(owner=owner, game="tienlen", stake=2, seat_count=4)
+    for user in (owner, other):
+        services.table_sit(table_id=table.pk, user=user)
+    ready_all(table)
+    tables.drain()
+    kinds: list[str] = []
+    last: dict[str, dict] = {}
+
+    def record(messages, **_):
+        for group, message in messages:
+            if "payload" in message:
+                kinds.append(message["payload"]["type"])
+                last[group] = message["payload"]
+
+    def publish_of(user):
+        group = (
+            publish.public_group(table.pk)
+            if user is None
+            else publish.user_group(table.pk, user.pk)
+        )
+        return last[group]
+
+    monkeypatch.setattr(publish, "send", record)
+    # A change that does not touch the hand (a socket closing) still shows it.
+    services.seat_presence(table_id=table.pk, user=owner, delta=-1)
+    assert kinds == ["state", "state", "state"]
+    for user in (owner, other, None):
+        _same(
+            publish_of(user),
+            selectors.table_state(table_id=table.pk, user=user),
+        )
+    kinds.clear()
+    # A player leaving mid-hand changes the seats: everyone gets a full state.
+    services.table_leave(table_id=table.pk, user=other)
+    assert kinds
+    assert set(kinds) == {"state"}
+    assert Seat.objects.get(table=table, user=other).leaving
