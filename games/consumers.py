@@ -601,7 +601,23 @@ class TableSocket(RoomSocket):
         await self._call(services.table_add_bot, position=message.get("position"))
 
     async def table_state(self, event: dict[str, Any]) -> None:
-        await self._deliver(event["payload"], personal=bool(event.get("personal")))
+        payload, personal = event["payload"], bool(event.get("personal"))
+        if payload.get("type") == "delta":
+            await self._deliver_delta(payload, personal=personal)
+        else:
+            await self._deliver(payload, personal=personal)
+
+    async def _deliver_delta(self, payload: dict[str, Any], *, personal: bool) -> None:
+        """A move's delta (docs/protocol.md): sent as it is when this socket
+        was sent the version it applies to; one it already has is dropped; after
+        a gap (a message lost, or a catch-up that raced it) the full state."""
+        if (not personal and self.seated) or payload["v"] <= self.last_version:
+            return
+        if payload["base"] != self.last_version:
+            await self._deliver(await self._state(self.last_version), force=True)
+            return
+        self.last_version = payload["v"]
+        await self.send_json(payload)
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

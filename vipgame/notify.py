@@ -31,8 +31,12 @@ def user_group(user_id: int) -> str:
 
 async def _send_all(layer: Any, messages: Sequence[Message]) -> None:
     # Each group is one audience: the order between groups does not matter, so
-    # the sends go out together instead of one round trip each. Each message
-    # still reaches its group in order.
+    # the sends go out together, in one Redis round trip where the layer can
+    # (vipgame.channel_layer). Each message still reaches its group in order.
+    send_many = getattr(layer, "group_send_many", None)
+    if send_many is not None:
+        await send_many(messages)
+        return
     await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
 
 

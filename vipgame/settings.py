@@ -161,13 +161,14 @@ CACHES = {
 }
 CHANNEL_LAYERS = {
     "default": {
-        # Redis PUB/SUB (channels_redis.pubsub): a publish per group and one
+        # Redis PUB/SUB (channels_redis.pubsub; a change's publications in one
+        # pipeline, vipgame/channel_layer.py): a publish per group and one
         # subscription per process, about a quarter less CPU per move than the
         # list-based layer in bench/tables.py, and it re-subscribes by itself
         # after Redis restarts. Messages are best effort either way: clients
         # resync by version.
         "BACKEND": env.str(
-            "CHANNEL_BACKEND", default="channels_redis.pubsub.RedisPubSubChannelLayer"
+            "CHANNEL_BACKEND", default="vipgame.channel_layer.PipelinedPubSubChannelLayer"
         ),
         "CONFIG": {
             # redis-py 8 reads with a 5 s socket timeout by default, the same as the
