@@ -31,6 +31,7 @@ from typing import Any
 
 from bench.players import GAMES, TableSpec, create_tables, money_checks, money_ok
 from bench.stack import RESULTS, Stack, setup_django
+from games.protocol import follow
 
 LONG = {
     "ready_seconds": 3600,
@@ -60,6 +61,7 @@ class Fuzzer:
         self.engine = engine_for(spec.game)
         self.rng = random.Random(seed)
         self.state: dict[str, Any] = {}
+        self.syncing: int | None = None  # the version a sync was asked from
         self.answers: Counter[str] = Counter()
         self.violations: list[str] = []
         self.sent = 0
@@ -77,12 +79,20 @@ class Fuzzer:
             open_timeout=20,
             max_size=2**22,
         )
+        self.state, self.syncing = {}, None
         self.state = self.recv_json(10)
 
     def recv_json(self, timeout: float) -> dict[str, Any]:
+        """The next message; the state held follows states and deltas as a
+        browser's does (a delta that does not apply asks for a ``sync``)."""
         message = json.loads(self.ws.recv(timeout=timeout))
-        if message.get("type") == "state" and message.get("v", 0) >= self.state.get("v", 0):
-            self.state = message
+        if message.get("type") in ("state", "delta") and isinstance(message.get("v"), int):
+            state, sync = follow(self.state or None, message)
+            if state is not None:
+                self.state, self.syncing = state, None
+            elif sync and self.syncing != self.state.get("v", 0):
+                self.syncing = self.state.get("v", 0)
+                self.ws.send(json.dumps({"type": "sync", "v": self.syncing}))
         return dict(message)
 
     def snapshot(self) -> tuple[int, tuple[Any, ...]]:

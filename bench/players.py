@@ -4,8 +4,10 @@ Each player holds one seat and moves the moment it is its turn (no think
 time): Tiến Lên and Mậu Binh with the engines' bot policies on its own seat
 view, Hold'em by checking or calling. It readies up between hands, buys in
 again when broke, pings every ten seconds, and reconnects (to the next server
-in its list) whenever its socket drops, resyncing by version. With ``chaos``
-it also drops its own socket now and then.
+in its list) whenever its socket drops, resyncing by version. It keeps the
+state as the browser does: a ``delta`` is applied to it (a stale message is
+dropped; a delta that does not apply asks for a ``sync``). With ``chaos`` it
+also drops its own socket now and then.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from games.protocol import follow
 
 GAMES = ("tienlen", "holdem", "maubinh")
 PASSWORD = "Bench-Tien-Len-42"
@@ -145,6 +149,8 @@ class Player:
         self.submitted: int | None = None
         self.counter = 0
         self.thinking: set[asyncio.Task[None]] = set()
+        self.state: dict[str, Any] | None = None  # the latest state (deltas applied)
+        self.syncing: int | None = None  # the version a sync was asked from
         self.rng = random.Random(spec.id * 10 + position)
         self.server = position % len(self.urls)
 
@@ -160,7 +166,7 @@ class Player:
                     open_timeout=20,
                     ping_interval=None,
                 ) as ws:
-                    self.pending = None
+                    self.pending, self.syncing = None, None
                     await ws.send(json.dumps({"type": "sync", "v": 0}))
                     pinger = asyncio.create_task(self._ping(ws, until))
                     try:
@@ -198,11 +204,8 @@ class Player:
             now = time.perf_counter()
             message = json.loads(raw)
             kind = message.get("type")
-            if kind == "state":
-                self.run.arrived(self.spec.id, self.position, message["v"], now)
-                if message.get("hand"):
-                    self.run.hands_seen.setdefault(self.spec.id, set()).add(message["hand"]["id"])
-                await self._decide(ws, message)
+            if kind in ("state", "delta"):
+                await self._take(ws, message, now)
             elif kind == "ack" and message.get("id") in self.run.actions:
                 action = self.run.actions[message["id"]]
                 action.version, action.duplicate = message.get("v"), bool(message.get("duplicate"))
@@ -223,6 +226,21 @@ class Player:
                 self.run.pings.append(now - message["t"])
             if self.chaos and self.rng.random() < self.chaos:
                 raise Dropped
+
+    async def _take(self, ws: Any, message: dict[str, Any], now: float) -> None:
+        """A state, or a delta applied to the state held (docs/protocol.md)."""
+        state, sync = follow(self.state, message)
+        if state is None:
+            held = self.state["v"] if self.state else 0
+            if sync and self.syncing != held:
+                self.syncing = held
+                await ws.send(json.dumps({"type": "sync", "v": held}))
+            return
+        self.state, self.syncing = state, None
+        self.run.arrived(self.spec.id, self.position, state["v"], now)
+        if state.get("hand"):
+            self.run.hands_seen.setdefault(self.spec.id, set()).add(state["hand"]["id"])
+        await self._decide(ws, state)
 
     async def _decide(self, ws: Any, state: dict[str, Any]) -> None:
         if not self.run.acting or time.perf_counter() >= self.run.window[1]:

@@ -8,7 +8,21 @@ rules package's own types (``games/rules/<game>/types.py``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NotRequired, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
+
+
+@dataclass(frozen=True)
+class Component:
+    """In an ``Annotated`` type: published as this component of the API schema
+    (a shape the REST API already names), while the code sees the plain type."""
+
+    name: str
+
+
+# The state's parts a delta carries again, as the state publishes them.
+Clock = Annotated[dict[str, Any], Component("ClockInfo")]
+Event = Annotated[dict[str, Any], Component("Event")]
 
 # -- client to server ----------------------------------------------------------
 
@@ -166,16 +180,16 @@ class DeltaMessage(TypedDict):
     ``base``: the new version, the clock, who acts, the new events, and a
     patch of its hand's ``view``. Everything else of the state (``seat``,
     ``you``, ``table``, the rest of ``hand``) is unchanged. A client that holds
-    another version sends ``sync`` (see :func:`apply_delta`)."""
+    another version sends ``sync`` (see ``apply_delta``)."""
 
     type: Literal["delta"]
     v: int
     base: int
     server_time: int
     actors: list[int]
-    clock: dict[str, Any] | None
+    clock: Clock | None
     hand: DeltaHand
-    events: list[dict[str, Any]]
+    events: list[Event]
 
 
 def view_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> ViewPatch:
@@ -224,6 +238,22 @@ def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | 
         "events": delta["events"],
         "resync": False,
     }
+
+
+def follow(
+    held: dict[str, Any] | None, message: dict[str, Any]
+) -> tuple[dict[str, Any] | None, bool]:
+    """A client's step on a ``state`` or ``delta`` message, as the browser
+    takes it (docs/protocol.md): the state it holds next (None: it keeps
+    ``held``, the message is stale or does not apply) and whether it must send
+    ``sync`` (with ``held``'s version): a newer delta that does not apply."""
+    version = held["v"] if held else 0
+    if message["type"] == "state":
+        return (message, False) if message["v"] >= version else (None, False)
+    if message["v"] <= version:
+        return None, False
+    state = apply_delta(held, cast(DeltaMessage, message)) if held else None
+    return state, state is None
 
 
 class LobbyTable(TypedDict):

@@ -84,9 +84,10 @@ def check(component: str, message: Any) -> None:
 
 
 def check_group_message(group: str, message: dict[str, Any]) -> None:
-    """A message sent to the channel layer, as the sockets will send it on."""
+    """A message sent to the channel layer, as the sockets will send it on
+    (a table's ``payload``: ``state``, ``delta``, ``chat``)."""
     kind = message.get("type")
-    if kind in ("table.state", "table.chat"):
+    if str(kind).startswith("table.") and isinstance(message.get("payload"), dict):
         check("WsServerMessage", message["payload"])
     elif kind == "lobby.table":
         check("WsServerMessage", {"type": "table", "table": message["table"]})

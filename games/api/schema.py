@@ -15,6 +15,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import (
+    Annotated,
     Any,
     Literal,
     NotRequired,
@@ -110,6 +111,9 @@ class Converter:
         origin, args = get_origin(tp), get_args(tp)
         if tp is Any:
             return {}
+        if origin is Annotated:  # (a shape published elsewhere: ``protocol.Component``)
+            named = [m for m in args[1:] if isinstance(m, protocol.Component)]
+            return ref(named[0].name) if named else self.schema(args[0])
         if is_typeddict(tp):
             return self.typed_dict(tp)
         if tp in (int, bool, str, float):

@@ -1,6 +1,10 @@
 // A WebSocket that reconnects by itself (backing off up to 8 s), pings every
 // 15 s, keeps the server's clock offset, and after a reconnect or a version gap
 // asks for a `sync` from the last version it applied (docs/protocol.md).
+// Versioned sockets pass on `state` and `delta` messages in version order: a
+// stale one is dropped, and so is a delta for a version other than the one
+// held (a gap: it asks for a `sync` instead). Whoever applies a delta that
+// still does not apply calls `sync(v)` with the version it holds.
 
 const PING_MS = 15000;
 
@@ -16,6 +20,7 @@ export class Connection {
     this.counter = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
     this.closedForGood = false;
+    this.syncing = null; // the version a sync was asked from, until a state comes
     this.connect();
   }
 
@@ -30,7 +35,8 @@ export class Connection {
     ws.addEventListener("open", () => {
       this.backoff = 500;
       this.onStatus("open");
-      if (this.versioned && this.version) this.send({ type: "sync", v: this.version });
+      this.syncing = null;
+      if (this.versioned && this.version) this.sync();
       this.ping();
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.ping(), PING_MS);
@@ -73,8 +79,25 @@ export class Connection {
         this.send({ type: "sync", v: this.version }); // a gap: fetch the missed events
       }
       this.version = message.v;
+      this.syncing = null;
+    } else if (message.type === "delta") {
+      if (!this.synced) this.offset = message.server_time - Date.now();
+      if (message.v <= this.version) return; // stale
+      if (message.base !== this.version) {
+        this.sync(); // a gap: it does not apply to what we hold
+        return;
+      }
+      this.version = message.v;
     }
     this.onMessage(message);
+  }
+
+  /** Ask for the full state (and the events missed) after version `v`, the one
+   * held: once per version held, until a state comes. */
+  sync(v = this.version) {
+    this.version = v;
+    if (this.syncing === v) return;
+    if (this.send({ type: "sync", v })) this.syncing = v;
   }
 
   /** Milliseconds since the epoch on the server's clock. */

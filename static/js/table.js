@@ -4,6 +4,7 @@
 import { h, replace, svg, $ } from "./dom.js";
 import { _, fmt, chips, signed } from "./i18n.js";
 import { Connection } from "./socket.js";
+import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
@@ -111,6 +112,7 @@ export class TableShell {
   receive(message) {
     if (showBalance(message)) return;
     if (message.type === "state") this.applyState(message);
+    else if (message.type === "delta") this.receiveDelta(message);
     else if (message.type === "chat") this.chatLine(message);
     else if (message.type === "error") this.refused(message);
   }
@@ -205,6 +207,16 @@ export class TableShell {
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
     this.sendSeed(state);
     this.render();
+  }
+
+  /** A move's `delta` (docs/protocol.md): the state it makes of ours goes the
+   * way of a state; one that does not apply to ours (another hand) asks for
+   * the full state. (The socket drops stale deltas and asks for the state on a
+   * version gap.) */
+  receiveDelta(delta) {
+    const state = applyDelta(this.state, delta);
+    if (state) this.applyState(state);
+    else this.conn.sync(this.state ? this.state.v : 0);
   }
 
   /** A move, decided on the state of version v; `versioned: false` for moves

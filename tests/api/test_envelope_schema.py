@@ -7,6 +7,7 @@ from games.api.schema import state_example
 from games.plugins import PLUGINS
 
 from .. import wire
+from ..deltas import delta_for
 
 GAMES = {game: plugin.schema_name for game, plugin in PLUGINS.items()}
 
@@ -71,6 +72,24 @@ def test_messages_of_the_protocol_match(message, component):
 )
 def test_messages_the_schema_does_not_describe_are_refused(message, component):
     assert list(wire.errors(component, message))
+
+
+def test_a_delta_matches_the_schema_with_the_states_clock_and_events():
+    schemas = wire.openapi()["components"]["schemas"]
+    delta = delta_for({"log": [1], "pot": 2}, {"log": [1, 3]}, base=8)
+    ticking = delta_for({}, {"pot": 1}, base=7)
+
+    wire.check("WsServerMessage", delta)
+    wire.check("WsServerMessage", ticking)
+    assert schemas["WsDeltaMessage"]["properties"]["clock"]["allOf"] == [
+        {"$ref": "#/components/schemas/ClockInfo"}
+    ]
+    assert schemas["WsDeltaMessage"]["properties"]["events"]["items"] == {
+        "$ref": "#/components/schemas/Event"
+    }
+    assert list(wire.errors("WsServerMessage", {**ticking, "clock": {"kind": "turn"}}))
+    assert list(wire.errors("WsServerMessage", {**delta, "events": [{"type": "played"}]}))
+    assert list(wire.errors("WsServerMessage", {**delta, "seat": 0}))
 
 
 @pytest.mark.django_db

@@ -8,6 +8,7 @@ from typing import Any
 from channels.testing import WebsocketCommunicator
 from rest_framework.authtoken.models import Token
 
+from games.protocol import follow
 from vipgame.asgi import application
 
 
@@ -16,7 +17,10 @@ def token_for(user: Any) -> str:
 
 
 class Client:
-    """A WebSocket client that keeps the latest state it was sent."""
+    """A WebSocket client that keeps the latest state it was sent, as a browser
+    does (docs/protocol.md): a ``delta`` is applied to it and read as the full
+    ``state`` it makes (``raw`` keeps what was sent); a delta that does not
+    apply asks for a ``sync``."""
 
     def __init__(self, path: str, token: str | None = None, origin: str | None = None) -> None:
         headers = []
@@ -25,8 +29,10 @@ class Client:
         if origin:
             headers.append((b"origin", origin.encode()))
         self.ws = WebsocketCommunicator(application, path, headers=headers)
-        self.received: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []  # as read (a delta as its state)
+        self.raw: list[dict[str, Any]] = []  # as sent
         self.state: dict[str, Any] = {}
+        self.syncing: int | None = None  # the version a sync was asked from
 
     async def connect(self) -> bool:
         connected, _ = await self.ws.connect(timeout=5)
@@ -36,10 +42,18 @@ class Client:
         await self.ws.send_to(text_data=json.dumps(message))
 
     async def recv(self, timeout: float = 5) -> dict[str, Any]:
+        """The next message; a delta that applies as the ``state`` it makes."""
         message = json.loads(await self.ws.receive_from(timeout=timeout))
+        self.raw.append(message)
+        if message["type"] in ("state", "delta"):
+            state, sync = follow(self.state or None, message)
+            if state is not None:
+                self.state, self.syncing = state, None
+                message = state
+            elif sync and self.syncing != self.state.get("v", 0):
+                self.syncing = self.state.get("v", 0)
+                await self.send(type="sync", v=self.syncing)
         self.received.append(message)
-        if message["type"] == "state" and (not self.state or message["v"] >= self.state["v"]):
-            self.state = message
         return message
 
     async def until(self, predicate: Any, timeout: float = 10, limit: int = 500) -> dict[str, Any]:

@@ -1,0 +1,28 @@
+// The `delta` message (docs/protocol.md): what one move changed, for the
+// state of version `base` of the same hand. The same as the server's
+// games.protocol.apply_delta (tests/e2e/test_delta_js.py checks they agree).
+
+/** The state `delta` makes of `state`, or null when it does not apply (`state`
+ * is not of version `base`, or of another hand): then the client sends
+ * `sync`. `state` is not changed. */
+export function applyDelta(state, delta) {
+  const hand = state ? state.hand : null;
+  if (!state || state.v !== delta.base || !hand || hand.id !== delta.hand.id) return null;
+  const patch = delta.hand.view;
+  const view = { ...(hand.view || {}) };
+  Object.assign(view, patch.set);
+  for (const [key, items] of Object.entries(patch.append)) {
+    view[key] = [...(Object.prototype.hasOwnProperty.call(view, key) ? view[key] : []), ...items];
+  }
+  for (const key of patch.unset) delete view[key];
+  return {
+    ...state,
+    v: delta.v,
+    server_time: delta.server_time,
+    actors: delta.actors,
+    clock: delta.clock,
+    hand: { ...hand, last_seq: delta.hand.last_seq, view },
+    events: delta.events,
+    resync: false,
+  };
+}

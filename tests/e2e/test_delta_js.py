@@ -1,0 +1,141 @@
+"""The browser's ``applyDelta`` (static/js/delta.js) makes the same state of
+the same state and delta as the server's ``games.protocol.apply_delta``, and
+changes neither (its inputs are frozen). The module is served from the
+repository by the page's own routes: no server needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games.protocol import apply_delta
+
+from ..deltas import cases, delta_for, state_with
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+ORIGIN = "http://delta.test"
+
+APPLY_ALL = """async (cases) => {
+  const { applyDelta } = await import("/static/js/delta.js");
+  const freeze = (value) => {
+    if (value && typeof value === "object") {
+      Object.values(value).forEach(freeze);
+      Object.freeze(value);
+    }
+    return value;
+  };
+  return cases.map(([state, delta]) => applyDelta(freeze(state), freeze(delta)));
+}"""
+
+
+def serve(route: Any) -> None:
+    path = route.request.url.removeprefix(ORIGIN)
+    if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():
+        body = (ROOT / path.lstrip("/")).read_text(encoding="utf-8")
+        route.fulfill(status=200, content_type="text/javascript", body=body)
+    elif path == "/":
+        route.fulfill(
+            status=200, content_type="text/html", body="<!doctype html><title>delta</title>"
+        )
+    else:
+        route.fulfill(status=404, body="")
+
+
+def test_the_browser_applies_deltas_as_the_server_does(browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        context.route(f"{ORIGIN}/**", serve)
+        page.goto(f"{ORIGIN}/")
+        pairs = cases(11, 300)
+
+        got = page.evaluate(APPLY_ALL, [list(pair) for pair in pairs])
+
+        want = [apply_delta(state, delta) for state, delta in pairs]
+        assert sum(w is None for w in want) == 4
+        assert len(got) == len(want)
+        for n, (js, py) in enumerate(zip(got, want, strict=True)):
+            assert js == py, f"case {n}: {pairs[n]}"
+        assert errors == []
+    finally:
+        context.close()
+
+
+# A socket.js Connection on a fake WebSocket, and the table's receive() on a
+# shell that records what it applies: the messages of a hand in play, in turn.
+WIRING = """async ([state, delta, other]) => {
+  class FakeSocket {
+    constructor(url) {
+      Object.assign(this, { url, readyState: 1, sent: [], on: {} });
+      FakeSocket.last = this;
+    }
+    addEventListener(type, fn) { (this.on[type] = this.on[type] || []).push(fn); }
+    send(data) { this.sent.push(JSON.parse(data)); }
+    fire(type, event) { for (const fn of this.on[type] || []) fn(event); }
+  }
+  FakeSocket.OPEN = 1;
+  window.WebSocket = FakeSocket;
+  const { Connection } = await import("/static/js/socket.js");
+  const { TableShell } = await import("/static/js/table.js");
+  const shell = Object.create(TableShell.prototype);
+  const applied = [];
+  shell.state = null;
+  shell.applyState = (s) => { shell.state = s; applied.push(s.v); };
+  const onMessage = (m) => shell.receive(m);
+  const conn = new Connection("/ws/tables/5/", { versioned: true, onMessage });
+  shell.conn = conn;
+  const ws = FakeSocket.last;
+  ws.fire("open", {});
+  const syncs = () => ws.sent.filter((m) => m.type === "sync").map((m) => m.v);
+  const log = [];
+  const step = (name, message) => {
+    ws.fire("message", { data: JSON.stringify(message) });
+    log.push([name, conn.version, [...applied], syncs()]);
+  };
+  const at = (v, base) => ({ ...delta, v, base });
+  step("state", state);                           // v 7
+  step("delta", delta);                           // 7 -> 8: applied
+  step("the same delta", delta);                  // stale
+  step("a gap", at(10, 9));                       // sync from 8
+  step("another after the gap", at(11, 10));      // no second sync
+  step("the answer", { ...state, v: 11, resync: true });
+  step("next", at(12, 11));                       // applied
+  step("another hand", { ...other, v: 13, base: 12 }); // does not apply: sync from 12
+  return { log, view: shell.state.hand.view };
+}"""
+
+
+def test_the_socket_and_the_table_take_deltas_in_version_order(browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        context.route(f"{ORIGIN}/**", serve)
+        page.goto(f"{ORIGIN}/")
+        old, new = {"log": [1], "pot": 2}, {"log": [1, 3], "pot": 4}
+        state, delta = state_with(old), delta_for(old, new)
+        other = delta_for(old, new, hand_id=99)
+
+        got = page.evaluate(WIRING, [state, delta, other])
+
+        assert got["log"] == [
+            ["state", 7, [7], []],
+            ["delta", 8, [7, 8], []],
+            ["the same delta", 8, [7, 8], []],
+            ["a gap", 8, [7, 8], [8]],
+            ["another after the gap", 8, [7, 8], [8]],
+            ["the answer", 11, [7, 8, 11], [8]],
+            ["next", 12, [7, 8, 11, 12], [8]],
+            ["another hand", 12, [7, 8, 11, 12], [8, 12]],
+        ]
+        assert got["view"] == new
+        assert errors == []
+    finally:
+        context.close()
