@@ -82,9 +82,11 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
     recorder = Recorder()
     scheduling.scheduler = recorder
     published: list[int] = []
+    kinds: list[str] = []
 
     def measure(messages: Any, **_: Any) -> None:
         published.append(sum(len(json.dumps(m, separators=(",", ":"))) for _, m in messages))
+        kinds.extend(str((m.get("payload") or {}).get("type")) for _, m in messages)
 
     publish.send = measure
     statements = [0]
@@ -154,6 +156,7 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     cpu, wall, counts, sizes = [], [], [], []
+    sent_as: list[str] = []
     pg_cpu = 0.0
     done = 0
     turn = 0
@@ -165,6 +168,7 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
             continue
         user, action, version = move
         published.clear()
+        kinds.clear()
         statements[0] = 0
         pg_before = _backend_cpu(backend)
         started_cpu, started = time.thread_time(), time.perf_counter()
@@ -185,6 +189,7 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
         wall.append(elapsed * 1000)
         counts.append(statements[0])
         sizes.append(sum(published))
+        sent_as.append("delta" if "delta" in kinds else "state")
         pg_cpu += pg
     mean_cpu = statistics.fmean(cpu)
     return {
@@ -206,6 +211,19 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
             "mean": round(statistics.fmean(counts), 2),
             "histogram": dict(sorted(Counter(counts).items())),
         },
+        # Moves of a running hand go out as deltas; the hand's last move (and
+        # any that changes the seats) as full states.
+        "moves_sent_as_deltas": round(sent_as.count("delta") / len(sent_as), 3),
+        "bytes_per_delta_move": round(
+            statistics.fmean(
+                [b for b, k in zip(sizes, sent_as, strict=True) if k == "delta"] or [0]
+            )
+        ),
+        "bytes_per_full_state_move": round(
+            statistics.fmean(
+                [b for b, k in zip(sizes, sent_as, strict=True) if k == "state"] or [0]
+            )
+        ),
         "bytes_published_per_move": {
             "mean": round(statistics.fmean(sizes)),
             "p50": _p([float(s) for s in sizes], 50),

@@ -162,25 +162,46 @@ class PongMessage(TypedDict):
 class ViewPatch(TypedDict):
     """How a hand's ``view`` changed: keys whose value is replaced (``set``),
     lists that grew at their end (``append``: the new items) and keys gone
-    (``unset``)."""
+    (``unset``). A part with nothing in it is left out."""
 
-    set: dict[str, Any]
-    append: dict[str, list[Any]]
-    unset: list[str]
+    set: NotRequired[dict[str, Any]]
+    append: NotRequired[dict[str, list[Any]]]
+    unset: NotRequired[list[str]]
 
 
 class DeltaHand(TypedDict):
+    """The hand's id, its last event and its view's patch; the hand's other
+    fields that changed (at its end: ``finished``, ``result``,
+    ``server_seed``) replace the state's."""
+
     id: int
     last_seq: int
     view: ViewPatch
+    finished: NotRequired[bool]
+    settled: NotRequired[bool]
+    result: NotRequired[dict[str, Any] | None]
+    server_seed: NotRequired[str | None]
+
+
+class DeltaTable(TypedDict):
+    """The table's fields that changed (never its seats: a change of a seat
+    is sent as a full state); each replaces the state's."""
+
+    status: NotRequired[Literal["waiting", "playing", "summary", "closed"]]
+    hands_played: NotRequired[int]
+    next_commitment: NotRequired[str]
+    name: NotRequired[str]
+    max_raise: NotRequired[int | None]
+    closed_reason: NotRequired[str]
 
 
 class DeltaMessage(TypedDict):
     """What one move changed, for a client holding the state of version
-    ``base``: the new version, the clock, who acts, the new events, and a
-    patch of its hand's ``view``. Everything else of the state (``seat``,
-    ``you``, ``table``, the rest of ``hand``) is unchanged. A client that holds
-    another version sends ``sync`` (see ``apply_delta``)."""
+    ``base``: the new version, the clock, who acts, the new events, a patch
+    of its hand's ``view``, and the hand's and table's fields that changed.
+    Everything else of the state (``seat``, ``you``, the seats, the rest of
+    ``hand`` and ``table``) is unchanged. A client that holds another version
+    sends ``sync`` (see ``apply_delta``)."""
 
     type: Literal["delta"]
     v: int
@@ -189,6 +210,7 @@ class DeltaMessage(TypedDict):
     actors: list[int]
     clock: Clock | None
     hand: DeltaHand
+    table: NotRequired[DeltaTable]
     events: list[Event]
 
 
@@ -211,7 +233,15 @@ def view_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> ViewPatch:
                 grown[key] = value[len(before) :]
                 continue
         changed[key] = value
-    return {"set": changed, "append": grown, "unset": [k for k in old if k not in new]}
+    patch: ViewPatch = {}
+    if changed:
+        patch["set"] = changed
+    if grown:
+        patch["append"] = grown
+    gone = [k for k in old if k not in new]
+    if gone:
+        patch["unset"] = gone
+    return patch
 
 
 def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | None:
@@ -223,21 +253,24 @@ def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | 
         return None
     patch = delta["hand"]["view"]
     view = dict(hand.get("view") or {})
-    view.update(patch["set"])
-    for key, items in patch["append"].items():
+    view.update(patch.get("set", {}))
+    for key, items in patch.get("append", {}).items():
         view[key] = [*view.get(key, []), *items]
-    for key in patch["unset"]:
+    for key in patch.get("unset", []):
         view.pop(key, None)
-    return {
+    rebuilt = {
         **state,
         "v": delta["v"],
         "server_time": delta["server_time"],
         "actors": delta["actors"],
         "clock": delta["clock"],
-        "hand": {**hand, "last_seq": delta["hand"]["last_seq"], "view": view},
+        "hand": {**hand, **delta["hand"], "view": view},
         "events": delta["events"],
         "resync": False,
     }
+    if "table" in delta:
+        rebuilt["table"] = {**state["table"], **delta["table"]}
+    return rebuilt
 
 
 def follow(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +21,7 @@ from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
 from games.protocol import view_patch
+from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
 from vipgame.notify import Message
@@ -31,43 +32,6 @@ if TYPE_CHECKING:
     from games.plugins import GamePlugin
 
 LOBBY_GROUP = "lobby"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRef:
-    """A seat in short: what a move needs of it (no name, no chips)."""
-
-    id: int
-    position: int
-    user_id: int
-    is_bot: bool
-    active: bool
-    ready: bool
-    recent_client_ids: list[str] = field(default_factory=list)
-
-
-def seat_ref(seat: Seat) -> SeatRef:
-    return SeatRef(
-        id=seat.pk,
-        position=seat.position,
-        user_id=seat.user_id,
-        is_bot=seat.is_bot,
-        active=seat.user.is_active,
-        ready=seat.ready,
-        recent_client_ids=list(seat.recent_client_ids),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class EventRecord:
-    """A hand event as written with its move (``games.models.HandEvent``)."""
-
-    seq: int
-    table_version: int
-    type: str
-    payload: dict[str, Any]
-    visibility: str
-    player: int | None
 
 
 class SeatLike(Protocol):
@@ -172,13 +136,23 @@ def table_identity(table: Table) -> dict[str, Any]:
     }
 
 
-def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> dict[str, Any]:
+def table_fields(table: Table) -> dict[str, Any]:
+    """What the state shows of the table row itself (all of ``table`` but its seats)."""
     info: dict[str, Any] = {
         **table_identity(table),
         "max_raise": table.max_raise,
         "buy_in": list(table.buy_in_range()),
         "hands_played": table.hands_played,
         "next_commitment": table.next_commitment,
+    }
+    if table.status == Table.Status.CLOSED:
+        info["closed_reason"] = table.closed_reason
+    return info
+
+
+def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> dict[str, Any]:
+    return {
+        **table_fields(table),
         "seats": [
             {
                 "position": s.position,
@@ -194,9 +168,6 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
             for s in seats
         ],
     }
-    if table.status == Table.Status.CLOSED:
-        info["closed_reason"] = table.closed_reason
-    return info
 
 
 def player_of_user(hand: Hand, user_id: int | None) -> int | None:
@@ -272,6 +243,17 @@ def hand_info(hand: Hand | None, view: Mapping[str, Any] | None) -> dict[str, An
         "result": hand.result if hand.finished else None,
         "server_seed": hand.server_seed if hand.finished else None,
     }
+
+
+HAND_FIXED = ("id", "players", "view")
+
+
+def hand_fields(hand: Hand) -> dict[str, Any]:
+    """What the state shows of the hand row itself (``hand`` but its id,
+    players and view)."""
+    info = hand_info(hand, None)
+    assert info is not None
+    return {k: v for k, v in info.items() if k not in HAND_FIXED}
 
 
 def clock_info(
@@ -357,8 +339,9 @@ def state_payload(
 class Publication:
     """What a committed table change tells whom, built after the commit
     (outside the table lock) from what the unit of work holds: a ``delta``
-    per recipient for a move of a running hand (``before`` is the state
-    before it), else a full ``state``."""
+    per recipient for a move of the hand it loaded that changed no seat
+    (``before``: the state, and the table and hand rows, before it), else a
+    full ``state``."""
 
     table: Table
     plugin: GamePlugin
@@ -370,14 +353,16 @@ class Publication:
     events: Sequence[EventLike]
     gone_users: list[int]
     lobby: bool
+    table_before: Table | None = None
+    hand_before: Hand | None = None
 
     def messages(self) -> list[Message]:
         messages = self._deltas() if self.before is not None else self._states()
         # Private tables are never in the lobby (nor in its first list): their
         # players know them from the invite link.
         table = self.table
-        if self.lobby and not table.is_private and self.seats is not None:
-            entry = lobby_entry(table, self.seats)
+        if self.lobby and not table.is_private:
+            entry = lobby_entry(table, self.refs if self.seats is None else self.seats)
             messages.append((LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
         return messages
 
@@ -412,8 +397,8 @@ class Publication:
         table, hand, state, before = self.table, self.hand, self.state, self.before
         assert hand is not None
         engine = self.plugin.engine
-        actors = list(engine.status(state).actors)
-        common = {
+        actors = [] if hand.finished else list(engine.status(state).actors)
+        common: dict[str, Any] = {
             "type": "delta",
             "v": table.version,
             "base": table.version - 1,
@@ -421,6 +406,17 @@ class Publication:
             "actors": actors,
             "clock": clock_info(table, self.refs, hand, actors),
         }
+        # The table's and the hand's own fields that changed (a hand's end:
+        # the status, the result, the seed), as they replace the state's.
+        if self.table_before is not None:
+            old, new = table_fields(self.table_before), table_fields(table)
+            changed = {k: v for k, v in new.items() if old.get(k) != v}
+            if changed:
+                common["table"] = changed
+        hand_changed: dict[str, Any] = {}
+        if self.hand_before is not None:
+            old, new = hand_fields(self.hand_before), hand_fields(hand)
+            hand_changed = {k: v for k, v in new.items() if old.get(k) != v}
         patches: dict[int | None, dict[str, Any]] = {}
 
         def delta(player: int | None) -> dict[str, Any]:
@@ -428,6 +424,7 @@ class Publication:
                 patches[player] = {
                     **common,
                     "hand": {
+                        **hand_changed,
                         "id": hand.pk,
                         "last_seq": hand.event_count,
                         "view": view_patch(engine.view(before, player), engine.view(state, player)),
@@ -452,7 +449,7 @@ class Publication:
         return messages
 
 
-def lobby_entry(table: Table, seats: Sequence[Seat]) -> dict[str, Any]:
+def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict[str, Any]:
     return {
         **table_identity(table),
         "taken": len(seats),

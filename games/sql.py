@@ -19,16 +19,14 @@ import copy
 import json
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Field
 
 from games.models import Hand, HandEvent, Seat, Table
+from games.refs import EventRecord, SeatRef
 from vipgame.accounts.models import User
-
-if TYPE_CHECKING:
-    from games.publish import EventRecord, SeatRef
 
 
 @cache
@@ -79,6 +77,13 @@ def table_values(table: Table) -> dict[str, Any]:
     return {f.attname: copy.deepcopy(getattr(table, f.attname)) for f in _fields(Table)}
 
 
+def table_as(table: Table, values: dict[str, Any]) -> Table:
+    """A copy of ``table`` with these column values (as it was when loaded)."""
+    old = copy.copy(table)
+    old.__dict__.update(values)
+    return old
+
+
 def changed_columns(table: Table, saved: dict[str, Any]) -> list[Field[Any, Any]]:
     return [f for f in _fields(Table) if getattr(table, f.attname) != saved[f.attname]]
 
@@ -94,8 +99,6 @@ _SEAT_REF = (
 
 
 def _refs(raw: str | list[Any]) -> list[SeatRef]:
-    from games.publish import SeatRef
-
     rows = json.loads(raw) if isinstance(raw, str) else raw
     return [
         SeatRef(
@@ -152,10 +155,11 @@ def write(
     columns: Sequence[Field[Any, Any]],
     hand: Hand | None,
     events: Sequence[EventRecord],
-    client_ids: tuple[int, list[str]] | None,
+    seats: dict[int, dict[str, Any]],
 ) -> None:
     """One statement: the table's changed columns, and with them the hand's
-    state (when ``hand``), the new events and a seat's recent client ids."""
+    state (when ``hand``), the new events and the seats' changed fields
+    (``{seat id: {field: value}}``)."""
     ctes: list[str] = []
     params: list[Any] = []
     if hand is not None:
@@ -186,13 +190,12 @@ def write(
                 e.visibility,
                 e.player,
             ]
-    if client_ids is not None:
-        seat_id, ids = client_ids
-        column = _field_of(Seat, "recent_client_ids")
-        ctes.append(
-            f'c AS (UPDATE {Seat._meta.db_table} SET "{column.column}" = %s WHERE "id" = %s)'
-        )
-        params += [column.get_db_prep_save(ids, connection), seat_id]
+    for n, (seat_id, fields) in enumerate(sorted(seats.items())):
+        columns_of = [_field_of(Seat, name) for name in fields]
+        sets = ", ".join(f'"{f.column}" = %s' for f in columns_of)
+        ctes.append(f's{n} AS (UPDATE {Seat._meta.db_table} SET {sets} WHERE "id" = %s)')
+        params += [f.get_db_prep_save(fields[f.attname], connection) for f in columns_of]
+        params.append(seat_id)
     if columns:
         sets = ", ".join(f'"{f.column}" = %s' for f in columns)
         main = f'UPDATE {Table._meta.db_table} SET {sets} WHERE "id" = %s'

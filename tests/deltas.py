@@ -117,4 +117,11 @@ def cases(seed: int, count: int) -> list[tuple[dict[str, Any], DeltaMessage]]:
         ({**state_with(old), "hand": None}, delta_for(old, new)),  # between hands
         (state_with(None), delta_for(None, {"log": [1], "pot": None})),  # a null view
     ]
+    # A hand's end: the hand's and the table's fields that changed replace the state's.
+    end = delta_for(old, new)
+    end["hand"]["finished"] = True
+    end["hand"]["result"] = {"net": [2, -2]}
+    end["hand"]["server_seed"] = "ab" * 32
+    end["table"] = {"status": "summary"}
+    out.append((state_with(old), end))
     return out

@@ -78,11 +78,14 @@ def test_a_patch_names_only_what_changed(move):
     old, new = move
 
     patch = view_patch(old, new)
+    # (A part with nothing in it is left out.)
+    assert all(patch.values())
+    unset, changed, grown = patch.get("unset", []), patch.get("set", {}), patch.get("append", {})
 
-    assert set(patch["unset"]) == set(old) - set(new)
-    assert set(patch["set"]) | set(patch["append"]) == {k for k in new if old.get(k, ...) != new[k]}
-    assert not set(patch["set"]) & set(patch["append"])
-    for key, items in patch["append"].items():
+    assert set(unset) == set(old) - set(new)
+    assert set(changed) | set(grown) == {k for k in new if old.get(k, ...) != new[k]}
+    assert not set(changed) & set(grown)
+    for key, items in grown.items():
         assert items
         assert old[key] + items == new[key]
 
@@ -96,19 +99,36 @@ def test_hand_made_moves(old, new):
 
 
 def test_what_each_kind_of_change_sends():
-    assert view_patch({"log": [1, 2]}, {"log": [1, 2, 3]}) == {
-        "set": {},
-        "append": {"log": [3]},
-        "unset": [],
+    assert view_patch({"log": [1, 2]}, {"log": [1, 2, 3]}) == {"append": {"log": [3]}}
+    assert view_patch({"log": [1, 2]}, {"log": [2]}) == {"set": {"log": [2]}}
+    assert view_patch({}, {"log": [1]}) == {"set": {"log": [1]}}
+    assert view_patch({"hints": ["3s"]}, {"hints": None}) == {"set": {"hints": None}}
+    assert view_patch({"hints": ["3s"], "pot": 1}, {"pot": 1}) == {"unset": ["hints"]}
+    assert view_patch({"pot": 1}, {"pot": 1}) == {}
+
+
+def test_a_hands_end_replaces_the_hands_and_tables_fields_that_changed():
+    old, new = HAND_MADE[0]
+    state = state_with(old)
+    delta = delta_for(old, new)
+    delta["hand"]["finished"] = True
+    delta["hand"]["result"] = {"net": [2, -2]}
+    delta["hand"]["server_seed"] = "ab" * 32
+    delta["table"] = {"status": "summary"}
+
+    result = apply_delta(state, delta)
+
+    assert result is not None
+    assert result["hand"] == {
+        **state["hand"],
+        "last_seq": 5,
+        "view": new,
+        "finished": True,
+        "result": {"net": [2, -2]},
+        "server_seed": "ab" * 32,
     }
-    assert view_patch({"log": [1, 2]}, {"log": [2]})["set"] == {"log": [2]}
-    assert view_patch({}, {"log": [1]}) == {"set": {"log": [1]}, "append": {}, "unset": []}
-    assert view_patch({"hints": ["3s"]}, {"hints": None})["set"] == {"hints": None}
-    assert view_patch({"hints": ["3s"], "pot": 1}, {"pot": 1}) == {
-        "set": {},
-        "append": {},
-        "unset": ["hints"],
-    }
+    assert result["table"] == {**state["table"], "status": "summary"}  # its seats kept
+    assert state["table"]["status"] == "playing"
 
 
 def test_a_null_view_is_patched_from_nothing():

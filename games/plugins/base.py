@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from django.db import models
 
 from games.models import Hand, Seat, Table
+from games.refs import SeatRef
 from games.rules.game import GameEngine, Outcome
 from games.rules.settlement import cap_debts
 
@@ -141,9 +142,12 @@ class GamePlugin:
         return moves, net
 
     def after_hand(
-        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
-    ) -> None:
-        """Update what the table and seats remember between hands (not saved here)."""
+        self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
+    ) -> dict[int, dict[str, Any]]:
+        """Update what the table remembers between hands (on ``table``, not
+        saved here) and return what the seats do: ``{seat id: {field: value}}``
+        (``seats``: the hand's players' seats, in player order)."""
+        return {}
 
     def hand_export(
         self, hand: Hand, state: Any, player: int | None, *, reveal_all: bool

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from games.models import Game, Hand, Seat, Table
+from games.refs import SeatRef
 from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
 
@@ -66,15 +67,20 @@ class Holdem(GamePlugin):
         return int(banks[actor]) if actor < len(banks) else 0
 
     def after_hand(
-        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
-    ) -> None:
+        self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
+    ) -> dict[int, dict[str, Any]]:
         table.button_position = seats[int(setup["button"])].position
         summary = outcome.summary
+        changes: dict[int, dict[str, Any]] = {}
         for i, seat in enumerate(seats):
-            seat.time_bank_ms = int(summary["time_banks_ms"][i])
-            seat.timeouts = int(summary["timeouts"][i])
+            change: dict[str, Any] = {
+                "time_bank_ms": int(summary["time_banks_ms"][i]),
+                "timeouts": int(summary["timeouts"][i]),
+            }
             if i in summary["sit_out"]:
-                seat.sitting_out, seat.ready = True, False
+                change.update(sitting_out=True, ready=False)
+            changes[seat.id] = change
+        return changes
 
     def hand_export(
         self, hand: Hand, state: Any, player: int | None, *, reveal_all: bool

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from games.models import Game, Seat, Table
+from games.refs import SeatRef
 from games.rules.game import Outcome
 
 from .base import GamePlugin, Range
@@ -43,10 +44,11 @@ class TienLen(GamePlugin):
         }
 
     def after_hand(
-        self, table: Table, seats: Sequence[Seat], outcome: Outcome, setup: dict[str, Any]
-    ) -> None:
+        self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
+    ) -> dict[int, dict[str, Any]]:
         winner = outcome.summary.get("winner")
         table.last_winner_position = seats[winner].position if isinstance(winner, int) else None
+        return {}
 
     def example_setup(self, players: int) -> dict[str, Any]:
         return {"previous_winner": None, "random_first": 0}

@@ -224,10 +224,10 @@ def finish_hand(work: TableWork) -> None:
     outcome = work.plugin.engine.outcome(work.state)
     hand.ended_at = clock.now()
     hand.result = publish.hand_result(table.game, work.unit(), outcome)
-    seats = work.hand_seats()
-    work.plugin.after_hand(table, seats, outcome, hand.setup)
-    for seat in seats:
-        seat.save()
+    refs = work.hand_refs()
+    assert all(refs), "a player's seat is kept until the hand is settled"
+    seats = [r for r in refs if r is not None]
+    work.update_seats(work.plugin.after_hand(table, seats, outcome, hand.setup))
     table.status = Table.Status.SUMMARY
     work.hand_finished(hand.pk)
     work.announce()

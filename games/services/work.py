@@ -24,10 +24,14 @@ from games.aftercommit import AfterCommit
 from games.errors import AccountInactive, NotSeated, TableNotFound
 from games.models import Hand, HandEvent, Seat
 from games.plugins import GamePlugin, plugin_for
-from games.publish import Publication, SeatRef
+from games.publish import Publication
+from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event
 from vipgame.accounts.models import User
 from vipgame.ops import context
+
+# Seat fields no state shows: changing only these still allows a delta.
+SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts", "client_seed"})
 
 
 class TableWork:
@@ -49,14 +53,16 @@ class TableWork:
         self._state: Any = None
         self._loaded_state: Any = None
         self._refs: list[SeatRef] | None = None
-        self._client_ids: tuple[int, list[str]] | None = None
+        self._hand_before: Hand | None = None
+        # {seat id: {field: value}} written with the change (games.sql.write).
+        self._seat_changes: dict[int, dict[str, Any]] = {}
         self._changed = False
         self._state_dirty = False
         # A move of a running hand that changed nothing else: it is published
         # as a delta (games.protocol.DeltaMessage); anything else, in full.
         self._move = False
         self._full = False
-        self._events: list[publish.EventRecord] = []
+        self._events: list[EventRecord] = []
         self._timer_due = False
         self._lobby = False
         self._gone_users: set[int] = set()
@@ -87,7 +93,7 @@ class TableWork:
         needs, without the players' names or chips."""
         if self._refs is None:
             if self._seats is not None:
-                self._refs = [publish.seat_ref(s) for s in self._seats]
+                self._refs = [seat_ref(s) for s in self._seats]
             else:
                 self._refs = sql.seat_refs(self.table.pk)
         return self._refs
@@ -101,6 +107,7 @@ class TableWork:
         self._hand, self._hand_loaded, self._refs = hand, True, refs
         if hand is not None:
             self._state = self._loaded_state = self.plugin.engine.loads(hand.state)
+            self._hand_before = copy.copy(hand)
 
     def seat_of(self, user: User) -> Seat | None:
         return next((s for s in self.seats if s.user_id == user.pk), None)
@@ -117,8 +124,17 @@ class TableWork:
     def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
         """Written with the move (the seat's recent client ids: a repeat is
         acknowledged, not applied twice)."""
-        ids = [*ref.recent_client_ids, client_id][-kept:]
-        self._client_ids = (ref.id, ids)
+        self.update_seats(
+            {ref.id: {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}}
+        )
+
+    def update_seats(self, changes: dict[int, dict[str, Any]]) -> None:
+        """Seat fields to write with the change: ``{seat id: {field: value}}``.
+        A change of what the state shows of a seat is published in full."""
+        for seat_id, fields in changes.items():
+            self._seat_changes.setdefault(seat_id, {}).update(fields)
+            if not SEAT_HIDDEN.issuperset(fields):
+                self._full = True
 
     def require_seat(self, user: User) -> Seat:
         """The user's seat, read with the user in the seats' one query: a
@@ -138,6 +154,7 @@ class TableWork:
             self._hand_loaded = True
             if self._hand is not None:
                 self._state = self._loaded_state = self.plugin.engine.loads(self._hand.state)
+                self._hand_before = copy.copy(self._hand)
         return self._hand
 
     @property
@@ -212,7 +229,7 @@ class TableWork:
         for event in events:
             hand.event_count += 1
             self._events.append(
-                publish.EventRecord(
+                EventRecord(
                     seq=hand.event_count,
                     table_version=self.table.version,
                     type=event.type,
@@ -235,7 +252,6 @@ class TableWork:
     def announce(self) -> None:
         """The lobby's entry of this table changed (seats taken, status)."""
         self._lobby = True
-        self._full = True
 
     def user_left(self, user_id: int) -> None:
         """A user left their seat: their sockets get the public state once more."""
@@ -262,7 +278,6 @@ class TableWork:
 
     def hand_finished(self, hand_id: int) -> None:
         self._after.finished = True
-        self._full = True
         self._bots_to_move = set()
         self.settle_later(hand_id)
 
@@ -301,17 +316,19 @@ class TableWork:
             table.timer_version = table.clock_version
             after.timer = (table.clock_version, deadline)
         table.active_at = clock.now()
+        # A move of the hand it loaded that changed no seat: a delta.
         delta = (
             self._move
             and not self._full
             and not self._gone_users
             and hand is not None
-            and not hand.finished
             and self._loaded_state is not None
         )
         if not delta:
             # A full state shows the seats and the hand: read them under the lock.
-            self.seats  # noqa: B018
+            for seat in self.seats:
+                for name, value in self._seat_changes.get(seat.pk, {}).items():
+                    setattr(seat, name, value)
             hand = self.hand
         hand_write = None
         if hand is not None and self._state is not None and self._state_dirty:
@@ -322,7 +339,7 @@ class TableWork:
             sql.changed_columns(table, self._saved),
             hand_write,
             self._events,
-            self._client_ids,
+            self._seat_changes,
         )
         after.publication = Publication(
             table=copy.copy(table),
@@ -335,6 +352,8 @@ class TableWork:
             events=self._events,
             gone_users=sorted(self._gone_users),
             lobby=self._lobby,
+            table_before=sql.table_as(table, self._saved) if delta else None,
+            hand_before=self._hand_before if delta else None,
         )
         if self._bots_to_move:
             assert hand is not None

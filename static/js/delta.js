@@ -10,19 +10,23 @@ export function applyDelta(state, delta) {
   if (!state || state.v !== delta.base || !hand || hand.id !== delta.hand.id) return null;
   const patch = delta.hand.view;
   const view = { ...(hand.view || {}) };
-  Object.assign(view, patch.set);
-  for (const [key, items] of Object.entries(patch.append)) {
+  Object.assign(view, patch.set || {});
+  for (const [key, items] of Object.entries(patch.append || {})) {
     view[key] = [...(Object.prototype.hasOwnProperty.call(view, key) ? view[key] : []), ...items];
   }
-  for (const key of patch.unset) delete view[key];
-  return {
+  for (const key of patch.unset || []) delete view[key];
+  const rebuilt = {
     ...state,
     v: delta.v,
     server_time: delta.server_time,
     actors: delta.actors,
     clock: delta.clock,
-    hand: { ...hand, last_seq: delta.hand.last_seq, view },
+    // The hand's other fields that changed (at its end: finished, result,
+    // server_seed) replace the state's; so do the table's.
+    hand: { ...hand, ...delta.hand, view },
     events: delta.events,
     resync: false,
   };
+  if (delta.table) rebuilt.table = { ...state.table, ...delta.table };
+  return rebuilt;
 }

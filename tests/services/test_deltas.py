@@ -6,12 +6,13 @@ so does every full state."""
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import pytest
 
 from games import publish, selectors, services
 from games.models import Seat
-from games.protocol import apply_delta
+from games.protocol import DeltaMessage, apply_delta
 
 from .driver import next_hand, play_until_finished, ready_all
 
@@ -62,7 +63,7 @@ def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, ga
                 held[group] = payload
                 continue
             assert payload["base"] == payload["v"] - 1
-            state = apply_delta(held[group], payload)
+            state = apply_delta(held[group], cast(DeltaMessage, payload))
             assert state is not None, "a delta the recipient could not apply"
             # Published after commit, before anything else ran: the table is at
             # this very version.
