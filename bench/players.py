@@ -97,6 +97,9 @@ class Run:
         self.reconnects = 0
         self.hands_seen: dict[int, set[int]] = {}
         self.error_times: list[float] = []
+        # Table messages received in the window, and their bytes, by type.
+        self.received: Counter[str] = Counter()
+        self.received_bytes: Counter[str] = Counter()
 
     def arrived(self, table: int, position: int, version: int, at: float) -> None:
         versions, times = self.arrivals.setdefault((table, position), ([], []))
@@ -205,6 +208,9 @@ class Player:
             message = json.loads(raw)
             kind = message.get("type")
             if kind in ("state", "delta"):
+                if self.run.in_window(now):
+                    self.run.received[kind] += 1
+                    self.run.received_bytes[kind] += len(raw)
                 await self._take(ws, message, now)
             elif kind == "ack" and message.get("id") in self.run.actions:
                 action = self.run.actions[message["id"]]

@@ -11,10 +11,11 @@ the new version; the ``ping``/``pong`` round trip in
 the same run; actions, hands and settled hands per second; the settlement
 backlog; errors; lost or duplicated actions; and the server processes' CPU
 and peak memory. With ``--idle K`` it first measures the server memory taken
-by K idle sockets. Before the product it measures the transport's ceiling in
-the same shape (``bench.transport``: the same tables, Daphne count and channel
-layer, no database and no game) and prints the product's moves per second as
-a share of it (``--no-ceiling`` skips it). It prints a table and writes JSON
+by K idle sockets. After the product it measures the transport's ceiling in
+the same shape (``bench.transport``: the same tables, Daphne count, channel
+layer and publication path, messages of the size the players received, no
+database and no game) and prints the product's moves per second as a share of
+it (``--no-ceiling`` skips it). It prints a table and writes JSON
 to ``bench/results/``.
 
     python -m bench.tables --tables 100 --game tienlen --seconds 60
@@ -159,12 +160,6 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
 
 def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "json"}}
-    if args.ceiling:
-        from bench import transport
-
-        result["ceiling"] = transport.measure(
-            tables=args.tables, seconds=min(args.seconds, 30), payload=args.ceiling_bytes
-        )
     with tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp, Stack(Path(tmp)) as stack:
         setup_django()
         specs = create_tables(args.tables, args.game)
@@ -202,10 +197,11 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "last": window[-1][3],
             }
         result["load"] = load
-        if "ceiling" in result and result["ceiling"]["broadcasts_per_s"]:
-            load["share_of_ceiling"] = round(
-                load["actions_per_s"] / result["ceiling"]["broadcasts_per_s"], 3
-            )
+        messages = sum(run.received.values())
+        load["messages_received"] = dict(run.received)
+        load["bytes_per_message"] = (
+            round(sum(run.received_bytes.values()) / messages) if messages else None
+        )
         result["servers"] = {
             name: {
                 "cpu_s": round(cpu_after[name] - cpu_before.get(name, 0.0), 2),
@@ -219,6 +215,19 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
         result["probes"] = probes.summary(run.window)
         result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
+    if args.ceiling:
+        # The transport alone, in the same shape, with messages of the size
+        # the players just received (unless --ceiling-bytes says otherwise).
+        from bench import transport
+
+        size = args.ceiling_bytes or load["bytes_per_message"] or 2000
+        result["ceiling"] = transport.measure(
+            tables=args.tables, seconds=min(args.seconds, 30), payload=size
+        )
+        if result["ceiling"]["broadcasts_per_s"]:
+            load["share_of_ceiling"] = round(
+                load["actions_per_s"] / result["ceiling"]["broadcasts_per_s"], 3
+            )
     return result
 
 
@@ -244,10 +253,13 @@ def report(result: dict[str, Any]) -> None:
         ("actions", f"{load['actions']} ({load['actions_per_s']:.1f}/s)"),
         *(
             [("transport ceiling, broadcasts/s (same shape, no DB)",
-              f"{result['ceiling']['broadcasts_per_s']}  -> this run at "
+              f"{result['ceiling']['broadcasts_per_s']} with "
+              f"{result['ceiling']['payload_bytes']} B messages -> this run at "
               f"{100 * load['share_of_ceiling']:.1f} % of it")]
             if "share_of_ceiling" in load else []
         ),
+        ("table messages received (by type), mean bytes",
+         f"{load.get('messages_received')}, {load.get('bytes_per_message')} B"),
         ("action -> every seat, p50/p95/p99 ms",
          " / ".join(ms(load["latency_ms"][q]) for q in (50, 95, 99))),
         ("ack to the mover, p50/p95/p99 ms",
@@ -297,10 +309,12 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument(
         "--no-ceiling", dest="ceiling", action="store_false",
-        help="skip the transport ceiling measured first (bench.transport)",
+        help="skip the transport ceiling measured after the product (bench.transport)",
     )  # fmt: skip
-    parser.add_argument("--ceiling-bytes", type=int, default=2000,
-                        help="size of each seat's message in the ceiling run")  # fmt: skip
+    parser.add_argument("--ceiling-bytes", type=int, default=0,
+                        help="size of each seat's message in the ceiling run "
+                        "(default: the mean size of the table messages this run's "
+                        "players received)")  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = benchmark(args)

@@ -4,13 +4,14 @@ layer under Daphne, with no database and no game.
 A socket ``/ws/?table=T&seat=S`` joins the group of its seat (``FANOUT=seat``,
 as the product publishes one message per seated user) or of its table
 (``FANOUT=table``). Every message a client sends is delivered to its table's
-four seats: four group messages of ``PAYLOAD_BYTES`` each (or one to the
-table's group), JSON-encoded per socket as the product's are.
+four seats: four group messages of ``PAYLOAD_BYTES`` each and one to the
+table's public group (nobody listens to it here, as in bench.tables), sent the
+product's way (``vipgame.notify.send_all``: one pipelined round trip), or one
+to the table's group; JSON-encoded per socket as the product's are.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from typing import Any
@@ -23,6 +24,8 @@ django.setup()
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
+
+from vipgame.notify import send_all  # noqa: E402
 
 SEATS = 4
 PAYLOAD = "x" * int(os.environ.get("PAYLOAD_BYTES", "2000"))
@@ -44,9 +47,8 @@ class Seat(AsyncWebsocketConsumer):
         if FANOUT == "table":
             await self.channel_layer.group_send(f"b.{self.table}", event)
             return
-        await asyncio.gather(
-            *(self.channel_layer.group_send(f"b.{self.table}.{s}", event) for s in range(SEATS))
-        )
+        groups = [f"b.{self.table}.{s}" for s in range(SEATS)] + [f"b.{self.table}.public"]
+        await send_all(self.channel_layer, [(group, event) for group in groups])
 
     async def table_state(self, event: dict[str, Any]) -> None:
         await self.send(

@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
-from games import clock, publish
+from games import clock, publish, sql
 from games.errors import (
     HandNotFinished,
     HandNotFound,
@@ -105,7 +105,7 @@ def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
 
 
 def table_version(*, table_id: int) -> int | None:
-    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    return sql.table_version(table_id)
 
 
 def seated_position(*, table_id: int, user: User) -> int | None:

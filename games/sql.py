@@ -11,6 +11,8 @@ and no ORM query compilation.
 
 The statements are built once per process from the models' fields (column
 names and conversions are Django's), so they stay true to the migrations.
+On another database than PostgreSQL (the embedded SQLite of ``make run``) the
+same reads and writes are made as several plain statements.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Field
+from django.utils import timezone
 
 from games.models import Hand, HandEvent, Seat, Table
 from games.refs import EventRecord, SeatRef
@@ -35,10 +39,17 @@ def _fields(model: Any) -> list[Field[Any, Any]]:
 
 
 @cache
-def _converters_of(model: Any) -> list[tuple[int, Any]]:
-    """(index, field) of the columns whose raw value needs Django's conversion
-    (JSON arrives as text)."""
-    return [(i, f) for i, f in enumerate(_fields(model)) if hasattr(f, "from_db_value")]
+def _converters_of(model: Any) -> list[tuple[int, Any, list[Any]]]:
+    """(index, column, converters) of the columns whose raw value Django
+    converts (JSON arrives as text; SQLite's dates as text too): the ORM's own
+    converters, as its compiler applies them."""
+    out = []
+    for i, field in enumerate(_fields(model)):
+        column = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        if converters:
+            out.append((i, column, converters))
+    return out
 
 
 @cache
@@ -48,8 +59,11 @@ def _attnames(model: Any) -> list[str]:
 
 def _from_row(model: Any, row: Sequence[Any]) -> Any:
     values = list(row)
-    for i, field in _converters_of(model):
-        values[i] = field.from_db_value(values[i], None, connection)
+    for i, column, converters in _converters_of(model):
+        value = values[i]
+        for convert in converters:
+            value = convert(value, column, connection)
+        values[i] = value
     return model.from_db(DEFAULT_DB_ALIAS, _attnames(model), values)
 
 
@@ -57,16 +71,21 @@ def _columns(alias: str, model: Any) -> str:
     return ", ".join(f'{alias}."{f.column}"' for f in _fields(model))
 
 
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
 @cache
-def _lock_sql() -> str:
-    return (
-        f'SELECT {_columns("t", Table)} FROM {Table._meta.db_table} t WHERE t."id" = %s FOR UPDATE'
+def _lock_sql(locks: bool) -> str:
+    return f'SELECT {_columns("t", Table)} FROM {Table._meta.db_table} t WHERE t."id" = %s' + (
+        " FOR UPDATE" if locks else ""
     )
 
 
 def lock_table(table_id: int) -> Table | None:
     with connection.cursor() as cursor:
-        cursor.execute(_lock_sql(), [table_id])
+        # (SQLite has no row locks: its one writer at a time serialises.)
+        cursor.execute(_lock_sql(connection.features.has_select_for_update), [table_id])
         row = cursor.fetchone()
     table: Table | None = None if row is None else _from_row(Table, row)
     return table
@@ -90,35 +109,45 @@ def changed_columns(table: Table, saved: dict[str, Any]) -> list[Field[Any, Any]
 
 # -- seats in short and the hand -------------------------------------------------
 
-_SEAT_REF = (
-    "SELECT coalesce(json_agg(json_build_array(s.id, s.position, s.user_id, s.is_bot, "
-    "u.is_active, s.ready, CASE WHEN s.user_id = %s THEN s.recent_client_ids END) "
-    f"ORDER BY s.position), '[]') FROM {Seat._meta.db_table} s "
-    f"JOIN {User._meta.db_table} u ON u.id = s.user_id WHERE s.table_id = %s"
+_SEAT_COLUMNS = (
+    "s.id, s.position, s.user_id, s.is_bot, u.is_active, s.ready, "
+    "CASE WHEN s.user_id = %s THEN s.recent_client_ids END"
 )
+_SEAT_FROM = (
+    f"FROM {Seat._meta.db_table} s JOIN {User._meta.db_table} u ON u.id = s.user_id "
+    "WHERE s.table_id = %s"
+)
+# PostgreSQL: the seats as one JSON array, a column of the hand's row.
+_SEAT_REF = (
+    f"SELECT coalesce(json_agg(json_build_array({_SEAT_COLUMNS}) ORDER BY s.position), "
+    f"'[]') {_SEAT_FROM}"
+)
+
+
+def _ref(r: Sequence[Any]) -> SeatRef:
+    ids = r[6]
+    return SeatRef(
+        id=r[0],
+        position=r[1],
+        user_id=r[2],
+        is_bot=bool(r[3]),
+        active=bool(r[4]),
+        ready=bool(r[5]),
+        recent_client_ids=(json.loads(ids) if isinstance(ids, str) else ids) or [],
+    )
 
 
 def _refs(raw: str | list[Any]) -> list[SeatRef]:
     rows = json.loads(raw) if isinstance(raw, str) else raw
-    return [
-        SeatRef(
-            id=r[0],
-            position=r[1],
-            user_id=r[2],
-            is_bot=r[3],
-            active=r[4],
-            ready=r[5],
-            recent_client_ids=r[6] or [],
-        )
-        for r in rows
-    ]
+    return [_ref(r) for r in rows]
 
 
 def seat_refs(table_id: int, user_id: int | None = None) -> list[SeatRef]:
     with connection.cursor() as cursor:
-        cursor.execute(_SEAT_REF, [user_id, table_id])
-        row = cursor.fetchone()
-    return _refs(row[0])
+        cursor.execute(
+            f"SELECT {_SEAT_COLUMNS} {_SEAT_FROM} ORDER BY s.position", [user_id, table_id]
+        )
+        return [_ref(r) for r in cursor.fetchall()]
 
 
 @cache
@@ -131,12 +160,46 @@ def _hand_sql() -> str:
 
 def hand_and_refs(table: Table, user_id: int | None) -> tuple[Hand | None, list[SeatRef]]:
     """The table's current hand and its seats in short (one statement)."""
+    if not _postgres():
+        hand = None
+        if table.current_hand_id is not None:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f'SELECT {_columns("h", Hand)} FROM {Hand._meta.db_table} h WHERE h."id" = %s',
+                    [table.current_hand_id],
+                )
+                row = cursor.fetchone()
+            hand = None if row is None else _from_row(Hand, row)
+        return hand, seat_refs(table.pk, user_id)
     with connection.cursor() as cursor:
         cursor.execute(_hand_sql(), [user_id, table.pk, table.current_hand_id])
         row = cursor.fetchone()
     refs = _refs(row[0])
-    hand: Hand | None = None if row[1] is None else _from_row(Hand, row[1:])
+    hand = None if row[1] is None else _from_row(Hand, row[1:])
     return hand, refs
+
+
+# -- the heartbeat ---------------------------------------------------------------
+
+
+def table_version(table_id: int) -> int | None:
+    """The table's version (a socket's heartbeat: has it fallen behind?)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT "version" FROM {Table._meta.db_table} WHERE "id" = %s', [table_id])
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -> bool:
+    """A connected seat seen since ``recently`` is seen ``now`` (one UPDATE, no
+    lock on the table); False when the seat is not connected or looked gone."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'UPDATE {Seat._meta.db_table} SET "last_seen" = %s WHERE "table_id" = %s '
+            'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s',
+            [now, table_id, user_id, recently],
+        )
+        return bool(cursor.rowcount)
 
 
 # -- the one write ---------------------------------------------------------------
@@ -160,28 +223,29 @@ def write(
     """One statement: the table's changed columns, and with them the hand's
     state (when ``hand``), the new events and the seats' changed fields
     (``{seat id: {field: value}}``)."""
-    ctes: list[str] = []
-    params: list[Any] = []
+    # (statement, parameters): on PostgreSQL all but the last become
+    # data-modifying CTEs of the last, run as one statement.
+    parts: list[tuple[str, list[Any]]] = []
     if hand is not None:
-        sets = ", ".join(f'"{_field_of(Hand, name).column}" = %s' for name in _HAND_WRITE)
-        ctes.append(f'h AS (UPDATE {Hand._meta.db_table} SET {sets} WHERE "id" = %s)')
-        params += [
-            _field_of(Hand, name).get_db_prep_save(getattr(hand, name), connection)
-            for name in _HAND_WRITE
-        ]
-        params.append(hand.pk)
+        fields = [_field_of(Hand, name) for name in _HAND_WRITE]
+        sets = ", ".join(f'"{f.column}" = %s' for f in fields)
+        parts.append(
+            (
+                f'UPDATE {Hand._meta.db_table} SET {sets} WHERE "id" = %s',
+                [f.get_db_prep_save(getattr(hand, f.attname), connection) for f in fields]
+                + [hand.pk],
+            )
+        )
     if events:
         assert hand is not None
         names = ", ".join(f'"{c}"' for c in _EVENT_COLUMNS)
-        created = _field_of(HandEvent, "created_at").column
-        row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ", now())"
-        ctes.append(
-            f'e AS (INSERT INTO {HandEvent._meta.db_table} ({names}, "{created}") '
-            f"VALUES {', '.join([row] * len(events))})"
-        )
+        created = _field_of(HandEvent, "created_at")
+        row = "(" + ", ".join(["%s"] * (len(_EVENT_COLUMNS) + 1)) + ")"
         payload = _field_of(HandEvent, "payload")
+        now = created.get_db_prep_save(timezone.now(), connection)
+        values: list[Any] = []
         for e in events:
-            params += [
+            values += [
                 hand.pk,
                 e.seq,
                 e.table_version,
@@ -189,22 +253,43 @@ def write(
                 payload.get_db_prep_save(e.payload, connection),
                 e.visibility,
                 e.player,
+                now,
             ]
-    for n, (seat_id, fields) in enumerate(sorted(seats.items())):
-        columns_of = [_field_of(Seat, name) for name in fields]
-        sets = ", ".join(f'"{f.column}" = %s' for f in columns_of)
-        ctes.append(f's{n} AS (UPDATE {Seat._meta.db_table} SET {sets} WHERE "id" = %s)')
-        params += [f.get_db_prep_save(fields[f.attname], connection) for f in columns_of]
-        params.append(seat_id)
+        parts.append(
+            (
+                f'INSERT INTO {HandEvent._meta.db_table} ({names}, "{created.column}") '
+                f"VALUES {', '.join([row] * len(events))}",
+                values,
+            )
+        )
+    for seat_id, changed in sorted(seats.items()):
+        fields = [_field_of(Seat, name) for name in changed]
+        sets = ", ".join(f'"{f.column}" = %s' for f in fields)
+        parts.append(
+            (
+                f'UPDATE {Seat._meta.db_table} SET {sets} WHERE "id" = %s',
+                [f.get_db_prep_save(changed[f.attname], connection) for f in fields] + [seat_id],
+            )
+        )
     if columns:
         sets = ", ".join(f'"{f.column}" = %s' for f in columns)
-        main = f'UPDATE {Table._meta.db_table} SET {sets} WHERE "id" = %s'
-        params += [f.get_db_prep_save(getattr(table, f.attname), connection) for f in columns]
-        params.append(table.pk)
-    elif ctes:
-        main = "SELECT 1"
-    else:
+        parts.append(
+            (
+                f'UPDATE {Table._meta.db_table} SET {sets} WHERE "id" = %s',
+                [f.get_db_prep_save(getattr(table, f.attname), connection) for f in columns]
+                + [table.pk],
+            )
+        )
+    if not parts:
         return
-    statement = ("WITH " + ", ".join(ctes) + " " + main) if ctes else main
     with connection.cursor() as cursor:
-        cursor.execute(statement, params)
+        if not _postgres():
+            for statement, params in parts:
+                cursor.execute(statement, params)
+            return
+        *before, (main, params) = parts
+        if before:
+            ctes = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(before))
+            main = f"WITH {ctes} {main}"
+            params = [p for _, ps in before for p in ps] + params
+        cursor.execute(main, params)

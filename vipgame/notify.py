@@ -29,7 +29,8 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-async def _send_all(layer: Any, messages: Sequence[Message]) -> None:
+async def send_all(layer: Any, messages: Sequence[Message]) -> None:
+    """Send now, from async code (bench/transport_app.py uses the same path)."""
     # Each group is one audience: the order between groups does not matter, so
     # the sends go out together, in one Redis round trip where the layer can
     # (vipgame.channel_layer). Each message still reaches its group in order.
@@ -44,7 +45,7 @@ async def _send_logged(
     layer: Any, messages: Sequence[Message], sent: Callable[[], None] | None
 ) -> bool:
     try:
-        await _send_all(layer, messages)
+        await send_all(layer, messages)
     except (OSError, RedisError) as exc:
         kinds = sorted({str(m.get("type")) for _, m in messages})
         logger.warning("%s not sent: %s", ", ".join(kinds), exc)

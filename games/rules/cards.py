@@ -104,8 +104,13 @@ def card_str(card: Card) -> str:
     return RANKS[card >> 2] + SUITS[card & 3]
 
 
+# Every view and saved state spells cards out: looked up, not rebuilt.
+_CARD_STR: tuple[str, ...] = tuple(card_str(c) for c in range(52))
+
+
 def cards_str(cards: Iterable[Card]) -> list[str]:
-    return [card_str(c) for c in cards]
+    names = _CARD_STR
+    return [names[c] for c in cards]
 
 
 def card_display(card: Card) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock
+from games import clock, sql
 from games.errors import (
     AccountInactive,
     AlreadySeated,
@@ -487,10 +487,8 @@ def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     if delta == 0:
         # The usual heartbeat: the seat is connected and stays so. One UPDATE,
         # no table lock, nothing to tell anyone.
-        recently = clock.now() - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
-        if Seat.objects.filter(
-            table_id=table_id, user=user, connections__gt=0, last_seen__gte=recently
-        ).update(last_seen=clock.now()):
+        now = clock.now()
+        if sql.seat_alive(table_id, user.pk, now, now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)):
             return
     work = TableWork(table_id)
     seat = work.seat_of(user)

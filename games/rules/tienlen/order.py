@@ -36,13 +36,18 @@ def is_red(card: TlCard) -> bool:
 
 
 def tl_str(card: TlCard) -> str:
-    return card_str(from_tl(card))
+    return _TL_STR[card]
 
 
 def tl_strs(cards: Iterable[TlCard]) -> list[str]:
-    return [card_str(from_tl(c)) for c in cards]
+    names = _TL_STR
+    return [names[c] for c in cards]
 
 
 def parse_tl(items: object, *, field: str = "cards") -> tuple[TlCard, ...]:
     """Parse card strings into a sorted tuple of Tiến Lên codes (refusing repeats)."""
     return tuple(sorted(to_tl(c) for c in parse_cards(items, field=field)))
+
+
+# Views and saved states spell out every card of the hand's history: looked up.
+_TL_STR: tuple[str, ...] = tuple(card_str(from_tl(c)) for c in range(52))
