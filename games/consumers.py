@@ -61,6 +61,9 @@ POLICY_VIOLATION = 1008
 ACCOUNT_BANNED = 4401
 LOGGED_OUT = 4400
 TOO_MANY_SOCKETS = 4429
+# A socket that finds itself behind at a heartbeat waits this long for the
+# publication in flight before it reads the full state.
+CATCH_UP_GRACE_S = 1.0
 HEARTBEAT_S = 15
 
 
@@ -261,12 +264,13 @@ class RoomSocket(AsyncWebsocketConsumer):
                 self.closed = True
 
     async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")))
+
+    async def send_text(self, text: str) -> None:
         if self.closed:
             return
         try:
-            await self.send(
-                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
-            )
+            await self.send(text_data=text)
         except Disconnected:  # the client went away before its disconnect arrived
             self.closed = True
 
@@ -436,9 +440,19 @@ class TableSocket(RoomSocket):
             await self._call(services.seat_presence, delta=0)
         version = await db(selectors.table_version)(table_id=self.table_id)
         if version is not None and version > self.last_version:
+            # Usually that version's publication is on its way: catch up only
+            # if it has not arrived a moment later.
+            self.catching_up = asyncio.ensure_future(self._catch_up(version))
+
+    async def _catch_up(self, version: int) -> None:
+        await asyncio.sleep(CATCH_UP_GRACE_S)
+        if self.last_version < version and not self.closed:
             await self._deliver(await self._state(self.last_version), force=True)
 
     async def disconnect(self, code: int) -> None:
+        task = getattr(self, "catching_up", None)
+        if task is not None:
+            task.cancel()
         if getattr(self, "seated", False):
             with contextlib.suppress(ServiceError):
                 await self._call(services.seat_presence, delta=-1)
@@ -468,7 +482,12 @@ class TableSocket(RoomSocket):
         return await db(service)(table_id=self.table_id, user=self.user, **kwargs)
 
     async def _deliver(
-        self, payload: dict[str, Any], *, personal: bool = True, force: bool = False
+        self,
+        payload: dict[str, Any],
+        *,
+        personal: bool = True,
+        force: bool = False,
+        text: str | None = None,
     ) -> None:
         """Send a state unless one as new was already sent (a version arrives
         twice when a heartbeat's catch-up overtakes the publication, and the
@@ -492,7 +511,10 @@ class TableSocket(RoomSocket):
                 await self._leave(publish.public_group(self.table_id))
             else:
                 await self._join(publish.public_group(self.table_id))
-        await self.send_json(payload)
+        if text is None:
+            await self.send_json(payload)
+        else:
+            await self.send_text(text)
 
     async def handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -601,23 +623,25 @@ class TableSocket(RoomSocket):
         await self._call(services.table_add_bot, position=message.get("position"))
 
     async def table_state(self, event: dict[str, Any]) -> None:
-        payload, personal = event["payload"], bool(event.get("personal"))
-        if payload.get("type") == "delta":
-            await self._deliver_delta(payload, personal=personal)
+        """A published state or delta (``games.publish.encoded``: its JSON text
+        and the fields read here), sent on as it is."""
+        personal = bool(event.get("personal"))
+        if event.get("kind") == "delta":
+            await self._deliver_delta(event, personal=personal)
         else:
-            await self._deliver(payload, personal=personal)
+            await self._deliver(event, personal=personal, text=event["text"])
 
-    async def _deliver_delta(self, payload: dict[str, Any], *, personal: bool) -> None:
+    async def _deliver_delta(self, event: dict[str, Any], *, personal: bool) -> None:
         """A move's delta (docs/protocol.md): sent as it is when this socket
         was sent the version it applies to; one it already has is dropped; after
         a gap (a message lost, or a catch-up that raced it) the full state."""
-        if (not personal and self.seated) or payload["v"] <= self.last_version:
+        if (not personal and self.seated) or event["v"] <= self.last_version:
             return
-        if payload["base"] != self.last_version:
+        if event["base"] != self.last_version:
             await self._deliver(await self._state(self.last_version), force=True)
             return
-        self.last_version = payload["v"]
-        await self.send_json(payload)
+        self.last_version = event["v"]
+        await self.send_text(event["text"])
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

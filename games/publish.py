@@ -6,6 +6,7 @@ state it already holds) and sent after commit through ``vipgame.notify``.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
@@ -466,6 +467,31 @@ def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
     return ""
 
 
+def encoded(messages: Sequence[Message]) -> list[Message]:
+    """Table states and deltas as the channel layer carries them: the JSON
+    text the sockets send as it is (encoded once per payload, not once per
+    socket) with the few fields a socket reads (``v``, ``base``, ``seat``)."""
+    texts: dict[int, str] = {}
+    out: list[Message] = []
+    for group, message in messages:
+        payload = message.get("payload")
+        if message.get("type") == "table.state" and isinstance(payload, dict):
+            key = id(payload)
+            if key not in texts:
+                texts[key] = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            message = {
+                "type": "table.state",
+                "personal": bool(message.get("personal")),
+                "kind": payload["type"],
+                "v": payload["v"],
+                "base": payload.get("base"),
+                "seat": payload.get("seat"),
+                "text": texts[key],
+            }
+        out.append((group, message))
+    return out
+
+
 def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str | None = None) -> None:
     """Send a table change's messages (after commit, best effort: a client that
     misses one resyncs by version) through the one notification path.
@@ -486,4 +512,4 @@ def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str | None = N
         def sent() -> None:
             metrics.action_published(game, action, time.perf_counter() - started)
 
-    notify.send(messages, sent=sent)
+    notify.send(encoded(messages), sent=sent)

@@ -5,6 +5,7 @@ error, so the schema cannot fall behind the code)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -87,7 +88,14 @@ def check_group_message(group: str, message: dict[str, Any]) -> None:
     """A message sent to the channel layer, as the sockets will send it on
     (a table's ``payload``: ``state``, ``delta``, ``chat``)."""
     kind = message.get("type")
-    if str(kind).startswith("table.") and isinstance(message.get("payload"), dict):
+    if kind == "table.state" and isinstance(message.get("text"), str):
+        payload = json.loads(message["text"])
+        check("WsServerMessage", payload)
+        # The fields the socket reads are the payload's own.
+        assert (message["kind"], message["v"]) == (payload["type"], payload["v"])
+        assert message["base"] == payload.get("base")
+        assert message["seat"] == payload.get("seat")
+    elif str(kind).startswith("table.") and isinstance(message.get("payload"), dict):
         check("WsServerMessage", message["payload"])
     elif kind == "lobby.table":
         check("WsServerMessage", {"type": "table", "table": message["table"]})
