@@ -11,7 +11,6 @@ registered with ``transaction.on_commit`` to be run by
 
 from __future__ import annotations
 
-import copy
 import random
 from datetime import timedelta
 from typing import Any
@@ -107,7 +106,7 @@ class TableWork:
         self._hand, self._hand_loaded, self._refs = hand, True, refs
         if hand is not None:
             self._state = self._loaded_state = self.plugin.engine.loads(hand.state)
-            self._hand_before = copy.copy(hand)
+            self._hand_before = sql.clone(hand)
 
     def seat_of(self, user: User) -> Seat | None:
         return next((s for s in self.seats if s.user_id == user.pk), None)
@@ -154,7 +153,7 @@ class TableWork:
             self._hand_loaded = True
             if self._hand is not None:
                 self._state = self._loaded_state = self.plugin.engine.loads(self._hand.state)
-                self._hand_before = copy.copy(self._hand)
+                self._hand_before = sql.clone(self._hand)
         return self._hand
 
     @property
@@ -342,11 +341,11 @@ class TableWork:
             self._seat_changes,
         )
         after.publication = Publication(
-            table=copy.copy(table),
+            table=sql.clone(table),
             plugin=self.plugin,
             seats=None if self._seats is None else list(self._seats),
             refs=self.refs,
-            hand=None if hand is None else copy.copy(hand),
+            hand=None if hand is None else sql.clone(hand),
             state=self._state,
             before=self._loaded_state if delta else None,
             events=self._events,

@@ -9,8 +9,8 @@ from ..game import payment_json
 from .moves import legal_plays
 from .order import tl_str, tl_strs
 from .rules import rules_to_dict
-from .state import HandState
-from .types import ChainJSON, HintsJSON, RulesJSON, TableJSON, TienLenView
+from .state import HandState, Move
+from .types import ChainJSON, HintsJSON, MoveJSON, RulesJSON, TableJSON, TienLenView
 
 
 def view(state: HandState, player: int | None) -> TienLenView:
@@ -38,16 +38,7 @@ def view(state: HandState, player: int | None) -> TienLenView:
         "left": list(state.left),
         "must_include": None if state.must_include is None else tl_str(state.must_include),
         "chain": _chain(state),
-        "history": [
-            {
-                "player": m.player,
-                "action": "play" if m.cards else "pass",
-                "cards": tl_strs(m.cards),
-                "round": m.round,
-                "chop": m.chop,
-            }
-            for m in state.history
-        ],
+        "history": _history_json(state.history),
         "settled": [payment_json(p) for p in state.settled],
         "hints": _hints(state, player),
         "finished": state.finished,
@@ -56,6 +47,46 @@ def view(state: HandState, player: int | None) -> TienLenView:
         data["winner"] = state.winner
         data["instant"] = state.instant.type if state.instant else None
         data["hands"] = [tl_strs(h) for h in state.hands]
+    return data
+
+
+# Each move's JSON, built once and shared by every view that shows it (a
+# move's views before and after, and every player's, repeat the history).
+# Keyed by the move object, kept with it so that the key stays its own.
+_MOVES: dict[int, tuple[Move, MoveJSON]] = {}
+
+
+_HISTORIES: dict[int, tuple[tuple[Move, ...], list[MoveJSON]]] = {}
+
+
+def _history_json(history: tuple[Move, ...]) -> list[MoveJSON]:
+    """The history's JSON, built once per state (every viewer's view shows
+    it). Shared: never change the list it returns."""
+    found = _HISTORIES.get(id(history))
+    if found is not None and found[0] is history:
+        return found[1]
+    if len(_HISTORIES) >= 256:
+        _HISTORIES.clear()
+    data = [_move_json(m) for m in history]
+    _HISTORIES[id(history)] = (history, data)
+    return data
+
+
+def _move_json(move: Move) -> MoveJSON:
+    """Shared: never change the dict it returns."""
+    found = _MOVES.get(id(move))
+    if found is not None and found[0] is move:
+        return found[1]
+    if len(_MOVES) >= 4096:
+        _MOVES.clear()
+    data: MoveJSON = {
+        "player": move.player,
+        "action": "play" if move.cards else "pass",
+        "cards": tl_strs(move.cards),
+        "round": move.round,
+        "chop": move.chop,
+    }
+    _MOVES[id(move)] = (move, data)
     return data
 
 
