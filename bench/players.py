@@ -157,9 +157,13 @@ class Player:
         self.rng = random.Random(spec.id * 10 + position)
         self.server = position % len(self.urls)
 
-    async def play(self, until: float) -> None:
+    async def play(self, until: float, ramp: float = 0.0) -> None:
+        """Play until ``until``; the first connection at a random moment of the
+        first ``ramp`` seconds (players arrive over time, not all at once)."""
         from websockets.asyncio.client import connect
 
+        if ramp:
+            await asyncio.sleep(self.rng.random() * ramp)
         while time.perf_counter() < until:
             try:
                 async with connect(

@@ -47,14 +47,20 @@ def server_urls(stack: Stack) -> list[str]:
 
 
 async def drive(
-    specs: list[TableSpec], urls: list[str], warmup: float, seconds: float, think: float = 0.0
+    specs: list[TableSpec],
+    urls: list[str],
+    warmup: float,
+    seconds: float,
+    think: float = 0.0,
+    ramp: float = 0.0,
 ) -> Run:
     """Play until the window closes, then listen a little longer (no new moves)
-    so that the last moves' states can arrive."""
+    so that the last moves' states can arrive. The players connect over the
+    first ``ramp`` seconds of the warm-up."""
     start = time.perf_counter()
     run = Run((start + warmup, start + warmup + seconds), think)
     players = players_for(run, specs, urls)
-    await asyncio.gather(*(p.play(run.window[1] + GRACE_S) for p in players))
+    await asyncio.gather(*(p.play(run.window[1] + GRACE_S, ramp) for p in players))
     return run
 
 
@@ -176,7 +182,9 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             urls = server_urls(stack)
             # /readyz every second and /metrics every 5 s, as in production.
             with Probes(stack.ports[0]) as probes:
-                run = asyncio.run(drive(specs, urls, args.warmup, args.seconds, args.think))
+                run = asyncio.run(
+                    drive(specs, urls, args.warmup, args.seconds, args.think, args.ramp)
+                )
             cpu_after = monitor.cpu()
             stop.set()
             sampler.join()
@@ -315,6 +323,10 @@ def main() -> None:
                         help="size of each seat's message in the ceiling run "
                         "(default: the mean size of the table messages this run's "
                         "players received)")  # fmt: skip
+    parser.add_argument(
+        "--ramp", type=float, default=0.0,
+        help="connect the players over this many seconds of the warm-up (default: all at once)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = benchmark(args)
