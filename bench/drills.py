@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import Run, TableSpec, create_tables, money_checks, money_ok, players_for
-from bench.stack import RESULTS, Stack, setup_django, wait_until
+from bench.stack import RESULTS, Stack, setup_django, wait_until, write_results
 
 TIMERS = {"turn_seconds": 8, "summary_seconds": 2, "reveal_seconds": 1}
 
@@ -284,10 +284,7 @@ def main() -> None:
             shutil.copytree(tmp, logs, ignore=shutil.ignore_patterns("*.sock", "pg", "beat-*"))
         results.append(result)
         print(json.dumps(result, indent=2, default=str))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"drills-{args.drill}.json"
-    path.write_text(json.dumps(results, indent=2, default=str))
-    print(f"\nwrote {path}")
+    write_results(results, f"drills-{args.drill}")
     sys.exit(0 if all(r["passed"] for r in results) else 1)
 
 

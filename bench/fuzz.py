@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import GAMES, TableSpec, create_tables, money_checks, money_ok
-from bench.stack import RESULTS, Stack, setup_django
+from bench.stack import RESULTS, Stack, setup_django, write_results
 from games.protocol import follow
 
 LONG = {
@@ -392,10 +392,7 @@ def main() -> None:
         shutil.rmtree(logs, ignore_errors=True)
         shutil.copytree(tmp, logs, ignore=shutil.ignore_patterns("*.sock", "pg", "static"))
     print(json.dumps(result, indent=2, default=str))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "fuzz.json"
-    path.write_text(json.dumps(result, indent=2, default=str))
-    print(f"\nwrote {path}")
+    write_results(result, "fuzz")
     sys.exit(0 if result["passed"] else 1)
 
 

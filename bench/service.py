@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.stack import RESULTS, ROOT, fresh_database, percentile
+from bench.stack import ROOT, fresh_database, percentile, write_results
 
 
 def _p(values: list[float], q: float) -> float:
@@ -268,10 +268,7 @@ def main() -> None:
     result["command"] = " ".join(["python -m bench.service", *sys.argv[1:]])
     result["date"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     print(json.dumps(result, indent=2))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"service-{args.game}.json"
-    path.write_text(json.dumps(result, indent=2))
-    print(f"\nwrote {path}")
+    write_results(result, f"service-{args.game}")
 
 
 if __name__ == "__main__":

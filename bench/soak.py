@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import GAMES, Run, create_tables, money_checks, money_ok, players_for
-from bench.stack import RESULTS, Stack, setup_django
+from bench.stack import Stack, setup_django, write_results
 
 # Short clocks so that hands follow each other quickly (players move at once).
 TIMERS = {"turn_seconds": 10, "reveal_seconds": 1, "summary_seconds": 1, "arrange_seconds": 30}
@@ -127,10 +127,7 @@ def main() -> None:
         result = soak(args.games, args.tables, args.hands, args.minutes, args.chaos, Path(tmp))
     summary = {k: v for k, v in result.items() if k != "progress"}
     print(json.dumps(summary, indent=2, default=str))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"soak-{'-'.join(args.games)}.json"
-    path.write_text(json.dumps(result, indent=2, default=str))
-    print(f"\nwrote {path}")
+    write_results(result, f"soak-{'-'.join(args.games)}")
     sys.exit(0 if result["passed"] else 1)
 
 

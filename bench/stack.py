@@ -10,6 +10,7 @@ restarted by name (``daphne-a``, ``daphne-b``, ``celery``).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import secrets
@@ -51,6 +52,16 @@ def fresh_database(url: str, suffix: str = "_bench") -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
     return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def write_results(data: Any, name: str) -> Path:
+    """Write a benchmark's results as JSON to ``bench/results/<name>.json``
+    and say where."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2, default=str))
+    print(f"\nwrote {path}")
+    return path
 
 
 def percentile(values: list[float], q: float) -> float | None:

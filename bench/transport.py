@@ -32,7 +32,6 @@ from typing import Any
 
 from bench.stack import (
     BIN,
-    RESULTS,
     ROOT,
     Monitor,
     free_port,
@@ -40,6 +39,7 @@ from bench.stack import (
     percentile,
     raise_file_limit,
     wait_http,
+    write_results,
 )
 
 SEATS = 4
@@ -184,10 +184,7 @@ def main() -> None:
     )  # fmt: skip
     result["date"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     print(json.dumps(result, indent=2))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"transport-{args.tables}-{args.fanout}-{args.bytes}.json"
-    path.write_text(json.dumps(result, indent=2))
-    print(f"\nwrote {path}")
+    write_results(result, f"transport-{args.tables}-{args.fanout}-{args.bytes}")
 
 
 if __name__ == "__main__":

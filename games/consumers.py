@@ -396,6 +396,7 @@ class TableSocket(RoomSocket):
         self.last_personal = False
         self.groups_joined: set[str] = set()
         self.seated = False
+        self.catching_up: asyncio.Future[None] | None = None
         try:
             state = await self._state(None)
         except TableNotFound:
@@ -439,7 +440,8 @@ class TableSocket(RoomSocket):
         if self.seated:
             await self._call(services.seat_presence, delta=0)
         version = await db(selectors.table_version)(table_id=self.table_id)
-        if version is not None and version > self.last_version:
+        waiting = self.catching_up is not None and not self.catching_up.done()
+        if version is not None and version > self.last_version and not waiting:
             # Usually that version's publication is on its way: catch up only
             # if it has not arrived a moment later.
             self.catching_up = asyncio.ensure_future(self._catch_up(version))

@@ -1,7 +1,8 @@
 """What each connected client is sent: its own seat's view, never more.
 
-Payloads are built once per seat inside the service's transaction (from the
-state it already holds) and sent after commit through ``vipgame.notify``.
+A committed change's :class:`Publication` builds the payloads after the
+commit, outside the table lock (from the state the unit of work held): a
+delta or a full state per recipient, sent through ``vipgame.notify``.
 """
 
 from __future__ import annotations
@@ -246,7 +247,7 @@ def hand_info(hand: Hand | None, view: Mapping[str, Any] | None) -> dict[str, An
     }
 
 
-HAND_FIXED = ("id", "players", "view")
+_HAND_FIXED = ("id", "players", "view")
 
 
 def hand_fields(hand: Hand) -> dict[str, Any]:
@@ -254,7 +255,7 @@ def hand_fields(hand: Hand) -> dict[str, Any]:
     players and view)."""
     info = hand_info(hand, None)
     assert info is not None
-    return {k: v for k, v in info.items() if k not in HAND_FIXED}
+    return {k: v for k, v in info.items() if k not in _HAND_FIXED}
 
 
 def clock_info(
@@ -372,26 +373,18 @@ class Publication:
         assert seats is not None
         chips = seat_chips(table, seats)
         status = None if state is None else self.plugin.engine.status(state)
-        messages: list[Message] = []
-        for seat in seats:
-            if seat.is_bot:
-                continue
-            payload = state_payload(table, seats, chips, hand, state, seat, self.events, status)
-            messages.append(
-                (
-                    user_group(table.pk, seat.user_id),
-                    {"type": "table.state", "payload": payload, "personal": True},
-                )
+        messages = [
+            _personal(
+                table,
+                seat.user_id,
+                state_payload(table, seats, chips, hand, state, seat, self.events, status),
             )
+            for seat in seats
+            if not seat.is_bot
+        ]
         public = state_payload(table, seats, chips, hand, state, None, self.events, status)
-        messages.append((public_group(table.pk), {"type": "table.state", "payload": public}))
-        for user_id in self.gone_users:
-            messages.append(
-                (
-                    user_group(table.pk, user_id),
-                    {"type": "table.state", "payload": public, "personal": True},
-                )
-            )
+        messages.append(_public(table, public))
+        messages += [_personal(table, user_id, public) for user_id in self.gone_users]
         return messages
 
     def _deltas(self) -> list[Message]:
@@ -434,20 +427,27 @@ class Publication:
                 }
             return patches[player]
 
-        messages: list[Message] = [
-            (
-                user_group(table.pk, ref.user_id),
-                {
-                    "type": "table.state",
-                    "payload": delta(player_of_user(hand, ref.user_id)),
-                    "personal": True,
-                },
-            )
+        messages = [
+            _personal(table, ref.user_id, delta(player_of_user(hand, ref.user_id)))
             for ref in self.refs
             if not ref.is_bot
         ]
-        messages.append((public_group(table.pk), {"type": "table.state", "payload": delta(None)}))
+        messages.append(_public(table, delta(None)))
         return messages
+
+
+def _personal(table: Table, user_id: int, payload: dict[str, Any]) -> Message:
+    """A state or delta for one user's sockets at the table."""
+    return user_group(table.pk, user_id), {
+        "type": "table.state",
+        "payload": payload,
+        "personal": True,
+    }
+
+
+def _public(table: Table, payload: dict[str, Any]) -> Message:
+    """A state or delta for the sockets of nobody seated (spectators)."""
+    return public_group(table.pk), {"type": "table.state", "payload": payload}
 
 
 def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict[str, Any]:
@@ -456,15 +456,6 @@ def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict
         "taken": len(seats),
         "humans": sum(1 for s in seats if not s.is_bot),
     }
-
-
-def _game_of(messages: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    """The game of the table whose state these messages carry ("" for others, e.g. chat)."""
-    for _group, message in messages:
-        payload = message.get("payload")
-        if message.get("type") == "table.state" and isinstance(payload, dict):
-            return str((payload.get("table") or {}).get("game") or "")
-    return ""
 
 
 def encoded(messages: Sequence[Message]) -> list[Message]:
@@ -492,20 +483,16 @@ def encoded(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-def send(messages: Sequence[tuple[str, dict[str, Any]]], *, game: str | None = None) -> None:
+def send(messages: Sequence[Message], *, game: str = "") -> None:
     """Send a table change's messages (after commit, best effort: a client that
     misses one resyncs by version) through the one notification path.
 
-    The first table state published by a socket's action is measured from
-    the action's arrival to the end of this publication.
+    The first table state published by a socket's action in ``game`` is
+    measured from the action's arrival to the end of this publication.
     """
     timing = action_received.get()
     sent = None
-    if timing is None or timing.claimed:
-        game = ""
-    elif game is None:
-        game = _game_of(messages)
-    if timing is not None and game:
+    if timing is not None and not timing.claimed and game:
         timing.claimed = True
         started, action = timing.received, timing.action
 

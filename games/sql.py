@@ -6,8 +6,8 @@ and no ORM query compilation.
 2. :func:`hand_and_refs`: the current hand (with its engine state) and the
    seats in short, read after the lock so that both are the latest committed.
 3. :func:`write`: one statement that updates the table's changed columns and,
-   as data-modifying CTEs, the hand's state, the seat's recent client ids and
-   the new events.
+   as data-modifying CTEs, the hand's state, the new events and the seats'
+   changed fields (the mover's recent client ids; a hand's end in Hold'em).
 
 The statements are built once per process from the models' fields (column
 names and conversions are Django's), so they stay true to the migrations.
@@ -129,8 +129,10 @@ def table_as(table: Table, values: dict[str, Any]) -> Table:
     return old
 
 
-def changed_columns(table: Table, saved: dict[str, Any]) -> list[Field[Any, Any]]:
-    return [f for f in _fields(Table) if getattr(table, f.attname) != saved[f.attname]]
+def changed_columns(table: Table, saved: dict[str, Any]) -> dict[str, Any]:
+    """The table's columns whose value is not the one loaded: ``{attname: value}``."""
+    values = {name: getattr(table, name) for name in _attnames(Table)}
+    return {name: value for name, value in values.items() if value != saved[name]}
 
 
 # -- seats in short and the hand -------------------------------------------------
@@ -239,29 +241,29 @@ def _field_of(model: Any, attname: str) -> Field[Any, Any]:
     return next(f for f in _fields(model) if f.attname == attname)
 
 
+def _update(model: Any, pk: int, values: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``UPDATE`` of one row's fields (``{attname: value}``), with its parameters."""
+    fields = [_field_of(model, name) for name in values]
+    sets = ", ".join(f'"{f.column}" = %s' for f in fields)
+    params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
+    return f'UPDATE {model._meta.db_table} SET {sets} WHERE "id" = %s', [*params, pk]
+
+
 def write(
     table: Table,
-    columns: Sequence[Field[Any, Any]],
+    columns: dict[str, Any],
     hand: Hand | None,
     events: Sequence[EventRecord],
     seats: dict[int, dict[str, Any]],
 ) -> None:
-    """One statement: the table's changed columns, and with them the hand's
-    state (when ``hand``), the new events and the seats' changed fields
-    (``{seat id: {field: value}}``)."""
+    """One statement: the table's changed columns (``{attname: value}``), and
+    with them the hand's state (when ``hand``), the new events and the seats'
+    changed fields (``{seat id: {field: value}}``)."""
     # (statement, parameters): on PostgreSQL all but the last become
     # data-modifying CTEs of the last, run as one statement.
     parts: list[tuple[str, list[Any]]] = []
     if hand is not None:
-        fields = [_field_of(Hand, name) for name in _HAND_WRITE]
-        sets = ", ".join(f'"{f.column}" = %s' for f in fields)
-        parts.append(
-            (
-                f'UPDATE {Hand._meta.db_table} SET {sets} WHERE "id" = %s',
-                [f.get_db_prep_save(getattr(hand, f.attname), connection) for f in fields]
-                + [hand.pk],
-            )
-        )
+        parts.append(_update(Hand, hand.pk, {name: getattr(hand, name) for name in _HAND_WRITE}))
     if events:
         assert hand is not None
         names = ", ".join(f'"{c}"' for c in _EVENT_COLUMNS)
@@ -288,24 +290,9 @@ def write(
                 values,
             )
         )
-    for seat_id, changed in sorted(seats.items()):
-        fields = [_field_of(Seat, name) for name in changed]
-        sets = ", ".join(f'"{f.column}" = %s' for f in fields)
-        parts.append(
-            (
-                f'UPDATE {Seat._meta.db_table} SET {sets} WHERE "id" = %s',
-                [f.get_db_prep_save(changed[f.attname], connection) for f in fields] + [seat_id],
-            )
-        )
+    parts += [_update(Seat, seat_id, changed) for seat_id, changed in sorted(seats.items())]
     if columns:
-        sets = ", ".join(f'"{f.column}" = %s' for f in columns)
-        parts.append(
-            (
-                f'UPDATE {Table._meta.db_table} SET {sets} WHERE "id" = %s',
-                [f.get_db_prep_save(getattr(table, f.attname), connection) for f in columns]
-                + [table.pk],
-            )
-        )
+        parts.append(_update(Table, table.pk, columns))
     if not parts:
         return
     with _cursor() as cursor:

@@ -202,9 +202,7 @@ def advance(work: TableWork, before: Status | None, *, restart_clock: bool) -> N
         finish_hand(work)
         return
     refs = work.hand_refs()
-    work.bots_to_move(
-        {ref.position for i in status.actors if (ref := refs[i]) is not None and ref.is_bot}
-    )
+    work.bots_to_move({refs[i].position for i in status.actors if refs[i].is_bot})
     if status.clock is None:
         work.clear_clock()
     elif restart_clock or not same_clock:
@@ -224,10 +222,7 @@ def finish_hand(work: TableWork) -> None:
     outcome = work.plugin.engine.outcome(work.state)
     hand.ended_at = clock.now()
     hand.result = publish.hand_result(table.game, work.unit(), outcome)
-    refs = work.hand_refs()
-    assert all(refs), "a player's seat is kept until the hand is settled"
-    seats = [r for r in refs if r is not None]
-    work.update_seats(work.plugin.after_hand(table, seats, outcome, hand.setup))
+    work.update_seats(work.plugin.after_hand(table, work.hand_refs(), outcome, hand.setup))
     table.status = Table.Status.SUMMARY
     work.hand_finished(hand.pk)
     work.announce()

@@ -30,13 +30,13 @@ from vipgame.accounts.models import User
 from vipgame.ops import context
 
 # Seat fields no state shows: changing only these still allows a delta.
-SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts", "client_seed"})
+SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts"})
 
 
 class TableWork:
     def __init__(self, table_id: int) -> None:
-        # One prepared statement, no ORM query compilation (issue 15): the
-        # table row, locked. Only the columns that change are written back.
+        # One statement, no ORM query compilation (games.sql): the table row,
+        # locked. Only the columns that change are written back.
         table = sql.lock_table(table_id)
         if table is None:
             raise TableNotFound()
@@ -173,18 +173,12 @@ class TableWork:
         self.table.current_hand = hand
         context.bind(hand=hand.pk)
 
-    def hand_seats(self) -> list[Seat]:
-        """The seats of the current hand's players, in player order."""
-        assert self.hand is not None
-        by_position = {s.position: s for s in self.seats}
-        return [by_position[p["position"]] for p in self.hand.players]
-
-    def hand_refs(self) -> list[SeatRef | None]:
+    def hand_refs(self) -> list[SeatRef]:
         """The seats (in short) of the current hand's players, in player order
-        (None where the seat is empty now)."""
+        (a player's seat is kept until the hand is settled)."""
         assert self.hand is not None
         by_position = {r.position: r for r in self.refs}
-        return [by_position.get(p["position"]) for p in self.hand.players]
+        return [by_position[p["position"]] for p in self.hand.players]
 
     def player_index(self, seat: Seat | SeatRef) -> int | None:
         if self.hand is None:
@@ -316,13 +310,7 @@ class TableWork:
             after.timer = (table.clock_version, deadline)
         table.active_at = clock.now()
         # A move of the hand it loaded that changed no seat: a delta.
-        delta = (
-            self._move
-            and not self._full
-            and not self._gone_users
-            and hand is not None
-            and self._loaded_state is not None
-        )
+        delta = self._move and not self._full and self._loaded_state is not None
         if not delta:
             # A full state shows the seats and the hand: read them under the lock.
             for seat in self.seats:

@@ -5,6 +5,7 @@ repository by the page's own routes: no server needed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,26 +46,31 @@ def serve(route: Any) -> None:
         route.fulfill(status=404, body="")
 
 
-def test_the_browser_applies_deltas_as_the_server_does(browser):
+@pytest.fixture
+def blank(browser: Any) -> Iterator[tuple[Any, list[str]]]:
+    """An empty page that serves static/js/, and the script errors it logs."""
     context = browser.new_context()
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        context.route(f"{ORIGIN}/**", serve)
-        page.goto(f"{ORIGIN}/")
-        pairs = cases(11, 300)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    context.route(f"{ORIGIN}/**", serve)
+    page.goto(f"{ORIGIN}/")
+    yield page, errors
+    context.close()
 
-        got = page.evaluate(APPLY_ALL, [list(pair) for pair in pairs])
 
-        want = [apply_delta(state, delta) for state, delta in pairs]
-        assert sum(w is None for w in want) == 4
-        assert len(got) == len(want)
-        for n, (js, py) in enumerate(zip(got, want, strict=True)):
-            assert js == py, f"case {n}: {pairs[n]}"
-        assert errors == []
-    finally:
-        context.close()
+def test_the_browser_applies_deltas_as_the_server_does(blank):
+    page, errors = blank
+    pairs = cases(11, 300)
+
+    got = page.evaluate(APPLY_ALL, [list(pair) for pair in pairs])
+
+    want = [apply_delta(state, delta) for state, delta in pairs]
+    assert sum(w is None for w in want) == 4
+    assert len(got) == len(want)
+    for n, (js, py) in enumerate(zip(got, want, strict=True)):
+        assert js == py, f"case {n}: {pairs[n]}"
+    assert errors == []
 
 
 # A socket.js Connection on a fake WebSocket, and the table's receive() on a
@@ -111,31 +117,23 @@ WIRING = """async ([state, delta, other]) => {
 }"""
 
 
-def test_the_socket_and_the_table_take_deltas_in_version_order(browser):
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        context.route(f"{ORIGIN}/**", serve)
-        page.goto(f"{ORIGIN}/")
-        old, new = {"log": [1], "pot": 2}, {"log": [1, 3], "pot": 4}
-        state, delta = state_with(old), delta_for(old, new)
-        other = delta_for(old, new, hand_id=99)
+def test_the_socket_and_the_table_take_deltas_in_version_order(blank):
+    page, errors = blank
+    old, new = {"log": [1], "pot": 2}, {"log": [1, 3], "pot": 4}
+    state, delta = state_with(old), delta_for(old, new)
+    other = delta_for(old, new, hand_id=99)
 
-        got = page.evaluate(WIRING, [state, delta, other])
+    got = page.evaluate(WIRING, [state, delta, other])
 
-        assert got["log"] == [
-            ["state", 7, [7], []],
-            ["delta", 8, [7, 8], []],
-            ["the same delta", 8, [7, 8], []],
-            ["a gap", 8, [7, 8], [8]],
-            ["another after the gap", 8, [7, 8], [8]],
-            ["the answer", 11, [7, 8, 11], [8]],
-            ["next", 12, [7, 8, 11, 12], [8]],
-            ["another hand", 12, [7, 8, 11, 12], [8, 12]],
-        ]
-        assert got["view"] == new
-        assert errors == []
-    finally:
-        context.close()
+    assert got["log"] == [
+        ["state", 7, [7], []],
+        ["delta", 8, [7, 8], []],
+        ["the same delta", 8, [7, 8], []],
+        ["a gap", 8, [7, 8], [8]],
+        ["another after the gap", 8, [7, 8], [8]],
+        ["the answer", 11, [7, 8, 11], [8]],
+        ["next", 12, [7, 8, 11, 12], [8]],
+        ["another hand", 12, [7, 8, 11, 12], [8, 12]],
+    ]
+    assert got["view"] == new
+    assert errors == []

@@ -22,16 +22,20 @@ def expected_deck(hand):
     )
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_staff_see_every_card_seed_and_event_of_a_settled_hand(tables, make_user, client, game):
+def inspect_settled(tables, make_user, client, game):
+    """A settled hand of ``game`` and its inspector, as a staff account sees it."""
     staff = make_user(is_staff=True)
     table, _users, _ = deal(make_user, game)
     hand = play_until_finished(tables, table)
     tables.drain()
     hand.refresh_from_db()
     client.force_login(staff)
+    return hand, client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
 
-    response = client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
+
+@pytest.mark.parametrize("game", GAMES)
+def test_staff_see_every_card_seed_and_event_of_a_settled_hand(tables, make_user, client, game):
+    hand, response = inspect_settled(tables, make_user, client, game)
 
     assert response.status_code == 200
     context = response.context
@@ -113,14 +117,7 @@ def test_players_cannot_open_the_hand_inspector(tables, make_user, client):
 def test_the_inspector_shows_cards_as_cards_payments_as_a_table_and_folds_the_json(
     tables, make_user, client, game
 ):
-    staff = make_user(is_staff=True)
-    table, _users, _ = deal(make_user, game)
-    hand = play_until_finished(tables, table)
-    tables.drain()
-    hand.refresh_from_db()
-    client.force_login(staff)
-
-    response = client.get(reverse("admin:games_hand_inspect", args=[hand.pk]))
+    hand, response = inspect_settled(tables, make_user, client, game)
 
     page = response.content.decode()
     context = response.context
@@ -138,7 +135,7 @@ def test_the_inspector_shows_cards_as_cards_payments_as_a_table_and_folds_the_js
     ]
     assert hand.result is not None
     payments = hand.result["payments"]
-    unit = table.stake if game != "holdem" else 1
+    unit = hand.table.stake if game != "holdem" else 1
     names = [p["name"] for p in hand.players]
     rows = [(r["from"], r["to"], r["units"], r["chips"], r["reason"]) for r in context["payments"]]
     assert rows == [

@@ -44,6 +44,19 @@ def play_until_finished(harness: Harness, table: Table, max_steps: int = 2000) -
     raise AssertionError("the hand did not finish")
 
 
+def seated_table(make_user: Any, game: str, humans: int, bots: int) -> tuple[Table, list[Any]]:
+    """A four-seat table of ``game`` (stake 2) with ``humans`` people (the
+    first owns it; Hold'em buy-in 400) and ``bots`` bots, nobody ready."""
+    owner = make_user()
+    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
+    users = [owner] + [make_user() for _ in range(humans - 1)]
+    for user in users:
+        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
+    for _ in range(bots):
+        services.table_add_bot(table_id=table.pk, user=owner)
+    return table, users
+
+
 def ready_all(table: Table) -> None:
     """Ready every human, each with a new seed for the next hand (a seed is
     never used twice); a Hold'em player who went broke buys in again first."""

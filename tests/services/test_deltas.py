@@ -14,7 +14,7 @@ from games import publish, selectors, services
 from games.models import Seat
 from games.protocol import DeltaMessage, apply_delta
 
-from .driver import next_hand, play_until_finished, ready_all
+from .driver import next_hand, play_until_finished, ready_all, seated_table
 
 pytestmark = pytest.mark.django_db
 
@@ -36,13 +36,7 @@ def _same(rebuilt: dict, fresh: dict) -> None:
     [("maubinh", 2, 2), ("tienlen", 3, 1), ("holdem", 3, 1)],
 )
 def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, game, humans, bots):
-    owner = make_user()
-    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
-    users = [owner] + [make_user() for _ in range(humans - 1)]
-    for user in users:
-        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
-    for _ in range(bots):
-        services.table_add_bot(table_id=table.pk, user=owner)
+    table, users = seated_table(make_user, game, humans, bots)
     by_group = {publish.user_group(table.pk, u.pk): u for u in users}
     by_group[publish.public_group(table.pk)] = None
     held: dict[str, dict] = {}

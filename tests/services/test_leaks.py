@@ -4,14 +4,14 @@ before the hand is over."""
 
 import pytest
 
-from games import publish, services
+from games import publish
 from games.models import Hand
 from games.protocol import apply_delta
 from games.rules import fairness
 from games.rules.cards import cards_str
 
 from ..tables import assert_money_consistent, payload_cards
-from .driver import next_hand, play_until_finished, ready_all
+from .driver import next_hand, play_until_finished, ready_all, seated_table
 
 pytestmark = pytest.mark.django_db
 
@@ -48,13 +48,7 @@ def dealt(hand: Hand) -> tuple[list[str], list[set[str]], set[str]]:
     [("maubinh", 2, 2), ("tienlen", 2, 2), ("holdem", 3, 1)],
 )
 def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans, bots):
-    owner = make_user()
-    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
-    users = [owner] + [make_user() for _ in range(humans - 1)]
-    for user in users:
-        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
-    for _ in range(bots):
-        services.table_add_bot(table_id=table.pk, user=owner)
+    table, users = seated_table(make_user, game, humans, bots)
     tables.drain()
     ready_all(table)
 

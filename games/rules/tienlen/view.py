@@ -50,43 +50,30 @@ def view(state: HandState, player: int | None) -> TienLenView:
     return data
 
 
-# Each move's JSON, built once and shared by every view that shows it (a
-# move's views before and after, and every player's, repeat the history).
-# Keyed by the move object, kept with it so that the key stays its own.
-_MOVES: dict[int, tuple[Move, MoveJSON]] = {}
-
-
+# Each state's history as JSON, built once and shared by every view of that
+# state (every player's and the public one repeat it). Keyed by the history
+# tuple, kept with it so that the key stays its own.
 _HISTORIES: dict[int, tuple[tuple[Move, ...], list[MoveJSON]]] = {}
 
 
 def _history_json(history: tuple[Move, ...]) -> list[MoveJSON]:
-    """The history's JSON, built once per state (every viewer's view shows
-    it). Shared: never change the list it returns."""
+    """Shared: never change the list it returns."""
     found = _HISTORIES.get(id(history))
     if found is not None and found[0] is history:
         return found[1]
     if len(_HISTORIES) >= 256:
         _HISTORIES.clear()
-    data = [_move_json(m) for m in history]
+    data: list[MoveJSON] = [
+        {
+            "player": m.player,
+            "action": "play" if m.cards else "pass",
+            "cards": tl_strs(m.cards),
+            "round": m.round,
+            "chop": m.chop,
+        }
+        for m in history
+    ]
     _HISTORIES[id(history)] = (history, data)
-    return data
-
-
-def _move_json(move: Move) -> MoveJSON:
-    """Shared: never change the dict it returns."""
-    found = _MOVES.get(id(move))
-    if found is not None and found[0] is move:
-        return found[1]
-    if len(_MOVES) >= 4096:
-        _MOVES.clear()
-    data: MoveJSON = {
-        "player": move.player,
-        "action": "play" if move.cards else "pass",
-        "cards": tl_strs(move.cards),
-        "round": move.round,
-        "chop": move.chop,
-    }
-    _MOVES[id(move)] = (move, data)
     return data
 
 
