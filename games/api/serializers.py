@@ -96,15 +96,21 @@ def _options_help() -> str:
 
 def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
     allowed = limits.FIELD_RANGES[name]
-    return serializers.IntegerField(min_value=allowed.low, max_value=allowed.high, **kwargs)
+    return serializers.IntegerField(
+        min_value=allowed.low,
+        max_value=allowed.high,
+        error_messages=limits.range_errors(name),
+        **kwargs,
+    )
 
 
 class TableCreateIn(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=Game.choices)
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
-        min_value=min(p.seats.low for p in PLUGINS.values()),
-        max_value=max(p.seats.high for p in PLUGINS.values()),
+        min_value=limits.SEATS.low,
+        max_value=limits.SEATS.high,
+        error_messages=limits.range_errors("seat_count", limits.SEATS),
         required=False,
         help_text="Default: the most the game allows.",
     )
