@@ -9,7 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from games import publish, selectors
+from games import publish, selectors, services
 from games.models import Hand
 from games.plugins import engine_for
 
@@ -120,3 +120,28 @@ def test_a_hand_in_play_has_no_steps(tables, make_user, api):
         409,
         "hand_not_finished",
     )
+
+
+def test_a_hand_voided_by_closing_its_table_replays_up_to_the_close(tables, make_user, api):
+    table, users = seated_table(make_user, "tienlen", humans=2, bots=0)
+    ready_all(table)
+    table.refresh_from_db()
+    assert table.current_hand_id is not None
+    engine = engine_for("tienlen")
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    first = engine.status(engine.loads(hand.state)).actors[0]
+    mover = next(u for u in users if u.pk == hand.players[first]["user_id"])
+    view = engine.view(engine.loads(hand.state), first)
+    services.table_act(table_id=table.pk, user=mover, action=engine.bot_action(view, 1))
+    services.table_close(table_id=table.pk, by=users[0], reason="test")
+    hand.refresh_from_db()
+    assert hand.voided
+
+    steps = api(users[1]).get(url(f"hands/{hand.pk}/replay/steps")).json()["steps"]
+
+    assert len(steps) == 2  # the deal and the one move made before the close
+    assert steps[-1]["result"] == hand.result
+    assert steps[-1]["result"]["voided"] is True
+    assert [s["finished"] for s in steps] == [False, False]
+    player = selectors.player_of(hand, users[1])
+    assert steps[-1]["view"] == plain(engine.view(engine.loads(hand.state), player))
