@@ -123,7 +123,8 @@ class GameEngine(Protocol):
 
     def change_of(self, events: Sequence[Event]) -> Change:
         """The change whose events begin at ``events[0]`` (the hand's events
-        from there on, private ones included); a ``RulesError`` if none does."""
+        from there on, private ones included, never empty); a ``RulesError``
+        (``replay_mismatch``) if no change begins with it."""
         ...
 
     def status(self, state: Any) -> Status: ...

@@ -84,8 +84,8 @@ class HoldemEngine:
 
     def change_of(self, events: Sequence[Event]) -> Change:
         # Every change starts with an action record: a time-out and a leave are flagged.
-        first = events[0] if events else None
-        if first is None or first.type != "action":
+        first = events[0]
+        if first.type != "action":
             raise RulesError("replay_mismatch", "No Hold'em change starts with this event")
         data = first.data
         if data.get("left"):

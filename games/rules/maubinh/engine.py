@@ -206,19 +206,18 @@ class MauBinhEngine:
         return state, events
 
     def change_of(self, events: Sequence[Event]) -> Change:
-        first = events[0] if events else None
-        if first is not None and first.type == "submitted":
+        first = events[0]
+        if first.type == "submitted":
             player = first.data["player"]
             arranged = events[1] if len(events) > 1 else None
             if arranged is None or arranged.type != "arranged" or arranged.seat != player:
                 raise RulesError("replay_mismatch", "A submission without its arrangement")
             chis = {key: arranged.data[key] for key in ("chi1", "chi2", "chi3")}
             return Change("act", player, {"type": "submit", **chis})
-        if first is not None and first.type == "left":
+        if first.type == "left":
             return Change("leave", first.data["player"])
-        if first is not None and first.type in ("arranged", "auto_arranged", "reveal"):
-            return Change("timeout")
-        if first is not None and first.type == "hand_finished":
+        # The arrange clock (late players arranged), a reveal clock, the last one (the end).
+        if first.type in ("arranged", "auto_arranged", "reveal", "hand_finished"):
             return Change("timeout")
         raise RulesError("replay_mismatch", "No Mậu Binh change starts with this event")
 

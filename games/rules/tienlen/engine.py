@@ -60,16 +60,16 @@ class TienLenEngine:
         return hand.leave(_require(state), player)
 
     def change_of(self, events: Sequence[Event]) -> Change:
-        first = events[0] if events else None
-        if first is not None and first.type == "timed_out":
+        first = events[0]
+        if first.type == "timed_out":
             return Change("timeout")
-        if first is not None and first.type == "left":
+        if first.type == "left":
             return Change("leave", first.data["player"])
-        if first is not None and first.type == "played":
+        if first.type == "played":
             return Change(
                 "act", first.data["player"], {"type": "play", "cards": first.data["cards"]}
             )
-        if first is not None and first.type == "passed":
+        if first.type == "passed":
             return Change("act", first.data["player"], {"type": "pass"})
         raise RulesError("replay_mismatch", "No Tiến Lên move starts with this event")
 
