@@ -455,6 +455,30 @@ class ReplayOut(serializers.Serializer[dict[str, Any]]):
     )
 
 
+class ReplayStepOut(serializers.Serializer[dict[str, Any]]):
+    events = component("Event", many=True, help_text="What this step did that you could see.")
+    view = component("View", help_text="The game's view after this step, as you saw it then.")
+    actors = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The player indices whose move it was next."
+    )
+    finished = serializers.BooleanField(help_text="The rules ended the hand at this step.")
+    result = component(
+        "Result", allow_null=True, help_text="The hand's result: on the last step only."
+    )
+
+
+class ReplayStepsOut(serializers.Serializer[dict[str, Any]]):
+    hand = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    number = serializers.IntegerField()
+    stake = serializers.IntegerField()
+    players = HandPlayerOut(many=True)
+    you = serializers.IntegerField(allow_null=True)
+    voided = serializers.BooleanField()
+    steps = ReplayStepOut(many=True, help_text="The deal, then one step per change, in order.")
+
+
 class PhhOut(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     complete = serializers.BooleanField(

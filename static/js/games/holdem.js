@@ -148,8 +148,8 @@ const game = {
   },
 };
 
-// The replay page (static/js/replay.js): the events as text, the table after
-// each step, and the cards known for the fairness check.
+// The replay page (static/js/replay.js): the events as text and the cards
+// known for the fairness check (the table at each step is drawn as live).
 game.replay = {
   describe(e, name) {
     switch (e.type) {
@@ -164,16 +164,6 @@ game.replay = {
       case "hand_end": return _("The hand is over");
       default: return null;
     }
-  },
-
-  picture(seen, { name }) {
-    const parts = [];
-    const dealt = seen.find((e) => e.type === "dealt");
-    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true })));
-    const board = seen.filter((e) => e.type === "board").flatMap((e) => e.cards);
-    parts.push(h("div", {}, h("strong", {}, _("Board")), " ", board.length ? cardRow(board, { small: true }) : "—"));
-    for (const show of seen.filter((e) => e.type === "show")) parts.push(h("div", {}, name(show.player), " ", cardRow(show.cards, { small: true })));
-    return parts;
   },
 
   known(events) {

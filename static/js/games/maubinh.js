@@ -269,8 +269,8 @@ const game = {
   },
 };
 
-// The replay page (static/js/replay.js): the events as text, the table after
-// each step, and the cards known for the fairness check.
+// The replay page (static/js/replay.js): the events as text and the cards
+// known for the fairness check (the table at each step is drawn as live).
 game.replay = {
   describe(e, name) {
     switch (e.type) {
@@ -280,18 +280,6 @@ game.replay = {
       case "reveal": return `Chi ${e.step}: ` + e.hands.map((x) => `${name(x.player)} ${nameVi(x.hand)} (${signed(e.units[x.player])})`).join(" · ");
       default: return null;
     }
-  },
-
-  picture(seen, { name }) {
-    const parts = [];
-    const dealt = seen.find((e) => e.type === "dealt");
-    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true }),
-      dealt.instant ? h("span", { class: "badge gold" }, instantVi(dealt.instant)) : null));
-    for (const reveal of seen.filter((e) => e.type === "reveal")) {
-      parts.push(h("div", { class: "mini-chi" }, h("strong", {}, `Chi ${reveal.step}`),
-        reveal.hands.map((x) => h("span", { class: "rev" }, ` ${name(x.player)} `, cardRow(x.cards, { small: true }), ` ${nameVi(x.hand)}`))));
-    }
-    return parts;
   },
 
   known(events) {
