@@ -3,11 +3,20 @@
 // (static/js/motion.js) and the sound (static/js/sound.js); `tick` puts the
 // seconds on the running clocks' rings and ticks in the last 5 s of mine. The
 // mute switch sits on the felt.
-import { h } from "./dom.js";
+import { h, replace, svg } from "./dom.js";
 import { _ } from "./i18n.js";
 import { moments, clockSecond } from "./moments.js";
 import { react } from "./motion.js";
 import { sound } from "./sound.js";
+
+/** A speaker, with waves when the sound is on and a cross when it is off. */
+function speaker(muted) {
+  const icon = svg("svg", { viewBox: "0 0 24 24", width: 20, height: 20, "aria-hidden": "true" });
+  const line = { fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" };
+  icon.append(svg("path", { d: "M3 9h4l5-4v14l-5-4H3z", fill: "currentColor" }),
+    svg("path", { ...line, d: muted ? "M16 9l6 6M22 9l-6 6" : "M16 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13" }));
+  return icon;
+}
 
 // The sound of each moment; a change's sounds play one after another, each
 // once, after the time the one before takes.
@@ -45,21 +54,31 @@ export class Feel {
   }
 
   showMuted() {
-    this.toggle.textContent = sound.muted ? "🔇" : "🔊";
+    replace(this.toggle, speaker(sound.muted));
     this.toggle.setAttribute("aria-pressed", String(sound.muted));
     this.toggle.dataset.muted = sound.muted ? "1" : "0";
   }
 
   /** After a state or a delta was applied (and rendered). */
   changed(before, after) {
-    this.dispatch(moments(before, after, this.shell.game));
+    this.dispatch(() => moments(before, after, this.shell.game));
   }
 
-  dispatch(list) {
-    if (!list.length) return;
-    react(list, this.shell);
-    for (const [name, delay] of cues(list)) sound.play(name, delay);
-    if (list.some((m) => m.type === "turn") && navigator.vibrate) navigator.vibrate([70, 50, 70]);
+  /** Move and sound for the moments `derive` gives; a fault here is logged and
+   * never stops the table. */
+  dispatch(derive) {
+    try {
+      const list = derive();
+      if (!list.length) return;
+      react(list, this.shell);
+      for (const [name, delay] of cues(list)) sound.play(name, delay);
+      // Phones buzz on my turn (browsers allow it once the page has been tapped).
+      if (list.some((m) => m.type === "turn") && navigator.vibrate && navigator.userActivation?.hasBeenActive !== false) {
+        navigator.vibrate([70, 50, 70]);
+      }
+    } catch (err) {
+      console.error("table moments:", err);
+    }
   }
 
   /** Every clock tick of the shell (and after each render), `now` in server time. */
@@ -76,7 +95,7 @@ export class Feel {
     const second = clockSecond(state, now);
     if (second && second.key !== this.lastTick) {
       this.lastTick = second.key;
-      this.dispatch([{ type: "tick", seconds: second.seconds }]);
+      this.dispatch(() => [{ type: "tick", seconds: second.seconds }]);
     }
   }
 }

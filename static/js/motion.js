@@ -235,7 +235,7 @@ function banner(m, shell, still) {
 
 /** Move the screen for these moments (static/js/moments.js). */
 export function react(list, shell) {
-  const still = reducedMotion();
+  const still = reducedMotion() || document.hidden; // (a hidden tab runs no animation)
   for (const m of list) {
     let animations = 0;
     if (m.type === "end") animations += banner(m, shell, still);
