@@ -482,3 +482,23 @@ def test_a_won_hand_sounds_and_shows_the_win_unless_muted(blank):
     assert muted == {**heard, "played": [], "stored": "1", "toggle": "1"}
     assert remembered is True
     assert errors == []
+
+
+def test_every_sound_plays_on_a_real_audio_context(blank):
+    page, errors = blank
+    page.evaluate("import('/static/js/sound.js')")
+    silent = page.evaluate("window.vipSound.play('deal')")  # before any tap: no audio yet
+    page.mouse.click(5, 5)  # a tap: the audio context starts
+
+    got = page.evaluate(
+        """async () => {
+          const { sound, SOUNDS } = await import("/static/js/sound.js");
+          const played = Object.keys(SOUNDS).map((name) => sound.play(name));
+          return { played, log: sound.log.map((x) => [x.name, x.state]) };
+        }"""
+    )
+
+    names = ["card", "deal", "turn", "chop", "thoi", "allin", "chip", "win", "lose", "tick"]
+    assert silent is False
+    assert got == {"played": [True] * len(names), "log": [[n, "running"] for n in names]}
+    assert errors == []
