@@ -31,8 +31,15 @@ function centreOf(node) {
 }
 
 const at = (p) => `translate(${p.x}px, ${p.y}px) translate(-50%, -50%)`;
-const seatSpot = (shell, seat) => shell.felt.querySelector(`.seat[data-seat="${seat}"] .avatar`);
-const pot = (shell) => shell.center.querySelector("[data-pot]") || shell.center;
+/** The node if it is laid out (a phone's arrangement may hide the felt). */
+function shown(node) {
+  const r = node && node.getBoundingClientRect();
+  return r && (r.width || r.height) ? node : null;
+}
+const seatSpot = (shell, seat) => shown(shell.felt.querySelector(`.seat[data-seat="${seat}"] .avatar`));
+// Where cards come from and go to: the felt's centre, else my own cards.
+const middle = (shell) => shown(shell.center) || shell.mine;
+const pot = (shell) => shown(shell.center.querySelector("[data-pot]")) || middle(shell);
 
 /** A token (a card back, a chip, a label) flying in the fx layer from one
  * point to another; it goes when it lands. */
@@ -95,7 +102,7 @@ function chipsBetween(from, to, { count = 3, delay = 0 } = {}) {
 
 const MOTIONS = {
   deal(m, shell) {
-    const from = centreOf(shell.center);
+    const from = centreOf(middle(shell));
     let n = 0;
     const others = m.seats.filter((seat) => seat !== shell.state.seat);
     others.forEach((seat, k) => {
@@ -126,7 +133,7 @@ const MOTIONS = {
       return n;
     }
     // (An earlier play of the same change: the pile already shows a later one.)
-    const to = centreOf(shell.center);
+    const to = centreOf(middle(shell));
     return m.cards.reduce((n, card, i) => n + fly(cardEl(card, { small: true }), from, to, { delay: i * 30 }), 0);
   },
 
@@ -214,7 +221,7 @@ function banner(m, shell, still) {
   for (const old of fxLayer().querySelectorAll("[data-win-banner]")) old.remove();
   const node = h("div", { class: `win-banner ${outcome}`, role: "status", "data-win-banner": outcome },
     h("strong", {}, title), amount ? h("span", { class: "amount" }, amount) : null);
-  const c = centreOf(shell.felt);
+  const c = centreOf(shown(shell.felt) || shell.mine);
   Object.assign(node.style, { left: `${c.x}px`, top: `${c.y}px` });
   fxLayer().append(node);
   if (still) {
