@@ -93,16 +93,26 @@ def submit(page: Any) -> None:
 
 
 def mau_binh_end(page: Any) -> None:
-    page.wait_for_function("() => window.vipMotion.log.some((m) => m.type === 'end')")
+    """The hand's end: the win or lose sound by my net, and the banner (read as
+    it comes: it goes by itself)."""
+    banner = page.wait_for_function(
+        """() => {
+          if (!window.vipMotion.log.some((m) => m.type === "end")) return null;
+          const node = document.querySelector("[data-win-banner]");
+          if (!node) return ["none", ""];
+          return [node.dataset.winBanner, node.querySelector("strong").textContent];
+        }"""
+    ).json_value()
     state = table_state(page)
-    net = state["hand"]["result"]["net"][state["you"]]
-    outcome = "win" if net > 0 else "lose" if net < 0 else None
+    net = state["hand"]["result"]["net"]
+    mine = net[state["you"]]
+    outcome = "win" if mine > 0 else "lose" if mine < 0 else None
     assert [n for n in sounds(page) if n in ("win", "lose")] == ([outcome] if outcome else [])
-    banner = page.get_attribute("[data-win-banner]", "data-win-banner")
-    assert banner == (outcome or "other")
-    if outcome:  # in the page's language
-        words = {"win": "Bạn thắng!", "lose": "Bạn thua"}[outcome]
-        assert page.text_content("[data-win-banner] strong") == words
+    words = {"win": "Bạn thắng!", "lose": "Bạn thua"}  # in the page's language
+    if outcome:
+        assert banner == [outcome, words[outcome]]
+    else:
+        assert banner[0] == ("other" if max(net) > 0 else "none")
     size = page.viewport_size
     shot(page, f"feel-maubinh-{size['width']}x{size['height']}")
 
