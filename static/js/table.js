@@ -8,6 +8,7 @@ import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
+import { Feel } from "./feel.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -36,6 +37,7 @@ export class TableShell {
     this.seedId = null;
     this.summaryHidden = null;
     this.build();
+    this.feel = new Feel(this);
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
     this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
       versioned: true,
@@ -186,6 +188,7 @@ export class TableShell {
 
   applyState(state) {
     const fresh = !this.state;
+    const before = this.state;
     this.state = state;
     const ctx = this.ctx;
     const hand = state.hand;
@@ -207,6 +210,7 @@ export class TableShell {
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
     this.sendSeed(state);
     this.render();
+    this.feel.changed(before, state);
   }
 
   /** A move's `delta` (docs/protocol.md): the state it makes of ours goes the
@@ -561,6 +565,7 @@ export class TableShell {
       text.textContent = c ? `${names[c.kind] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
+    this.feel.tick(now);
   }
 
   // -- chat and announcements ---------------------------------------------

@@ -116,6 +116,23 @@ const game = {
     }
   },
 
+  // What the screen reacts to (static/js/moments.js): chips bet (blinds
+  // included), all-ins, and the bets swept into the pot.
+  moments({ before, view, events, seatOf }) {
+    const out = [];
+    for (const e of events) {
+      if ((e.type === "blind" || e.type === "action") && e.amount > 0) {
+        out.push({ type: "bet", player: e.player, seat: seatOf(e.player), amount: e.amount });
+        if (e.all_in) out.push({ type: "allin", player: e.player, seat: seatOf(e.player) });
+      }
+    }
+    if (before) {
+      const swept = before.bets.flatMap((bet, i) => (view.bets[i] < bet ? [i] : []));
+      if (swept.length) out.push({ type: "pot", seats: swept.map(seatOf), amount: view.pot });
+    }
+    return out;
+  },
+
   summary(ctx) {
     const view = ctx.view;
     if (!view || !view.finished) return null;

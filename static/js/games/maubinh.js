@@ -132,16 +132,19 @@ function shownArrangement(ctx) {
       cardRow(own.submission[key]))));
 }
 
+/** Units `me` won (+) or lost (-) against each opponent in these payments. */
+function against(payments, me) {
+  const out = {};
+  for (const p of payments) {
+    if (p.payee === me) out[p.payer] = (out[p.payer] || 0) + p.amount;
+    if (p.payer === me) out[p.payee] = (out[p.payee] || 0) - p.amount;
+  }
+  return out;
+}
+
 /** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
 function versus(ctx, upTo) {
-  const out = {};
-  (ctx.view.chi_payments || []).slice(0, upTo).forEach((payments) => {
-    for (const p of payments) {
-      if (p.payee === ctx.me) out[p.payer] = (out[p.payer] || 0) + p.amount;
-      if (p.payer === ctx.me) out[p.payee] = (out[p.payee] || 0) - p.amount;
-    }
-  });
-  return out;
+  return against((ctx.view.chi_payments || []).slice(0, upTo).flat(), ctx.me);
 }
 
 const game = {
@@ -235,6 +238,20 @@ const game = {
         }
       }
     }
+  },
+
+  // What the screen reacts to (static/js/moments.js): each chi as it is
+  // revealed, with the units it moved: mine against each opponent, or (when I
+  // was not dealt in) each player's.
+  moments({ view, events, me, seatOf }) {
+    return events.filter((e) => e.type === "reveal").map((e) => {
+      let units = e.units.map((n, player) => ({ player, seat: seatOf(player), units: n }));
+      if (me !== null) {
+        const mine = against(view.chi_payments[e.step - 1] || [], me);
+        units = units.filter((u) => u.player !== me).map((u) => ({ ...u, units: mine[u.player] || 0 }));
+      }
+      return { type: "reveal", step: e.step, units };
+    });
   },
 
   summary(ctx) {

@@ -144,6 +144,22 @@ const game = {
     }
   },
 
+  // What the screen reacts to (static/js/moments.js): cards played, chops, thối.
+  moments({ events, me, seatOf, ended, result }) {
+    const out = [];
+    for (const e of events) {
+      if (e.type !== "played") continue;
+      out.push({ type: "play", player: e.player, seat: seatOf(e.player), cards: e.cards, mine: e.player === me });
+      if (e.chop) out.push({ type: "chop", player: e.player, seat: seatOf(e.player) });
+    }
+    if (ended && result) {
+      const owed = new Map(); // each payer of thối, with the units of all they pay for it
+      for (const p of result.payments.filter((x) => x.reason === "thoi")) owed.set(p.payer, (owed.get(p.payer) || 0) + p.amount);
+      for (const [player, amount] of owed) out.push({ type: "thoi", player, seat: seatOf(player), amount });
+    }
+    return out;
+  },
+
   summary(ctx) {
     const view = ctx.view;
     const result = ctx.hand && ctx.hand.result;
