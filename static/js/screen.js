@@ -60,26 +60,35 @@ export function mountDrawers(root) {
     unread.hidden = !unseen;
     unread.textContent = unseen > 9 ? "9+" : String(unseen);
   };
+  // Shown as remembered for this kind of screen (at first, and when it changes).
   const apply = () => {
     const open = new Set(remembered()[kind()]);
     for (const panel of panels) panel.open = open.has(panel.dataset.drawer);
     sync();
   };
-  const closeAll = () => { for (const panel of panels) panel.open = false; };
+  // The player's own choice, remembered at once for the screen it was made on.
+  const choose = (open) => {
+    for (const panel of panels) panel.open = open.has(panel.dataset.drawer);
+    remember(kind(), [...open]);
+    sync();
+  };
+  const toggle = (panel) => {
+    // Over the table there is room for one drawer at a time.
+    const open = new Set(wide.matches ? panels.filter((p) => p.open).map((p) => p.dataset.drawer) : []);
+    if (panel.open) open.delete(panel.dataset.drawer);
+    else open.add(panel.dataset.drawer);
+    choose(open);
+  };
+  const closeAll = () => choose(new Set());
 
   for (const panel of panels) {
     const name = panel.dataset.drawer;
-    const button = h("button", {
+    buttons.set(panel, h("button", {
       type: "button", class: "drawer-button", title: LABELS[name](), "aria-expanded": "false",
-      "data-drawer-toggle": name, onclick: () => { panel.open = !panel.open; },
-    }, icon(name), h("span", { class: "label" }, LABELS[name]()), name === "chat" ? unread : null);
-    buttons.set(panel, button);
-    panel.addEventListener("toggle", () => {
-      // Over the table there is room for one drawer at a time.
-      if (panel.open && !wide.matches) for (const other of panels) if (other !== panel) other.open = false;
-      sync();
-      remember(kind(), panels.filter((p) => p.open).map((p) => p.dataset.drawer));
-    });
+      "data-drawer-toggle": name, onclick: () => toggle(panel),
+    }, icon(name), h("span", { class: "label" }, LABELS[name]()), name === "chat" ? unread : null));
+    panel.querySelector("summary").addEventListener("click", (e) => { e.preventDefault(); toggle(panel); });
+    panel.addEventListener("toggle", sync);
   }
   bar.append(...buttons.values());
   root.querySelector("[data-status]").after(bar);
@@ -99,7 +108,7 @@ export function mountDrawers(root) {
     if (!side.contains(e.target) && !bar.contains(e.target)) closeAll();
   });
   document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && !wide.matches) closeAll();
+    if (e.key === "Escape" && !wide.matches && root.classList.contains("drawer-open")) closeAll();
   });
   wide.addEventListener("change", apply);
   window.addEventListener("resize", sync);
