@@ -57,16 +57,23 @@ PROBLEMS = """() => {
   const problems = [];
   const d = document.documentElement;
   if (scrollY || d.scrollHeight > innerHeight || d.scrollWidth > innerWidth) {
-    problems.push(`the page scrolls: ${d.scrollWidth}×${d.scrollHeight} in ${innerWidth}×${innerHeight}`);
+    problems.push(`the page scrolls: ${d.scrollWidth}×${d.scrollHeight} in a ` +
+      `${innerWidth}×${innerHeight} window`);
   }
   const box = (n) => n.getBoundingClientRect();
   const shown = (n) => n.offsetParent !== null && box(n).width > 0 && box(n).height > 0;
-  const where = (r) => `${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)}`;
-  const name = (n) => n.dataset.action || n.dataset.card || n.dataset.drawerToggle || n.className || n.tagName;
   const all = (selector) => [...document.querySelectorAll(selector)].filter(shown);
-  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
-  // What a seat shows: its parts, not the box around them.
-  const parts = (seat) => [...seat.children].filter(shown);
+  const at = (n) => {
+    const r = box(n);
+    return [r.left, r.top, r.right, r.bottom].map(Math.round).join(",");
+  };
+  const name = (n) => n.dataset.action || n.dataset.card || n.dataset.drawerToggle
+    || n.className || n.tagName;
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  // What a seat shows is its parts, not the box around them.
+  const covers = (node, seat) => [...seat.children].filter(shown)
+    .some((part) => meet(box(node), box(part)));
   const inside = [
     "[data-mine] .card", "[data-mine] button", "[data-mine] input", "[data-controls] button",
     "[data-controls] input", "[data-pile]", "[data-board]", ".seat > *", ".seat .mini-chi",
@@ -75,26 +82,24 @@ PROBLEMS = """() => {
   for (const n of all(inside.join(", "))) {
     const r = box(n);
     if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + .5 || r.right > innerWidth + .5) {
-      problems.push(`${name(n)} is outside the viewport at ${where(r)}`);
+      problems.push(`${name(n)} is outside the viewport at ${at(n)}`);
     }
   }
   const felt = document.querySelector("[data-felt]");
   for (const bar of all("[data-mine] > *, [data-controls] > *")) {
-    if (meet(box(bar), box(felt))) problems.push(`${name(bar)} is on the table at ${where(box(bar))}`);
+    if (meet(box(bar), box(felt))) problems.push(`${name(bar)} is on the table at ${at(bar)}`);
     for (const seat of all(".seat")) {
-      for (const part of parts(seat)) {
-        if (meet(box(bar), box(part))) problems.push(`${name(bar)} covers seat ${seat.dataset.seat}`);
-      }
+      if (covers(bar, seat)) problems.push(`${name(bar)} covers seat ${seat.dataset.seat}`);
     }
   }
   for (const toast of all("[data-flash]")) {
     for (const seat of all(".seat.top")) {
-      if (parts(seat).some((p) => meet(box(toast), box(p)))) problems.push(`a toast covers the top seat ${seat.dataset.seat}`);
+      if (covers(toast, seat)) problems.push(`a toast covers the top seat ${seat.dataset.seat}`);
     }
   }
   for (const heading of all("[data-center] .big")) {
     for (const seat of all(".seat")) {
-      if (parts(seat).some((p) => meet(box(heading), box(p)))) problems.push(`seat ${seat.dataset.seat} covers the centre heading`);
+      if (covers(heading, seat)) problems.push(`seat ${seat.dataset.seat} covers the heading`);
     }
   }
   for (const chip of all(".dealer")) {
@@ -102,21 +107,26 @@ PROBLEMS = """() => {
     const a = box(chip.closest(".avatar"));
     const c = box(chip);
     const [x, y] = [a.left + a.width / 2, a.top + a.height / 2];
-    const near = Math.hypot(Math.min(Math.max(x, c.left), c.right) - x, Math.min(Math.max(y, c.top), c.bottom) - y);
-    if (near < a.width / 2) problems.push(`the dealer chip is on the avatar (${Math.round(near)} px from its centre)`);
+    const dx = Math.min(Math.max(x, c.left), c.right) - x;
+    const dy = Math.min(Math.max(y, c.top), c.bottom) - y;
+    if (Math.hypot(dx, dy) < a.width / 2) problems.push(`the dealer chip is on its avatar`);
   }
   return problems;
 }"""
 
-
 REMOVE_TOAST = """(text) => {
-  for (const node of document.querySelectorAll("[data-flash]")) if (node.textContent === text) node.remove();
+  for (const node of document.querySelectorAll("[data-flash]")) {
+    if (node.textContent === text) node.remove();
+  }
 }"""
+NEXT_FRAMES = (
+    "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+)
 
 
 def settle(page: Any) -> None:
     """Two animation frames: the layout has followed the last change."""
-    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(NEXT_FRAMES)
 
 
 def check_every_size(page: Any, game: str, phase: str) -> None:
@@ -145,7 +155,8 @@ def play_one_move(page: Any, game: str) -> None:
             page.click("[data-my-hand] .card.playable >> nth=0")
             page.click("[data-action=play]")
     else:
-        page.click("[data-action=check]" if page.locator("[data-action=check]").count() else "[data-action=call]")
+        can_check = page.locator("[data-action=check]").count()
+        page.click("[data-action=check]" if can_check else "[data-action=call]")
     page.wait_for_function(f"() => window.vipTable.state.v > {version}")
 
 
