@@ -5,8 +5,8 @@ One table per game, against bots: mid-hand and at the result the page is
 resized to each size and checked: the page does not scroll, my cards, my
 buttons, the Tiến Lên pile, every seat and every revealed Mậu Binh chi are
 inside the viewport, my bar stays under the table, and nothing covers what it
-must not (a toast and the top seat, a seat and the centre heading, the dealer
-chip and its avatar). Each size is photographed:
+must not (a toast and the top seat, a seat and the centre: its heading, the
+pile, the board; the dealer chip and its avatar). Each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
 under fixed names (``docs/screenshots``, README "Screenshots")."""
@@ -97,9 +97,9 @@ PROBLEMS = """() => {
       if (covers(toast, seat)) problems.push(`a toast covers the top seat ${seat.dataset.seat}`);
     }
   }
-  for (const heading of all("[data-center] .big")) {
+  for (const centre of all("[data-center] .big, [data-pile], [data-board]")) {
     for (const seat of all(".seat")) {
-      if (covers(heading, seat)) problems.push(`seat ${seat.dataset.seat} covers the heading`);
+      if (covers(centre, seat)) problems.push(`seat ${seat.dataset.seat} covers ${name(centre)}`);
     }
   }
   for (const chip of all(".dealer")) {
