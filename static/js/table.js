@@ -9,6 +9,7 @@ import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
 import { Feel } from "./feel.js";
+import { mountScreen } from "./screen.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -88,13 +89,14 @@ export class TableShell {
     const side = h(
       "aside",
       { class: "side" },
-      h("details", { class: "panel chat", open: window.innerWidth > 700 },
+      h("details", { class: "panel chat", "data-drawer": "chat" },
         h("summary", {}, _("Chat")), this.chatLog, form, quick),
-      h("details", { class: "panel fairness", "data-fair-panel": "" },
+      h("details", { class: "panel fairness", "data-fair-panel": "", "data-drawer": "fairness" },
         h("summary", {}, _("Fairness (provably fair)")), this.fair),
-      h("details", { class: "panel log" }, h("summary", {}, _("What happened")), this.eventLog),
+      h("details", { class: "panel log", "data-drawer": "log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
-    replace(r, this.banner, this.dialog, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
+    replace(r, this.banner, this.dialog, this.statusLine,
+      h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.controls), side);
   }
 
   connectionStatus(status, code) {
@@ -604,6 +606,7 @@ export function start(game) {
   const root = document.querySelector("[data-table-app]");
   const config = JSON.parse(document.getElementById("table-config").textContent);
   const shell = new TableShell(root, config, game);
+  mountScreen(shell);
   window.vipTable = shell;
   return shell;
 }
