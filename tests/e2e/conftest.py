@@ -167,6 +167,16 @@ def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
 
 
+def reopen(page: Any, wait_ms: int = 1500) -> Any:
+    """The same table opened again in a new page of the same player, after
+    ``wait_ms`` (time for anything it would show on its own)."""
+    again = page.context.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("[data-table-app] .seat.you")
+    again.wait_for_timeout(wait_ms)
+    return again
+
+
 def serve_static_js(route: Any) -> None:
     path = route.request.url.removeprefix(BLANK_ORIGIN)
     if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():
