@@ -43,7 +43,6 @@ export function resultCard(ctx, game, { onClose }) {
   const result = hand.result;
   const head = h("div", { class: "result-head" },
     h("span", { class: "result-title" }, fmt(_("Hand #%(n)s result"), { n: hand.number })),
-    hand.settled || result.voided ? null : h("span", { class: "paying", "data-paying": "" }, _("Paying out…")),
     h("button", { type: "button", class: "close", "aria-label": _("Close"), "data-result-close": "", onclick: onClose }, "×"));
   if (result.voided) {
     return h("div", { class: "result-card" }, head, h("p", { "data-voided": "" },
@@ -71,8 +70,10 @@ export function resultCard(ctx, game, { onClose }) {
     lines.length ? h("ul", { class: "result-lines", "data-result-lines": "" }, lines)
       : h("p", { class: "result-lines none", "data-result-lines": "" }, _("Nothing won or lost against anyone.")),
     capped ? h("p", { class: "muted capped" }, _("Nobody pays more than they hold: the chips moved are capped.")) : null,
-    details ? h("details", {
-      class: "result-details", "data-result-details": "", open: local.open,
-      ontoggle: (e) => { local.open = e.target.open; },
-    }, h("summary", {}, _("Details")), details) : null);
+    h("div", { class: "result-foot" },
+      details ? h("details", {
+        class: "result-details", "data-result-details": "", open: local.open,
+        ontoggle: (e) => { local.open = e.target.open; },
+      }, h("summary", {}, _("Details")), details) : null,
+      hand.settled ? null : h("span", { class: "paying muted", "data-paying": "" }, _("Paying out…"))));
 }

@@ -145,8 +145,10 @@ def test_tien_len_with_bots(pages, site):
     verify_fairness(page)
     balance_is_live(page)
     shot(page, "tienlen-summary")
-    # Once the table has moved on, opening it again shows no old result or toast.
+    # Once the table has moved on, the result card has gone by itself, and
+    # opening the table again shows no old result or toast.
     page.wait_for_function("() => window.vipTable.state.table.status !== 'summary'")
+    assert page.locator("[data-summary]").is_hidden()
     again = reopen(page)
     assert again.locator("[data-summary]").is_hidden()
     assert again.locator("[data-flash]").count() == 0
@@ -186,6 +188,7 @@ def test_poker_with_bots(pages, site):
     # Calling every bet down can lose the whole stack: a player with no chips
     # sits out until they buy in again (RULES.md 4), here with the page's button.
     page.wait_for_function("() => window.vipTable.state.table.status !== 'summary'", timeout=60_000)
+    assert page.locator("[data-summary]").is_hidden()  # (gone by itself before the next hand)
     state = table_state(page)
     me = next(s for s in state["table"]["seats"] if s["position"] == state["seat"])
     if me["sitting_out"] and not me["chips"]:

@@ -236,6 +236,11 @@ def no_old_result_on_opening(page: Any, site: Any) -> None:
 
 def check_every_size(page: Any, game: str, phase: str) -> None:
     found = {}
+    if phase == "result":  # as it stays once the hand's toasts and the win banner have gone
+        page.evaluate(
+            "() => document.querySelectorAll('[data-flash], [data-win-banner]')"
+            ".forEach((n) => n.remove())"
+        )
     for size, viewport in SIZES.items():
         page.set_viewport_size(viewport)
         page.evaluate("(text) => window.vipTable.flash(text, 'big')", TOAST)
