@@ -64,7 +64,7 @@ class TableWork:
         self._events: list[EventRecord] = []
         self._timer_due = False
         self._lobby = False
-        self._gone_users: set[int] = set()
+        self._gone_users: dict[int, str] = {}
         self._bots_to_move: set[int] = set()
         self._bots_to_ready: set[int] = set()
         self._after = AfterCommit(table_id=table.pk, game=table.game)
@@ -246,9 +246,10 @@ class TableWork:
         """The lobby's entry of this table changed (seats taken, status)."""
         self._lobby = True
 
-    def user_left(self, user_id: int) -> None:
-        """A user left their seat: their sockets get the public state once more."""
-        self._gone_users.add(user_id)
+    def user_left(self, user_id: int, reason: str) -> None:
+        """A user left their seat (``reason``: a ``Departure.Reason``): their
+        sockets get the public state once more, saying why."""
+        self._gone_users[user_id] = reason
         self._full = True
 
     def bots_to_move(self, positions: set[int]) -> None:
@@ -337,7 +338,7 @@ class TableWork:
             state=self._state,
             before=self._loaded_state if delta else None,
             events=self._events,
-            gone_users=sorted(self._gone_users),
+            gone_users=dict(sorted(self._gone_users.items())),
             lobby=self._lobby,
             table_before=sql.table_as(table, self._saved) if delta else None,
             hand_before=self._hand_before if delta else None,
