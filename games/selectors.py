@@ -119,7 +119,7 @@ def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
         if not plugin.uses_escrow:
             # What settlement can take: the free chips and this seat's hold.
             account = Account.objects.filter(key=f"user:{user.pk}").first()
-            held = Hold.objects.filter(pk=seat.hold_id, status=Hold.Status.PENDING)
+            held = Hold.objects.filter(pk=seat.hold_id or 0, status=Hold.Status.PENDING)
             balance = (0 if account is None else account.available) + sum(
                 held.values_list("amount", flat=True)
             )

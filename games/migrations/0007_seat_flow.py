@@ -7,36 +7,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0006_one_result_shape'),
+        ("games", "0006_one_result_shape"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='seat',
-            name='auto_ready',
+            model_name="seat",
+            name="auto_ready",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='leave_after_hand',
+            model_name="seat",
+            name="leave_after_hand",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='Departure',
+            name="Departure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(choices=[('left', 'left'), ('not_ready', 'not ready in time'), ('no_chips', 'not enough chips'), ('closed', 'table closed')], max_length=10, verbose_name='reason')),
-                ('at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='when')),
-                ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='departures', to='games.table')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        choices=[
+                            ("left", "left"),
+                            ("not_ready", "not ready in time"),
+                            ("no_chips", "not enough chips"),
+                            ("closed", "table closed"),
+                        ],
+                        max_length=10,
+                        verbose_name="reason",
+                    ),
+                ),
+                (
+                    "at",
+                    models.DateTimeField(default=django.utils.timezone.now, verbose_name="when"),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="departures",
+                        to="games.table",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'departure',
-                'verbose_name_plural': 'departures',
-                'constraints': [models.UniqueConstraint(fields=('table', 'user'), name='one_departure_per_player')],
+                "verbose_name": "departure",
+                "verbose_name_plural": "departures",
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("table", "user"), name="one_departure_per_player"
+                    )
+                ],
             },
         ),
     ]

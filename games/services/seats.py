@@ -18,10 +18,10 @@ from games.errors import (
     AccountInactive,
     AlreadyLeft,
     AlreadySeated,
-    BadLeave,
-    BadSwitch,
     BadBuyIn,
     BadClientSeed,
+    BadLeave,
+    BadSwitch,
     HandInProgress,
     NoBotAvailable,
     NoBotSeat,
@@ -189,6 +189,8 @@ def table_sit(
     people expect the next hand without asking): the server readies the seat
     for every hand after the first (Mậu Binh, Tiến Lên; Poker keeps a ready
     seat ready anyway)."""
+    if auto_ready is not None:
+        _switch(auto_ready)
     work = TableWork(table_id)
     _require_active(user)
     _check_open(work, user, invite_code)
@@ -196,9 +198,7 @@ def table_sit(
         raise AlreadySeated()
     if auto_ready is None:
         auto_ready = work.table.fill_with_bots or any(s.is_bot for s in work.seats)
-    seat = _take_seat(
-        work, user, _free_position(work, position), buy_in, auto_ready=_switch(auto_ready)
-    )
+    seat = _take_seat(work, user, _free_position(work, position), buy_in, auto_ready=auto_ready)
     Departure.objects.filter(table=work.table, user=user).delete()
     if work.table.fill_with_bots and not user.is_bot:
         _fill_with_bots(work, user)
@@ -417,11 +417,19 @@ def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
     work.commit()
 
 
+# Auto-ready stops for a player whose clock ran out this many times in a row
+# (away, with the page open): like Poker's sitting out (timeouts_to_sit_out).
+AWAY_AFTER_TIMEOUTS = 2
+
+
 def auto_ready(work: TableWork, seat: Seat) -> bool:
     """At the end of a hand: whether the server readies this seat for the
-    next one (its switch is on, the player's page is open, and the wallet
-    covers the table's minimum balance, held again here)."""
+    next one (its switch is on, the player's page is open, they did not let
+    their clock run out ``AWAY_AFTER_TIMEOUTS`` times in a row, and the
+    wallet covers the table's minimum balance, held again here)."""
     if not (seat.auto_ready and seat.connected) or seat.leaving or seat.leave_after_hand:
+        return False
+    if seat.timeouts >= AWAY_AFTER_TIMEOUTS:
         return False
     try:
         with transaction.atomic():

@@ -122,10 +122,15 @@ class TableWork:
 
     def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
         """Written with the move (the seat's recent client ids: a repeat is
-        acknowledged, not applied twice)."""
-        self.update_seats(
-            {ref.id: {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}}
-        )
+        acknowledged, not applied twice; the player is here: no time-outs in a row)."""
+        fields: dict[str, Any] = {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}
+        if ref.timeouts:
+            fields["timeouts"] = 0
+        self.update_seats({ref.id: fields})
+
+    def timed_out(self, refs: list[SeatRef]) -> None:
+        """These players' clock ran out: one more time-out in a row each."""
+        self.update_seats({ref.id: {"timeouts": ref.timeouts + 1} for ref in refs})
 
     def update_seats(self, changes: dict[int, dict[str, Any]]) -> None:
         """Seat fields to write with the change: ``{seat id: {field: value}}``.
