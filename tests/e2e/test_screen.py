@@ -65,13 +65,17 @@ def test_my_cards_and_buttons_fit_the_screen(pages, site, viewport):
             page.wait_for_selector("[data-action=submit]")
         else:
             if table_state(page)["hand"]["finished"]:  # tới trắng at the deal
-                page.wait_for_selector("[data-action=ready]")
-                page.click("[data-action=ready]")
-                page.wait_for_function("() => !window.vipTable.state.hand.finished")
+                # auto-ready (on at a table with bots) deals the next hand
+                page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)
             page.wait_for_function(MY_TURN, arg=game, timeout=30_000)
             page.wait_for_selector("[data-your-turn]", state="attached")
         check_fits(page, f"fit-{game}-{size}")
-        page.click("[data-action=leave]")
-        page.wait_for_selector("[data-confirm-yes]")
-        page.click("[data-confirm-yes]")
+        # leave now: asked first when it costs anything (Poker: nothing bet yet)
+        page.click("[data-action=leave-now]")
+        page.wait_for_function(
+            "() => !document.querySelector('[data-confirm]').hidden"
+            " || window.vipTable.state.seat === null"
+        )
+        if page.locator("[data-confirm]:not([hidden])").count():
+            page.click("[data-confirm-yes]")
         page.wait_for_function("() => window.vipTable.state.seat === null")
