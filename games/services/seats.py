@@ -361,8 +361,8 @@ def table_leave(*, table_id: int, user: User, when: object = LEAVE_NOW) -> None:
         free_seat(work, seat, Departure.Reason.LEFT)
     elif when == LEAVE_AFTER_HAND:
         if not seat.leaving and not seat.leave_after_hand:
-            seat.leave_after_hand, seat.ready = True, False
-            seat.save(update_fields=["leave_after_hand", "ready"])
+            seat.leave_after_hand = True
+            seat.save(update_fields=["leave_after_hand"])
             work.bump()
     elif not seat.leaving:
         seat.leaving = True

@@ -163,3 +163,24 @@ def open_play_now(page: Any, site: Site, game: str) -> None:
 
 def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
+
+
+def leave_now(page: Any) -> None:
+    """Leave in the middle of my hand: the page asks first when the server says
+    it costs anything (a Poker hand with nothing bet yet does not), then the
+    seat frees once the hand is settled."""
+    page.click("[data-action=leave-now]")
+    page.wait_for_function(
+        "() => !document.querySelector('[data-confirm]').hidden"
+        " || window.vipTable.state.seat === null"
+    )
+    if page.locator("[data-confirm]:not([hidden])").count():
+        page.click("[data-confirm-yes]")
+    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
+
+
+def next_hand_if_dealt_finished(page: Any) -> None:
+    """A tới trắng ends a hand at the deal: auto-ready (on at a table with bots)
+    deals the next one."""
+    if table_state(page)["hand"]["finished"]:
+        page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)

@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, shot, sign_up, table_state
+from .conftest import (
+    leave_now,
+    next_hand_if_dealt_finished,
+    open_play_now,
+    shot,
+    sign_up,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -64,18 +70,8 @@ def test_my_cards_and_buttons_fit_the_screen(pages, site, viewport):
         if game == "maubinh":
             page.wait_for_selector("[data-action=submit]")
         else:
-            if table_state(page)["hand"]["finished"]:  # tới trắng at the deal
-                # auto-ready (on at a table with bots) deals the next hand
-                page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)
+            next_hand_if_dealt_finished(page)
             page.wait_for_function(MY_TURN, arg=game, timeout=30_000)
             page.wait_for_selector("[data-your-turn]", state="attached")
         check_fits(page, f"fit-{game}-{size}")
-        # leave now: asked first when it costs anything (Poker: nothing bet yet)
-        page.click("[data-action=leave-now]")
-        page.wait_for_function(
-            "() => !document.querySelector('[data-confirm]').hidden"
-            " || window.vipTable.state.seat === null"
-        )
-        if page.locator("[data-confirm]:not([hidden])").count():
-            page.click("[data-confirm-yes]")
-        page.wait_for_function("() => window.vipTable.state.seat === null")
+        leave_now(page)

@@ -317,6 +317,15 @@ def test_stay_cancels_leaving_after_the_hand(tables, dealer, make_user):
     assert not Departure.objects.filter(table=table).exists()
 
 
+def test_leaving_after_the_hand_and_staying_keeps_a_poker_seat_ready(tables, make_user):
+    table, lan = bot_table(make_user, "holdem")
+    deal_first_hand(tables, table, lan)
+    services.table_leave(table_id=table.pk, user=lan, when="after_hand")
+    services.table_stay(table_id=table.pk, user=lan)
+    seat = seat_of(table, lan)
+    assert (seat.ready, seat.leave_after_hand, seat.leaving) == (True, False, False)
+
+
 def test_a_hand_left_now_cannot_be_stayed_in(tables, dealer, make_user):
     dealer.stack(*ORDINARY)
     table, lan = bot_table(make_user)
