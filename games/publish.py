@@ -360,7 +360,7 @@ class Publication:
     state: Any
     before: Any
     events: Sequence[EventLike]
-    gone_users: dict[int, str]  # user id: why they left (``Departure.Reason``)
+    gone_users: dict[int, dict[str, Any]]  # user id: why they left (``removed_info``)
     lobby: bool
     table_before: Table | None = None
     hand_before: Hand | None = None
@@ -392,8 +392,8 @@ class Publication:
         public = state_payload(table, seats, chips, hand, state, None, self.events, status)
         messages.append(_public(table, public))
         messages += [
-            _personal(table, user_id, {**public, "removed": removed_info(reason, clock.now())})
-            for user_id, reason in self.gone_users.items()
+            _personal(table, user_id, {**public, "removed": removed})
+            for user_id, removed in self.gone_users.items()
         ]
         return messages
 

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, sql
+from games import clock, publish, sql
 from games.errors import (
     AccountInactive,
     AlreadyLeft,
@@ -316,11 +316,12 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
             reason=f"table #{work.table.pk}",
         )  # fmt: skip
+    at = clock.now()
     if not seat.is_bot:
         Departure.objects.update_or_create(
-            table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": clock.now()}
+            table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": at}
         )
-    work.user_left(seat.user_id, reason)
+    work.user_left(seat.user_id, publish.removed_info(reason, at))
     seat.delete()
     work.forget_seats()
     work.bump()
@@ -422,7 +423,7 @@ def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
 AWAY_AFTER_TIMEOUTS = 2
 
 
-def auto_ready(work: TableWork, seat: Seat) -> bool:
+def ready_by_itself(work: TableWork, seat: Seat) -> bool:
     """At the end of a hand: whether the server readies this seat for the
     next one (its switch is on, the player's page is open, they did not let
     their clock run out ``AWAY_AFTER_TIMEOUTS`` times in a row, and the

@@ -24,7 +24,7 @@ from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 
 from .hands import hand_timeout, maybe_deal
-from .seats import auto_ready, free_seat, limit_open_tables, ready_clock, short_of_chips
+from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips
 from .settle import settle_in
 from .work import TableWork
 
@@ -143,7 +143,7 @@ def _summary_over(work: TableWork) -> None:
                 seat.ready = False
                 work.bot_to_ready(seat.position)
         elif not work.plugin.keeps_ready:
-            seat.ready = auto_ready(work, seat)
+            seat.ready = ready_by_itself(work, seat)
         seat.save(update_fields=["ready"])
     ready_clock(work)
     maybe_deal(work)

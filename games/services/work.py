@@ -64,7 +64,7 @@ class TableWork:
         self._events: list[EventRecord] = []
         self._timer_due = False
         self._lobby = False
-        self._gone_users: dict[int, str] = {}
+        self._gone_users: dict[int, dict[str, Any]] = {}
         self._bots_to_move: set[int] = set()
         self._bots_to_ready: set[int] = set()
         self._after = AfterCommit(table_id=table.pk, game=table.game)
@@ -251,10 +251,10 @@ class TableWork:
         """The lobby's entry of this table changed (seats taken, status)."""
         self._lobby = True
 
-    def user_left(self, user_id: int, reason: str) -> None:
-        """A user left their seat (``reason``: a ``Departure.Reason``): their
-        sockets get the public state once more, saying why."""
-        self._gone_users[user_id] = reason
+    def user_left(self, user_id: int, removed: dict[str, Any]) -> None:
+        """A user left their seat: their sockets get the public state once
+        more, saying why (``removed``: ``publish.removed_info``)."""
+        self._gone_users[user_id] = removed
         self._full = True
 
     def bots_to_move(self, positions: set[int]) -> None:
