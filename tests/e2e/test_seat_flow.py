@@ -58,6 +58,7 @@ def test_the_next_hand_comes_by_itself_and_leaving_waits_for_the_hand(pages, sit
     assert state["hand"]["seed_sources"][state["you"]] == "player"  # the page's fresh seed
     page.click("[data-action=leave-now]")  # mid-arrangement: asks first, with the cost
     page.wait_for_selector("[data-confirm]:not([hidden]) [data-leave-cost]")
+    shot(page, "seatflow-leave-now-asks")
     page.click("[data-confirm-yes]")
     page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
 
