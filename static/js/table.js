@@ -9,6 +9,8 @@ import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
 import { answered, autoReadySwitch, leaveControls, removedNotice, seatHints } from "./seatflow.js";
+import { Feel } from "./feel.js";
+import { mountScreen } from "./screen.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -37,6 +39,7 @@ export class TableShell {
     this.seedId = null;
     this.summaryHidden = null;
     this.build();
+    this.feel = new Feel(this);
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
     this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
       versioned: true,
@@ -87,13 +90,14 @@ export class TableShell {
     const side = h(
       "aside",
       { class: "side" },
-      h("details", { class: "panel chat", open: window.innerWidth > 700 },
+      h("details", { class: "panel chat", "data-drawer": "chat" },
         h("summary", {}, _("Chat")), this.chatLog, form, quick),
-      h("details", { class: "panel fairness", "data-fair-panel": "" },
+      h("details", { class: "panel fairness", "data-fair-panel": "", "data-drawer": "fairness" },
         h("summary", {}, _("Fairness (provably fair)")), this.fair),
-      h("details", { class: "panel log" }, h("summary", {}, _("What happened")), this.eventLog),
+      h("details", { class: "panel log", "data-drawer": "log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
-    replace(r, this.banner, this.dialog, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
+    replace(r, this.banner, this.dialog, this.statusLine,
+      h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.controls), side);
   }
 
   connectionStatus(status, code) {
@@ -187,6 +191,7 @@ export class TableShell {
 
   applyState(state) {
     const fresh = !this.state;
+    const before = this.state;
     this.state = state;
     const ctx = this.ctx;
     const hand = state.hand;
@@ -211,6 +216,7 @@ export class TableShell {
     else if (state.removed && state.removed.at !== this.removedClosed) this.removed = state.removed;
     this.sendSeed(state);
     this.render();
+    this.feel.changed(before, state);
   }
 
   /** A move's `delta` (docs/protocol.md): the state it makes of ours goes the
@@ -551,6 +557,7 @@ export class TableShell {
       text.textContent = c ? `${names[c.kind] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
+    this.feel.tick(now);
   }
 
   // -- chat and announcements ---------------------------------------------
@@ -589,6 +596,7 @@ export function start(game) {
   const root = document.querySelector("[data-table-app]");
   const config = JSON.parse(document.getElementById("table-config").textContent);
   const shell = new TableShell(root, config, game);
+  mountScreen(shell);
   window.vipTable = shell;
   return shell;
 }

@@ -30,6 +30,8 @@ from tests.processes import (
 )
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
+ROOT = Path(__file__).resolve().parents[2]
+BLANK_ORIGIN = "http://blank.test"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -166,10 +168,14 @@ def table_state(page: Any) -> dict[str, Any]:
 
 
 def leave_now(page: Any) -> None:
-    """Leave in the middle of my hand: the page asks first when the server says
-    it costs anything (a Poker hand with nothing bet yet does not), then the
-    seat frees once the hand is settled."""
-    page.click("[data-action=leave-now]")
+    """Leave now: in the middle of my hand the page asks first when the server
+    says it costs anything (a Poker hand with nothing bet yet does not), and
+    the seat frees once the hand is settled; between hands at once."""
+    # (whichever button the page shows at this moment: a hand may just have ended)
+    page.evaluate(
+        """() => (document.querySelector("[data-action=leave-now]")
+          || document.querySelector("[data-action=leave]")).click()"""
+    )
     page.wait_for_function(
         "() => !document.querySelector('[data-confirm]').hidden"
         " || window.vipTable.state.seat === null"
@@ -184,3 +190,30 @@ def next_hand_if_dealt_finished(page: Any) -> None:
     deals the next one."""
     if table_state(page)["hand"]["finished"]:
         page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)
+
+
+def serve_static_js(route: Any) -> None:
+    path = route.request.url.removeprefix(BLANK_ORIGIN)
+    if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():
+        body = (ROOT / path.lstrip("/")).read_text(encoding="utf-8")
+        route.fulfill(status=200, content_type="text/javascript", body=body)
+    elif path == "/":
+        route.fulfill(
+            status=200, content_type="text/html", body="<!doctype html><title>blank</title>"
+        )
+    else:
+        route.fulfill(status=404, body="")
+
+
+@pytest.fixture
+def blank(browser: Any) -> Iterator[tuple[Any, list[str]]]:
+    """An empty page that serves the repository's static/js/ (no server), and
+    the script errors it logs."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    context.route(f"{BLANK_ORIGIN}/**", serve_static_js)
+    page.goto(f"{BLANK_ORIGIN}/")
+    yield page, errors
+    context.close()

@@ -31,6 +31,7 @@ from ..cards import Card, cards_str, parse_card
 from ..errors import RulesError
 from ..game import (
     JSON,
+    Change,
     Event,
     GameEngine,
     LeaveCost,
@@ -224,6 +225,22 @@ class MauBinhEngine:
             return None
         opponents = sum(1 for i, p in enumerate(state.players) if i != player and p.present)
         return LeaveCost(units, "chi", False, {"chi": len(chis), "opponents": opponents})
+
+    def change_of(self, events: Sequence[Event]) -> Change:
+        first = events[0]
+        if first.type == "submitted":
+            player = first.data["player"]
+            arranged = events[1] if len(events) > 1 else None
+            if arranged is None or arranged.type != "arranged" or arranged.seat != player:
+                raise RulesError("replay_mismatch", "A submission without its arrangement")
+            chis = {key: arranged.data[key] for key in ("chi1", "chi2", "chi3")}
+            return Change("act", player, {"type": "submit", **chis})
+        if first.type == "left":
+            return Change("leave", first.data["player"])
+        # The arrange clock (late players arranged), a reveal clock, the last one (the end).
+        if first.type in ("arranged", "auto_arranged", "reveal", "hand_finished"):
+            return Change("timeout")
+        raise RulesError("replay_mismatch", "No Mậu Binh change starts with this event")
 
     def status(self, state: HandState) -> Status:
         if state.phase == "arrange":
