@@ -84,6 +84,13 @@ def house_account() -> Account:
     return house
 
 
+def house_lock() -> Account:
+    """The house's row, locked until the end of the caller's transaction (which
+    must be open). Every bot's loan locks it anyway: taken first, it makes
+    requests that grow the bot pool wait for each other."""
+    return Account.objects.select_for_update().get(pk=house_account().pk)
+
+
 @transaction.atomic
 def bot_lend(*, bot: User, amount: int, key: str, reason: str = "") -> PostResult:
     """Lend a bot chips from the house (InsufficientChips when the house is short)."""

@@ -133,6 +133,52 @@ def test_bot_requests_reuse_a_bounded_pool(tables, make_user, settings):
     assert User.objects.filter(is_bot=True).count() == 3
 
 
+@pytest.mark.django_db(transaction=True)
+def test_bots_asked_for_at_once_at_many_tables_never_grow_the_pool_past_its_size(
+    tables, make_user, settings
+):
+    """The burst: eight players each ask for a bot at their own table at the
+    same moment, the pool empty. Each request saw an empty pool, so each would
+    add an account: the pool grows one account at a time, and stops at its size."""
+    settings.BOT_POOL_SIZE = 3
+    owners = [make_user() for _ in range(8)]
+    boards = [
+        services.table_create(owner=owner, game="tienlen", stake=1, seat_count=2)
+        for owner in owners
+    ]
+    float_, minted = house(), issuance()
+    barrier = threading.Barrier(len(boards))
+    answers: list[str] = []
+
+    def ask(board: Table, owner: User) -> None:
+        barrier.wait()
+        try:
+            services.table_add_bot(table_id=board.pk, user=owner)
+            answers.append("seated")
+        except GameError as err:
+            answers.append(err.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=ask, args=pair) for pair in zip(boards, owners, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(answers) == ["no_bot_available"] * 5 + ["seated"] * 3
+    assert User.objects.filter(is_bot=True).count() == 3
+    seated = Seat.objects.filter(is_bot=True)
+    assert seated.count() == 3
+    assert len({s.user_id for s in seated}) == 3  # each bot at one table
+    assert Account.objects.filter(user__is_bot=True).count() == 3
+    # Three bots lent twice a stake-1 Tiến Lên table's minimum balance; the
+    # refused requests moved nothing.
+    assert house() == float_ - 3 * 60
+    assert issuance() == minted
+    assert_money_consistent()
+
+
 @pytest.mark.parametrize("game", ["tienlen", "maubinh", "holdem"])
 def test_bots_are_funded_by_the_house_and_issuance_never_moves(tables, make_user, game):
     lan = make_user()
