@@ -209,6 +209,28 @@ def test_an_english_client_still_gets_drf_messages_in_english(make_user):
     }
 
 
+def test_a_lone_surrogate_quoted_back_in_an_error_is_not_a_500(make_user):
+    """A choice error or an unknown rule option quotes the input; a lone
+    surrogate cannot be written as UTF-8 (it was a 500). It is sent back
+    replaced, and nothing is created."""
+    api = client_for(make_user(), "vi")
+    before = world()
+
+    choice = api.post(
+        url("tables"), '{"game": "\\ud800", "stake": 1}', content_type="application/json"
+    )
+    option = api.post(
+        url("tables"), '{"game": "tienlen", "stake": 1, "options": {"\\udfff": 1}}',
+        content_type="application/json",
+    )  # fmt: skip
+
+    assert error(choice) == (400, "invalid")
+    assert choice.json()["details"] == {"game": ['"?" không phải là lựa chọn hợp lệ.']}
+    assert error(option) == (400, "bad_table_settings")
+    assert option.json()["message"] == "Tùy chọn luật không xác định: ?."
+    assert world() == before
+
+
 def test_our_catalogue_wins_over_drfs_for_the_same_message():
     """DRF's Vietnamese catalogue has a few of these (one with a stray space):
     LOCALE_PATHS are read last, so ours is the one used."""
