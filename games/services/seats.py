@@ -192,22 +192,35 @@ def _require_active(user: User) -> None:
 def _bot_user(work: TableWork, needed: int) -> User:
     """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
     table at a time), lent ``needed`` chips by the house."""
+    bot = _idle_bot()
+    if bot is None:
+        # Requests at many tables at once would all count the same pool and
+        # each add an account: the pool grows under the house's row, one
+        # account at a time (a bot's loan locks that row a moment later anyway).
+        wallet.house_lock()
+        bot = _idle_bot() or _new_bot()
+    _bot_fund(work, bot, needed)
+    return bot
+
+
+def _new_bot() -> User:
+    count = User.objects.filter(is_bot=True).count()
+    if count >= settings.BOT_POOL_SIZE:
+        raise NoBotAvailable()
+    name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
+    return bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
+
+
+def _idle_bot() -> User | None:
+    """A pool bot seated nowhere and not being seated by another request."""
     busy = Seat.objects.filter(is_bot=True).values("user")
-    bot = (
+    return (
         User.objects.filter(is_bot=True, is_active=True)
         .exclude(pk__in=busy)
         .order_by("pk")
         .select_for_update(skip_locked=True)
         .first()
     )
-    if bot is None:
-        count = User.objects.filter(is_bot=True).count()
-        if count >= settings.BOT_POOL_SIZE:
-            raise NoBotAvailable()
-        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
-        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
-    _bot_fund(work, bot, needed)
-    return bot
 
 
 def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
