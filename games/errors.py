@@ -131,6 +131,7 @@ class ChatMuted(GameError):
         return {**super().as_dict(), "details": self.details}
 
 
+PlayerNotFound = _error("PlayerNotFound", "player_not_found", _("That player does not exist."), 404)
 HandNotFound = _error("HandNotFound", "hand_not_found", _("That hand does not exist."), 404)
 HandNotFinished = _error(
     "HandNotFinished", "hand_not_finished", _("This hand is still being played."), 409

@@ -17,5 +17,6 @@ urlpatterns = [
     path("hands/<int:hand_id>/replay", views.ReplayView.as_view(), name="api-hand-replay"),
     path("hands/<int:hand_id>/phh", views.PhhView.as_view(), name="api-hand-phh"),
     path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("players/<int:user_id>", views.PlayerView.as_view(), name="api-player"),
     path("fairness/verify", views.FairnessView.as_view(), name="api-fairness-verify"),
 ]

@@ -36,6 +36,7 @@ from games.errors import (
 from games.models import HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
@@ -47,7 +48,6 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
-BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -201,8 +201,9 @@ def _bot_user(work: TableWork, needed: int) -> User:
         count = User.objects.filter(is_bot=True).count()
         if count >= settings.BOT_POOL_SIZE:
             raise NoBotAvailable()
-        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
-        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
+        bot = bot_create(
+            username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
+        )
     _bot_fund(work, bot, needed)
     return bot
 
