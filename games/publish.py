@@ -461,7 +461,7 @@ def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict
     }
 
 
-def lobby_players(seats: Sequence[Seat] | Sequence[SeatRef]) -> list[dict[str, Any]]:
+def lobby_players(seats: Sequence[Seat | SeatRef]) -> list[dict[str, Any]]:
     """Who sits, in seat order: what a lobby card shows of them. Seats in short
     (a hand's end) name their users in one query."""
     users = {s.user_id: s.user for s in seats if isinstance(s, Seat)}

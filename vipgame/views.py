@@ -16,6 +16,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "games": list(PLUGINS.values()),
     }
     if user.is_authenticated:
-        context["account"] = user_account(user)  # type: ignore[arg-type]
-        context["bonus_claimed"] = bonus_claimed_today(user)  # type: ignore[arg-type]
+        context["account"] = user_account(user)
+        context["bonus_claimed"] = bonus_claimed_today(user)
     return render(request, "home.html", context)

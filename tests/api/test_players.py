@@ -50,7 +50,7 @@ def test_my_avatar_and_those_i_may_pick(make_user, api):
     assert [a["key"] for a in body["avatars"]] == list(AVATARS)
     assert body["avatars"][0] == {
         "key": "non-la",
-        "label": "Nón lá",
+        "name": "Nón lá",
         "url": "/static/img/avatars/non-la.svg",
     }
 

@@ -57,7 +57,7 @@ class UserOut(serializers.ModelSerializer[User]):
 
 class AvatarOut(serializers.Serializer[dict[str, Any]]):
     key = serializers.CharField()
-    label = serializers.CharField(help_text="In the request's language.")
+    name = serializers.CharField(help_text="In the request's language.")
     url = serializers.CharField(help_text="The SVG file.")
 
 
@@ -244,7 +244,7 @@ class MyAvatarView(APIView):
     )
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
-        faces = [{"key": f.key, "label": str(f.label), "url": avatar_url(f.key)} for f in FACES]
+        faces = [{"key": f.key, "name": str(f.label), "url": avatar_url(f.key)} for f in FACES]
         body = {"avatar": user.avatar_key, "picked": bool(user.avatar), "avatars": faces}
         return Response(AvatarsOut(body).data)
 
