@@ -116,7 +116,7 @@ def _hold_min_balance(table: Table, user: User) -> Hold:
             amount=needed,
             key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{table.pk}",
+            reason=f"{table.get_game_display()} #{table.pk}",
         )
     except InsufficientChips:
         raise NotEnoughChips(needed=needed) from None
@@ -154,7 +154,7 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
             amount=amount,
             key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )
     seat.save(update_fields=["hold"])
 
@@ -287,7 +287,7 @@ def free_seat(work: TableWork, seat: Seat) -> None:
     if seat.is_bot:
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )  # fmt: skip
     work.user_left(seat.user_id)
     seat.delete()
