@@ -9,6 +9,8 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
+from bench.stack import percentile
+
 Sample = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
@@ -102,18 +104,19 @@ class Probes:
 
         ready = [r for r in self.ready if inside(r[0])]
         scrapes = [s for s in self.scrapes if inside(s[0])]
-        latencies = sorted(r[2] * 1000 for r in ready)
+        latencies = [r[2] * 1000 for r in ready]
 
         def pct(values: list[float], q: float) -> float | None:
-            return None if not values else values[min(len(values) - 1, int(q * len(values)))]
+            found = percentile(values, q)
+            return None if found is None else round(found, 1)
 
         checks = [r[3].get("checks", {}) for r in ready]
         out: dict[str, Any] = {
             "readyz": {
                 "polls": len(ready),
                 "status": dict(Counter(str(r[1]) for r in ready)),
-                "ms_p50": pct(latencies, 0.5),
-                "ms_p99": pct(latencies, 0.99),
+                "ms_p50": pct(latencies, 50),
+                "ms_p99": pct(latencies, 99),
                 "sweeper_age_s_max": max(
                     (c.get("sweeper", {}).get("age_s", 0) for c in checks), default=None
                 ),

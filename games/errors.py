@@ -149,6 +149,15 @@ HandNotFinished = _error(
 NotInHand = _error(
     "NotInHand", "not_in_hand", _("Only the players of this hand can have its history."), 403
 )
+HandNotReplayable = _error(
+    "HandNotReplayable",
+    "replay_mismatch",
+    _(
+        "This hand cannot be shown step by step: replaying its record through the "
+        "rules does not give the same hand."
+    ),
+    409,
+)
 PhhUnavailable = _error(
     "PhhUnavailable",
     "phh_unavailable",

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.limits import FIELD_RANGES, check_table, service_error_fields
+from games.limits import FIELD_RANGES, SEATS, check_table, range_errors, service_error_fields
 from games.models import Game
 from games.plugins import PLUGINS, plugin_for, table_default
 from vipgame.errors import ServiceError
@@ -26,13 +26,18 @@ class TableCreateForm(forms.Form):
     )
     name = forms.CharField(label=_("Table name"), max_length=60, required=False)
     stake = forms.IntegerField(
-        label=_("Stake (chips)"), min_value=1, max_value=FIELD_RANGES["stake"].high, initial=10
+        label=_("Stake (chips)"),
+        min_value=1,
+        max_value=FIELD_RANGES["stake"].high,
+        initial=10,
+        error_messages=range_errors("stake"),
     )
     seat_count = forms.IntegerField(
         label=_("Seats"),
-        min_value=min(p.seats.low for p in PLUGINS.values()),
-        max_value=max(p.seats.high for p in PLUGINS.values()),
+        min_value=SEATS.low,
+        max_value=SEATS.high,
         initial=4,
+        error_messages=range_errors("seat_count", SEATS),
     )
     is_private = forms.BooleanField(
         label=_("Private (by invite link)"), required=False, initial=False
@@ -42,18 +47,21 @@ class TableCreateForm(forms.Form):
         min_value=1,
         max_value=FIELD_RANGES["max_raise"].high,
         required=False,
+        error_messages=range_errors("max_raise"),
     )
     buy_in_min = forms.IntegerField(
         label=_("Minimum buy-in (big blinds)"),
         min_value=1,
         max_value=FIELD_RANGES["buy_in_min"].high,
         initial=table_default("buy_in_min"),
+        error_messages=range_errors("buy_in_min"),
     )
     buy_in_max = forms.IntegerField(
         label=_("Maximum buy-in (big blinds)"),
         min_value=1,
         max_value=FIELD_RANGES["buy_in_max"].high,
         initial=table_default("buy_in_max"),
+        error_messages=range_errors("buy_in_max"),
     )
 
     def clean(self) -> dict[str, Any]:

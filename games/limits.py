@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -41,6 +42,11 @@ FIELD_RANGES: dict[str, Range] = {
     "bot_delay_ms": Range(0, 10_000),
     "bot_delay_max_ms": Range(0, 10_000),
 }
+
+#: Seats of any game (each game's own range is its plugin's ``seats``).
+SEATS = Range(
+    min(p.seats.low for p in PLUGINS.values()), max(p.seats.high for p in PLUGINS.values())
+)
 
 
 class InvalidTableSettings(BadTableSettings):  # type: ignore[misc,valid-type]
@@ -79,6 +85,14 @@ def range_message(name: str, allowed: Range) -> str:
         "low": allowed.low,
         "high": allowed.high,
     }
+
+
+def range_errors(name: str, allowed: Range | None = None) -> dict[str, Any]:
+    """``error_messages`` for a number field of a form or serializer: whatever
+    is wrong with it (not a whole number, too small, too big), the one message
+    naming the allowed range, in the user's language."""
+    message = lazy(range_message, str)(name, allowed or FIELD_RANGES[name])
+    return dict.fromkeys(("invalid", "min_value", "max_value", "max_string_length"), message)
 
 
 def _check_number(problems: dict[str, str], key: str, name: str, value: object, r: Range) -> None:

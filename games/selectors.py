@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, time, timedelta
+from itertools import accumulate
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,6 +17,7 @@ from games import clock, publish, sql
 from games.errors import (
     HandNotFinished,
     HandNotFound,
+    HandNotReplayable,
     NotInHand,
     PhhUnavailable,
     PlayerNotFound,
@@ -26,6 +28,9 @@ from games.models import ChatMessage, Hand, HandEvent, HandPlayer, Seat, Table
 from games.plugins import engine_for, plugin_for
 from games.rules import fairness
 from games.rules.cards import cards_str
+from games.rules.errors import RulesError
+from games.rules.game import Event
+from games.rules.replay import ReplayStep, replay
 from vipgame.accounts.avatars import avatar_url, default_avatar
 from vipgame.accounts.models import User
 
@@ -217,6 +222,68 @@ def hand_replay(*, hand_id: int, user: User) -> dict[str, Any]:
         seed = bytes.fromhex(hand.server_seed)
         replay["deck"] = cards_str(fairness.deal_deck(seed, hand.fair_id, hand.client_seeds))
     return replay
+
+
+def hand_replayed(hand: Hand) -> tuple[list[HandEvent], list[ReplayStep]]:
+    """A finished hand's event rows and every state it went through: dealt
+    again from its seeds, each recorded change (a move, a time-out, a player
+    leaving) applied again through the rules (``games.rules.replay``).
+    ``HandNotReplayable`` if the rules do not make exactly the recorded events
+    (a record is then refused rather than shown wrong)."""
+    plugin = plugin_for(hand.game)
+    rows = list(HandEvent.objects.filter(hand=hand).order_by("seq"))
+    # The service's own first event (the hand's number and commitment), then the engine's.
+    if not rows or rows[0].type != "hand_started":
+        raise HandNotReplayable()
+    recorded = [
+        Event(e.type, e.payload, e.player if e.visibility == HandEvent.Visibility.SEAT else None)
+        for e in rows[1:]
+    ]
+    deck = fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
+    ruleset = plugin.ruleset(hand.table)
+    try:
+        steps = replay(plugin.engine, ruleset, deck, len(hand.players), hand.setup, recorded)
+    except RulesError:
+        logger.warning("hand %s does not replay through its rules", hand.pk)
+        raise HandNotReplayable() from None
+    return rows, steps
+
+
+def hand_steps(*, hand_id: int, user: User) -> dict[str, Any]:
+    """A finished hand step by step, each step a picture of the table as this
+    user saw it then (the same viewers as ``hand_replay``): after the deal and
+    after each change, the events it made that the viewer may see, the
+    viewer's view of the state (a player's own, anyone else's a spectator's)
+    and whose move it was. The result comes with the last step only."""
+    hand, player = viewable_hand(hand_id=hand_id, user=user)
+    engine = plugin_for(hand.game).engine
+    rows, replayed = hand_replayed(hand)
+    # Step k made rows[ends[k] : ends[k + 1]] (the deal also the service's first).
+    ends = list(accumulate((len(s.events) for s in replayed), initial=1))
+    steps: list[dict[str, Any]] = []
+    for k, step in enumerate(replayed):
+        status = engine.status(step.state)
+        steps.append(
+            {
+                "events": publish.visible_events(rows[ends[k] if k else 0 : ends[k + 1]], player),
+                "view": engine.view(step.state, player),
+                "actors": [] if status.finished else list(status.actors),
+                "finished": status.finished,
+                "result": None,
+            }
+        )
+    steps[-1]["result"] = hand.result
+    return {
+        "hand": hand.pk,
+        "table": hand.table_id,
+        "game": hand.game,
+        "number": hand.number,
+        "stake": hand.table.stake,
+        "players": publish.hand_players(hand),
+        "you": player,
+        "voided": hand.voided,
+        "steps": steps,
+    }
 
 
 def open_table_for(*, game: str, stake: int, bots_only: bool = False) -> Table | None:

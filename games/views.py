@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import selectors, services
-from games.errors import TableFull
+from games.errors import HandNotReplayable, TableFull
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Game, Hand, Table
@@ -240,8 +240,25 @@ def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
     hand = get_object_or_404(Hand.objects.select_related("table"), pk=hand_id)
     if not hand.finished or (not user.is_staff and selectors.player_of(hand, user) is None):
         raise Http404
+    try:
+        steps: dict[str, Any] | None = selectors.hand_steps(hand_id=hand.pk, user=user)
+        unreplayable = ""
+    except HandNotReplayable as refused:
+        steps, unreplayable = None, refused.message
+    table = hand.table
+    config = {
+        "rules": plugin_for(hand.game).client_rules(table),
+        "stake": table.stake,
+        "seat_count": table.seat_count,
+    }
     return render(
         request,
         "games/replay.html",
-        {"hand": hand, "replay": selectors.hand_replay(hand_id=hand.pk, user=user)},
+        {
+            "hand": hand,
+            "replay": selectors.hand_replay(hand_id=hand.pk, user=user),
+            "steps": steps,
+            "unreplayable": unreplayable,
+            "config": config,
+        },
     )

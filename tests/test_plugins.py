@@ -37,7 +37,19 @@ GENERIC = [
         )
     ),
     *sorted((ROOT / "templates/games").glob("*.html")),
-    *(ROOT / "static/js" / name for name in ("table.js", "replay.js", "fairness.js", "lobby.js")),
+    *(
+        ROOT / "static/js" / name
+        for name in (
+            "table.js",
+            "replay.js",
+            "fairness.js",
+            "lobby.js",
+            "moments.js",
+            "feel.js",
+            "motion.js",
+            "sound.js",
+        )
+    ),
 ]
 
 

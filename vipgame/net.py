@@ -30,15 +30,23 @@ Address = IPv4Address | IPv6Address
 
 
 @lru_cache(maxsize=8)
-def _networks(entries: tuple[str, ...]) -> tuple[Any, ...]:
+def _networks(entries: tuple[str, ...], setting: str) -> tuple[Any, ...]:
     try:
         return tuple(ip_network(entry.strip(), strict=False) for entry in entries if entry.strip())
     except ValueError as err:
-        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {err}") from None
+        raise ImproperlyConfigured(f"{setting}: {err}") from None
 
 
 def trusted_networks() -> tuple[Any, ...]:
-    return _networks(tuple(settings.TRUSTED_PROXIES))
+    return _networks(tuple(settings.TRUSTED_PROXIES), "TRUSTED_PROXIES")
+
+
+def allowed_by(setting: str, raw: str | None) -> bool:
+    """Whether the address ``raw`` is in one of the networks that the setting
+    named ``setting`` lists (e.g. ``METRICS_ALLOWED``)."""
+    address = parse_address(raw)
+    networks = _networks(tuple(getattr(settings, setting)), setting)
+    return address is not None and any(address in net for net in networks)
 
 
 def parse_address(raw: str | None) -> Address | None:

@@ -96,15 +96,21 @@ def _options_help() -> str:
 
 def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
     allowed = limits.FIELD_RANGES[name]
-    return serializers.IntegerField(min_value=allowed.low, max_value=allowed.high, **kwargs)
+    return serializers.IntegerField(
+        min_value=allowed.low,
+        max_value=allowed.high,
+        error_messages=limits.range_errors(name),
+        **kwargs,
+    )
 
 
 class TableCreateIn(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=Game.choices)
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
-        min_value=min(p.seats.low for p in PLUGINS.values()),
-        max_value=max(p.seats.high for p in PLUGINS.values()),
+        min_value=limits.SEATS.low,
+        max_value=limits.SEATS.high,
+        error_messages=limits.range_errors("seat_count", limits.SEATS),
         required=False,
         help_text="Default: the most the game allows.",
     )
@@ -448,6 +454,30 @@ class ReplayOut(serializers.Serializer[dict[str, Any]]):
     deck = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="Staff only: the whole deck."
     )
+
+
+class ReplayStepOut(serializers.Serializer[dict[str, Any]]):
+    events = component("Event", many=True, help_text="What this step did that you could see.")
+    view = component("View", help_text="The game's view after this step, as you saw it then.")
+    actors = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The player indices whose move it was next."
+    )
+    finished = serializers.BooleanField(help_text="The rules ended the hand at this step.")
+    result = component(
+        "Result", allow_null=True, help_text="The hand's result: on the last step only."
+    )
+
+
+class ReplayStepsOut(serializers.Serializer[dict[str, Any]]):
+    hand = serializers.IntegerField()
+    table = serializers.IntegerField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    number = serializers.IntegerField()
+    stake = serializers.IntegerField()
+    players = HandPlayerOut(many=True)
+    you = serializers.IntegerField(allow_null=True)
+    voided = serializers.BooleanField()
+    steps = ReplayStepOut(many=True, help_text="The deal, then one step per change, in order.")
 
 
 class PhhOut(serializers.Serializer[dict[str, Any]]):

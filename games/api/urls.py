@@ -15,6 +15,11 @@ urlpatterns = [
     path("hands", views.HandsView.as_view(), name="api-hands"),
     path("hands/<int:hand_id>", views.HandView.as_view(), name="api-hand"),
     path("hands/<int:hand_id>/replay", views.ReplayView.as_view(), name="api-hand-replay"),
+    path(
+        "hands/<int:hand_id>/replay/steps",
+        views.ReplayStepsView.as_view(),
+        name="api-hand-replay-steps",
+    ),
     path("hands/<int:hand_id>/phh", views.PhhView.as_view(), name="api-hand-phh"),
     path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("players/<int:user_id>", views.PlayerView.as_view(), name="api-player"),

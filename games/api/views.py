@@ -414,6 +414,35 @@ class ReplayView(APIView):
         return Response(selectors.hand_replay(hand_id=hand_id, user=user_of(request)))
 
 
+class ReplayStepsView(APIView):
+    @extend_schema(
+        operation_id="hands_replay_steps",
+        summary="A finished hand step by step, for a visual replay",
+        description=(
+            "The hand dealt again from its seeds and each recorded change (a move, a "
+            "time-out, a player leaving) applied again through the rules: after the "
+            "deal and after each change, the events you could see, the game's view as "
+            "you saw it then (a spectator's if you did not play; nothing dealt or shown "
+            "later), and whose move it was. The result comes with the last step. A hand "
+            "whose record the rules do not replay exactly is refused (`replay_mismatch`)."
+            + VIEWER_RULE
+        ),
+        responses={
+            200: s.ReplayStepsOut,
+            **errors(
+                401,
+                403,
+                404,
+                forbidden=["private_table"],
+                missing=["hand_not_found"],
+                conflict=["hand_not_finished", "replay_mismatch"],
+            ),
+        },
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        return Response(selectors.hand_steps(hand_id=hand_id, user=user_of(request)))
+
+
 class PhhView(APIView):
     @extend_schema(
         operation_id="hands_phh",

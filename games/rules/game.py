@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 from .cards import Card
 
@@ -90,6 +90,18 @@ class Outcome:
     summary: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Change:
+    """One change of a hand as the service makes it (games/services/hands.py
+    ``play``): a player's ``action`` (``act``), the clock running out
+    (``timeout``) or a player leaving (``leave``). A replay reads it back from
+    the events it made (``GameEngine.change_of``)."""
+
+    kind: Literal["act", "timeout", "leave"]
+    player: int | None = None
+    action: JSON = field(default_factory=dict)
+
+
 class GameEngine(Protocol):
     name: str
     min_players: int
@@ -108,6 +120,12 @@ class GameEngine(Protocol):
     def timeout(self, state: Any) -> tuple[Any, list[Event]]: ...
 
     def leave(self, state: Any, player: int) -> tuple[Any, list[Event]]: ...
+
+    def change_of(self, events: Sequence[Event]) -> Change:
+        """The change whose events begin at ``events[0]`` (the hand's events
+        from there on, private ones included, never empty); a ``RulesError``
+        (``replay_mismatch``) if no change begins with it."""
+        ...
 
     def status(self, state: Any) -> Status: ...
 

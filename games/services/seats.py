@@ -168,8 +168,8 @@ def table_sit(
     buy_in: int | None = None,
     invite_code: str = "",
 ) -> Seat:
-    work = TableWork(table_id)
     _require_active(user)
+    work = TableWork(table_id)
     _check_open(work, user, invite_code)
     if work.seat_of(user) is not None:
         raise AlreadySeated()
@@ -181,8 +181,11 @@ def table_sit(
 
 
 def _require_active(user: User) -> None:
-    """A deactivated (banned) account may not sit or seat a bot."""
-    if not User.objects.filter(pk=user.pk, is_active=True).exists():
+    """A deactivated (banned) account may not sit or seat a bot. Called before
+    the table is locked: the account's row is locked first (as a ban locks it
+    before the player's tables), so one player's requests at many tables at
+    once are counted one after another against their bot-seat cap."""
+    if User.objects.select_for_update().filter(pk=user.pk, is_active=True).first() is None:
         raise AccountInactive()
 
 
@@ -258,8 +261,8 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
     """Seat a bot. The table's owner or a player seated there may ask; staff
     may too at a public table. A private table is its owner's and invited
     players' game: anyone else, staff included, gets ``private_table``."""
-    work = TableWork(table_id)
     _require_active(user)
+    work = TableWork(table_id)
     seated = work.seat_of(user) is not None
     if not (user.is_staff or work.table.owner_id == user.pk or seated):
         raise PermissionDenied()

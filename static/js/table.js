@@ -8,6 +8,8 @@ import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
+import { Feel } from "./feel.js";
+import { mountScreen } from "./screen.js";
 import { seatAvatar, showProfile } from "./profile.js";
 import { reportAcked, reportButton } from "./chatreport.js";
 
@@ -38,6 +40,7 @@ export class TableShell {
     this.seedId = null;
     this.summaryHidden = null;
     this.build();
+    this.feel = new Feel(this);
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
     this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
       versioned: true,
@@ -88,13 +91,14 @@ export class TableShell {
     const side = h(
       "aside",
       { class: "side" },
-      h("details", { class: "panel chat", open: window.innerWidth > 700 },
+      h("details", { class: "panel chat", "data-drawer": "chat" },
         h("summary", {}, _("Chat")), this.chatLog, form, quick),
-      h("details", { class: "panel fairness", "data-fair-panel": "" },
+      h("details", { class: "panel fairness", "data-fair-panel": "", "data-drawer": "fairness" },
         h("summary", {}, _("Fairness (provably fair)")), this.fair),
-      h("details", { class: "panel log" }, h("summary", {}, _("What happened")), this.eventLog),
+      h("details", { class: "panel log", "data-drawer": "log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
-    replace(r, this.banner, this.dialog, this.statusLine, h("div", { class: "play" }, this.felt, this.mine, this.controls), side);
+    replace(r, this.banner, this.dialog, this.statusLine,
+      h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.controls), side);
   }
 
   connectionStatus(status, code) {
@@ -189,6 +193,7 @@ export class TableShell {
 
   applyState(state) {
     const fresh = !this.state;
+    const before = this.state;
     this.state = state;
     const ctx = this.ctx;
     const hand = state.hand;
@@ -210,6 +215,7 @@ export class TableShell {
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
     this.sendSeed(state);
     this.render();
+    this.feel.changed(before, state);
   }
 
   /** A move's `delta` (docs/protocol.md): the state it makes of ours goes the
@@ -563,6 +569,7 @@ export class TableShell {
       text.textContent = c ? `${names[c.kind] || ""}: ${Math.ceil(left / 1000)} s` : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
+    this.feel.tick(now);
   }
 
   // -- chat and announcements ---------------------------------------------
@@ -601,6 +608,7 @@ export function start(game) {
   const root = document.querySelector("[data-table-app]");
   const config = JSON.parse(document.getElementById("table-config").textContent);
   const shell = new TableShell(root, config, game);
+  mountScreen(shell);
   window.vipTable = shell;
   return shell;
 }

@@ -102,6 +102,7 @@ def test_each_endpoint_for_anonymous_another_user_and_staff(tables, make_user, a
         ("get", "hands", None, (401, "not_authenticated"), 200, 200),
         ("get", f"hands/{hand.pk}", None, (401, "not_authenticated"), 200, 200),
         ("get", f"hands/{hand.pk}/replay", None, (401, "not_authenticated"), 200, 200),
+        ("get", f"hands/{hand.pk}/replay/steps", None, (401, "not_authenticated"), 200, 200),
         (
             "get",
             f"hands/{hand.pk}/phh",
@@ -121,6 +122,14 @@ def test_each_endpoint_for_anonymous_another_user_and_staff(tables, make_user, a
         (
             "get",
             f"hands/{secret.pk}/replay",
+            None,
+            (401, "not_authenticated"),
+            (403, "private_table"),
+            200,
+        ),
+        (
+            "get",
+            f"hands/{secret.pk}/replay/steps",
             None,
             (401, "not_authenticated"),
             (403, "private_table"),

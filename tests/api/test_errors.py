@@ -58,7 +58,7 @@ def test_field_errors_are_the_details_of_invalid(api, make_user):
         "message": "Some of the data sent is not valid.",
         "details": {
             "game": ['"chess" is not a valid choice.'],
-            "stake": ["Ensure this value is greater than or equal to 1."],
+            "stake": ["stake must be a whole number from 1 to 1000000."],
         },
     }
 

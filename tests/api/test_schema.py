@@ -44,6 +44,7 @@ OPERATIONS = {
     ("get", "/api/v1/hands"),
     ("get", "/api/v1/hands/{hand_id}"),
     ("get", "/api/v1/hands/{hand_id}/replay"),
+    ("get", "/api/v1/hands/{hand_id}/replay/steps"),
     ("get", "/api/v1/hands/{hand_id}/phh"),
     ("get", "/api/v1/leaderboard"),
     ("get", "/api/v1/players/{user_id}"),

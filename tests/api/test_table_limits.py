@@ -86,6 +86,61 @@ def test_out_of_range_options_are_invalid_with_the_range_and_open_nothing(
     assert not Table.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("data", "field", "vi", "en"),
+    [
+        ({"game": "tienlen", "stake": 10**9}, "stake", "từ 1 đến 1000000", "from 1 to 1000000"),
+        ({"game": "tienlen", "stake": 0}, "stake", "từ 1 đến 1000000", "from 1 to 1000000"),
+        ({"game": "tienlen", "stake": "many"}, "stake", "từ 1 đến 1000000", "from 1 to 1000000"),
+        (
+            {"game": "holdem", "stake": 1, "buy_in_max": 10**12},
+            "buy_in_max",
+            "từ 1 đến 1000",
+            "from 1 to 1000",
+        ),
+        (
+            {"game": "holdem", "stake": 1, "max_raise": 0},
+            "max_raise",
+            "từ 1 đến 1000000",
+            "from 1 to 1000000",
+        ),
+        (
+            {"game": "holdem", "stake": 1, "seat_count": 10},
+            "seat_count",
+            "từ 2 đến 9",
+            "from 2 to 9",
+        ),
+    ],
+)
+def test_out_of_range_numbers_name_the_range_in_the_users_language(
+    tables, make_user, api, data, field, vi, en
+):
+    """A table number out of range on the API: each field's problem names the
+    allowed range (both ends), in Vietnamese or English as asked."""
+    lan = make_user()
+    before = world()
+
+    response = api(lan).post(url("tables"), data, format="json")
+    english = api(lan, "en").post(url("tables"), data, format="json")
+
+    assert error(response) == (400, "invalid")
+    assert error(english) == (400, "invalid")
+    assert vi in response.json()["details"][field][0]
+    assert en in english.json()["details"][field][0]
+    assert world() == before
+
+
+def test_the_lobby_form_names_the_range_of_a_number(tables, make_user, client):
+    client.force_login(make_user())
+    response = client.post(
+        reverse("table-new"),
+        {"game": "tienlen", "preset": "vipgame", "stake": 10**9, "seat_count": 4},
+    )
+    assert response.status_code == 400
+    assert response.context["form"].errors["stake"] == ["stake phải là số nguyên từ 1 đến 1000000."]
+    assert not Table.objects.exists()
+
+
 def test_the_attacks_cannot_reach_a_table_by_any_path(tables, make_user, client):
     """The services, the ORM (what the admin or a shell would use) and the
     admin's add page all refuse the same settings."""

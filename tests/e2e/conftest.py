@@ -30,6 +30,8 @@ from tests.processes import (
 )
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
+ROOT = Path(__file__).resolve().parents[2]
+BLANK_ORIGIN = "http://blank.test"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -163,3 +165,30 @@ def open_play_now(page: Any, site: Site, game: str) -> None:
 
 def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
+
+
+def serve_static_js(route: Any) -> None:
+    path = route.request.url.removeprefix(BLANK_ORIGIN)
+    if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():
+        body = (ROOT / path.lstrip("/")).read_text(encoding="utf-8")
+        route.fulfill(status=200, content_type="text/javascript", body=body)
+    elif path == "/":
+        route.fulfill(
+            status=200, content_type="text/html", body="<!doctype html><title>blank</title>"
+        )
+    else:
+        route.fulfill(status=404, body="")
+
+
+@pytest.fixture
+def blank(browser: Any) -> Iterator[tuple[Any, list[str]]]:
+    """An empty page that serves the repository's static/js/ (no server), and
+    the script errors it logs."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    context.route(f"{BLANK_ORIGIN}/**", serve_static_js)
+    page.goto(f"{BLANK_ORIGIN}/")
+    yield page, errors
+    context.close()

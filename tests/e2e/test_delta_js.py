@@ -1,13 +1,9 @@
 """The browser's ``applyDelta`` (static/js/delta.js) makes the same state of
 the same state and delta as the server's ``games.protocol.apply_delta``, and
 changes neither (its inputs are frozen). The module is served from the
-repository by the page's own routes: no server needed."""
+repository on a blank page (conftest ``blank``): no server needed."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,9 +12,6 @@ from games.protocol import apply_delta
 from ..deltas import cases, delta_for, state_with
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
-ORIGIN = "http://delta.test"
 
 APPLY_ALL = """async (cases) => {
   const { applyDelta } = await import("/static/js/delta.js");
@@ -31,32 +24,6 @@ APPLY_ALL = """async (cases) => {
   };
   return cases.map(([state, delta]) => applyDelta(freeze(state), freeze(delta)));
 }"""
-
-
-def serve(route: Any) -> None:
-    path = route.request.url.removeprefix(ORIGIN)
-    if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():
-        body = (ROOT / path.lstrip("/")).read_text(encoding="utf-8")
-        route.fulfill(status=200, content_type="text/javascript", body=body)
-    elif path == "/":
-        route.fulfill(
-            status=200, content_type="text/html", body="<!doctype html><title>delta</title>"
-        )
-    else:
-        route.fulfill(status=404, body="")
-
-
-@pytest.fixture
-def blank(browser: Any) -> Iterator[tuple[Any, list[str]]]:
-    """An empty page that serves static/js/, and the script errors it logs."""
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    context.route(f"{ORIGIN}/**", serve)
-    page.goto(f"{ORIGIN}/")
-    yield page, errors
-    context.close()
 
 
 def test_the_browser_applies_deltas_as_the_server_does(blank):

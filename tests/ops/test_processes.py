@@ -137,7 +137,8 @@ def burst(ports, table_id, tokens, requests_per_burst=30, sockets_per_burst=30):
 def test_connections_stay_within_the_pool_budget(tmp_path, make_user, pooled, extra):
     """Two Daphne processes with a pool of 4 each (budget 8), under three bursts
     of 30 HTTP requests and 30 table sockets at once. Without the pool the same
-    bursts open more than the budget (the control shows the check can fail)."""
+    bursts open more than the budget (the control shows the check can fail; it
+    stops at the first burst that shows it)."""
     users = [make_user() for _ in range(6)]
     tokens = [token_for(u) for u in users]
     table = services.table_create(owner=users[0], game="tienlen", stake=1)
@@ -156,7 +157,11 @@ def test_connections_stay_within_the_pool_budget(tmp_path, make_user, pooled, ex
                 responses, sockets = burst(ports, table.pk, tokens)
                 assert [r.status_code for r in responses] == [200] * len(responses)
                 assert sockets == [("state", "state", "pong")] * len(sockets)
-            time.sleep(0.2)
+                time.sleep(0.2)
+                if not pooled and sampler.peak > budget:
+                    # Shown: no more bursts (each leaves about 30 connections
+                    # open, and PostgreSQL may be shared with other tests).
+                    break
     assert sampler.samples > 20
     print(f"peak PostgreSQL connections ({'pool' if pooled else 'no pool'}): {sampler.peak}")
     if pooled:

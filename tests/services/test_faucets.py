@@ -3,12 +3,15 @@ player, a bounded pool of bot accounts reused across tables, bot chips lent by
 the house and taken back (never minted by issuance), idle tables closed, and
 what bots win or lose in one place for staff."""
 
+import threading
+
 import pytest
+from django.db import connections
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from games import services, tasks
-from games.errors import NoBotAvailable, TooManyBots
+from games.errors import GameError, NoBotAvailable, TooManyBots
 from games.models import Hand, Seat, Table
 from vipgame.accounts.models import User
 from vipgame.accounts.services import token_issue
@@ -69,6 +72,44 @@ def test_bot_seats_past_the_cap_are_refused(tables, make_user, settings):
     assert err.value.code == "too_many_bots"
     assert (snapshot(), list(Seat.objects.order_by("pk").values())) == before
     assert Seat.objects.filter(is_bot=True, bot_for=lan).count() == 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bot_seats_asked_for_at_once_at_many_tables_stop_at_the_cap(tables, make_user, settings):
+    """The burst: one player seated at eight tables asks for a bot at each at
+    the same moment. Each request locks its own table, so the cap is counted
+    under the player's own row: exactly the cap gets through."""
+    settings.MAX_BOT_SEATS_PER_USER = 2
+    lan = make_user()
+    boards = []
+    for _ in range(8):
+        board = services.table_create(owner=make_user(), game="holdem", stake=1, seat_count=2)
+        services.table_sit(table_id=board.pk, user=lan, buy_in=40)
+        boards.append(board)
+    float_ = house()
+    barrier = threading.Barrier(len(boards))
+    answers: list[str] = []
+
+    def ask(board: Table) -> None:
+        barrier.wait()
+        try:
+            services.table_add_bot(table_id=board.pk, user=lan)
+            answers.append("seated")
+        except GameError as err:
+            answers.append(err.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=ask, args=(board,)) for board in boards]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(answers) == ["seated"] * 2 + ["too_many_bots"] * 6
+    assert Seat.objects.filter(is_bot=True, bot_for=lan).count() == 2
+    assert house() == float_ - 2 * 80  # two bots lent a Poker buy-in each, no more
+    assert_money_consistent()
 
 
 def test_bot_requests_reuse_a_bounded_pool(tables, make_user, settings):

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import ChatMessage, Hand, Seat, Table, TableSeed
+from games.plugins import plugin_for
 
 from ..services.driver import play_until_finished, ready_all
 
@@ -222,6 +223,16 @@ def test_replay_shows_my_events_only_and_the_seed(make_user, tables):
     dealt = [e for e in replay["events"] if e["type"] == "dealt"]
     assert [sorted(e["cards"]) for e in dealt] == [sorted(_cards_of(hand, replay["you"]))]
     assert replay["fairness"]["server_seed"] == hand.server_seed
+    # the table at each step (tests/api/test_replay_steps.py), the result at the last
+    steps = response.context["steps"]
+    assert steps["you"] == replay["you"]
+    assert [s["result"] for s in steps["steps"]][-2:] == [None, hand.result]
+    assert response.context["config"] == {
+        "rules": plugin_for("maubinh").client_rules(hand.table),
+        "stake": 1,
+        "seat_count": 2,
+    }
+    assert 'id="replay-steps"' in response.content.decode()
     assert client_for(an).get(reverse("replay", args=[hand.pk])).status_code == 404
 
 

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from vipgame.net import allowed_by, client_ip
+
 from . import health, metrics
-from .addresses import address_allowed, peer_address
 
 
 def _json(body: dict[str, object], status: int = 200) -> HttpResponse:
@@ -45,7 +46,7 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     the peer address is taken from that header, which a client can write.
     """
     proxied = "HTTP_X_FORWARDED_FOR" in request.META and not settings.METRICS_ALLOW_PROXIED
-    if proxied or not address_allowed(peer_address(request), settings.METRICS_ALLOWED):
+    if proxied or not allowed_by("METRICS_ALLOWED", client_ip(request)):
         return HttpResponse(
             json.dumps({"code": "forbidden", "message": "Metrics are not served to this address."}),
             status=403,

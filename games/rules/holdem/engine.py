@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cards import Card, cards_str
 from ..errors import RulesError
-from ..game import JSON, Event, GameEngine, Outcome, Payment, Status
+from ..game import JSON, Change, Event, GameEngine, Outcome, Payment, Status
 from . import betting
 from .bot import choose_action
 from .pots import build_pots, seat_order, transfers
@@ -81,6 +81,21 @@ class HoldemEngine:
         before = _require(state)
         after = betting.leave(before, player)
         return after, _events(after.log[len(before.log) :])
+
+    def change_of(self, events: Sequence[Event]) -> Change:
+        # Every change starts with an action record: a time-out and a leave are flagged.
+        first = events[0]
+        if first.type != "action":
+            raise RulesError("replay_mismatch", "No Hold'em change starts with this event")
+        data = first.data
+        if data.get("left"):
+            return Change("leave", data["player"])
+        if data.get("timeout"):
+            return Change("timeout")
+        action: JSON = {"type": data["action"]}
+        if data["action"] == "raise":
+            action["to"] = data["to"]
+        return Change("act", data["player"], action)
 
     def status(self, state: Any) -> Status:
         current = _require(state)

@@ -29,7 +29,16 @@ from typing import Any, Literal
 
 from ..cards import Card, cards_str, parse_card
 from ..errors import RulesError
-from ..game import JSON, Event, GameEngine, Outcome, PaymentJSON, Status, payment_json
+from ..game import (
+    JSON,
+    Change,
+    Event,
+    GameEngine,
+    Outcome,
+    PaymentJSON,
+    Status,
+    payment_json,
+)
 from .arranger import ArrangeResult, Suggestion, arrange
 from .chi import Arrangement, hand_name
 from .instant import split_tiebreak, top_pair
@@ -195,6 +204,22 @@ class MauBinhEngine:
         if state.phase == "arrange":
             return self._close_if_all_submitted(state, events)
         return state, events
+
+    def change_of(self, events: Sequence[Event]) -> Change:
+        first = events[0]
+        if first.type == "submitted":
+            player = first.data["player"]
+            arranged = events[1] if len(events) > 1 else None
+            if arranged is None or arranged.type != "arranged" or arranged.seat != player:
+                raise RulesError("replay_mismatch", "A submission without its arrangement")
+            chis = {key: arranged.data[key] for key in ("chi1", "chi2", "chi3")}
+            return Change("act", player, {"type": "submit", **chis})
+        if first.type == "left":
+            return Change("leave", first.data["player"])
+        # The arrange clock (late players arranged), a reveal clock, the last one (the end).
+        if first.type in ("arranged", "auto_arranged", "reveal", "hand_finished"):
+            return Change("timeout")
+        raise RulesError("replay_mismatch", "No Mậu Binh change starts with this event")
 
     def status(self, state: HandState) -> Status:
         if state.phase == "arrange":

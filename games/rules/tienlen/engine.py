@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cards import Card
 from ..errors import RulesError
-from ..game import JSON, Event, GameEngine, Outcome, Status
+from ..game import JSON, Change, Event, GameEngine, Outcome, Status
 from . import hand
 from .bot import choose_action
 from .rules import TienLenRules
@@ -58,6 +58,20 @@ class TienLenEngine:
 
     def leave(self, state: Any, player: int) -> tuple[HandState, list[Event]]:
         return hand.leave(_require(state), player)
+
+    def change_of(self, events: Sequence[Event]) -> Change:
+        first = events[0]
+        if first.type == "timed_out":
+            return Change("timeout")
+        if first.type == "left":
+            return Change("leave", first.data["player"])
+        if first.type == "played":
+            return Change(
+                "act", first.data["player"], {"type": "play", "cards": first.data["cards"]}
+            )
+        if first.type == "passed":
+            return Change("act", first.data["player"], {"type": "pass"})
+        raise RulesError("replay_mismatch", "No Tiến Lên move starts with this event")
 
     def status(self, state: Any) -> Status:
         s = _require(state)

@@ -116,6 +116,23 @@ const game = {
     }
   },
 
+  // What the screen reacts to (static/js/moments.js): chips bet (blinds
+  // included), all-ins, and the bets swept into the pot.
+  moments({ before, view, events, seatOf }) {
+    const out = [];
+    for (const e of events) {
+      if ((e.type === "blind" || e.type === "action") && e.amount > 0) {
+        out.push({ type: "bet", player: e.player, seat: seatOf(e.player), amount: e.amount });
+        if (e.all_in) out.push({ type: "allin", player: e.player, seat: seatOf(e.player) });
+      }
+    }
+    if (before) {
+      const swept = before.bets.flatMap((bet, i) => (view.bets[i] < bet ? [i] : []));
+      if (swept.length) out.push({ type: "pot", seats: swept.map(seatOf), amount: view.pot });
+    }
+    return out;
+  },
+
   summary(ctx) {
     const view = ctx.view;
     if (!view || !view.finished) return null;
@@ -148,8 +165,8 @@ const game = {
   },
 };
 
-// The replay page (static/js/replay.js): the events as text, the table after
-// each step, and the cards known for the fairness check.
+// The replay page (static/js/replay.js): the events as text and the cards
+// known for the fairness check (the table at each step is drawn as live).
 game.replay = {
   describe(e, name) {
     switch (e.type) {
@@ -164,16 +181,6 @@ game.replay = {
       case "hand_end": return _("The hand is over");
       default: return null;
     }
-  },
-
-  picture(seen, { name }) {
-    const parts = [];
-    const dealt = seen.find((e) => e.type === "dealt");
-    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true })));
-    const board = seen.filter((e) => e.type === "board").flatMap((e) => e.cards);
-    parts.push(h("div", {}, h("strong", {}, _("Board")), " ", board.length ? cardRow(board, { small: true }) : "—"));
-    for (const show of seen.filter((e) => e.type === "show")) parts.push(h("div", {}, name(show.player), " ", cardRow(show.cards, { small: true })));
-    return parts;
   },
 
   known(events) {

@@ -132,16 +132,19 @@ function shownArrangement(ctx) {
       cardRow(own.submission[key]))));
 }
 
+/** Units `me` won (+) or lost (-) against each opponent in these payments. */
+function against(payments, me) {
+  const out = {};
+  for (const p of payments) {
+    if (p.payee === me) out[p.payer] = (out[p.payer] || 0) + p.amount;
+    if (p.payer === me) out[p.payee] = (out[p.payee] || 0) - p.amount;
+  }
+  return out;
+}
+
 /** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
 function versus(ctx, upTo) {
-  const out = {};
-  (ctx.view.chi_payments || []).slice(0, upTo).forEach((payments) => {
-    for (const p of payments) {
-      if (p.payee === ctx.me) out[p.payer] = (out[p.payer] || 0) + p.amount;
-      if (p.payer === ctx.me) out[p.payee] = (out[p.payee] || 0) - p.amount;
-    }
-  });
-  return out;
+  return against((ctx.view.chi_payments || []).slice(0, upTo).flat(), ctx.me);
 }
 
 const game = {
@@ -237,6 +240,20 @@ const game = {
     }
   },
 
+  // What the screen reacts to (static/js/moments.js): each chi as it is
+  // revealed, with the units it moved: mine against each opponent, or (when I
+  // was not dealt in) each player's.
+  moments({ view, events, me, seatOf }) {
+    return events.filter((e) => e.type === "reveal").map((e) => {
+      let units = e.units.map((n, player) => ({ player, seat: seatOf(player), units: n }));
+      if (me !== null) {
+        const mine = against(view.chi_payments[e.step - 1] || [], me);
+        units = units.filter((u) => u.player !== me).map((u) => ({ ...u, units: mine[u.player] || 0 }));
+      }
+      return { type: "reveal", step: e.step, units };
+    });
+  },
+
   summary(ctx) {
     const outcome = ctx.view && ctx.hand.result;
     if (!outcome || outcome.voided) return null;
@@ -269,8 +286,8 @@ const game = {
   },
 };
 
-// The replay page (static/js/replay.js): the events as text, the table after
-// each step, and the cards known for the fairness check.
+// The replay page (static/js/replay.js): the events as text and the cards
+// known for the fairness check (the table at each step is drawn as live).
 game.replay = {
   describe(e, name) {
     switch (e.type) {
@@ -280,18 +297,6 @@ game.replay = {
       case "reveal": return `Chi ${e.step}: ` + e.hands.map((x) => `${name(x.player)} ${nameVi(x.hand)} (${signed(e.units[x.player])})`).join(" · ");
       default: return null;
     }
-  },
-
-  picture(seen, { name }) {
-    const parts = [];
-    const dealt = seen.find((e) => e.type === "dealt");
-    if (dealt) parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards, { small: true }),
-      dealt.instant ? h("span", { class: "badge gold" }, instantVi(dealt.instant)) : null));
-    for (const reveal of seen.filter((e) => e.type === "reveal")) {
-      parts.push(h("div", { class: "mini-chi" }, h("strong", {}, `Chi ${reveal.step}`),
-        reveal.hands.map((x) => h("span", { class: "rev" }, ` ${name(x.player)} `, cardRow(x.cards, { small: true }), ` ${nameVi(x.hand)}`))));
-    }
-    return parts;
   },
 
   known(events) {

@@ -144,6 +144,22 @@ const game = {
     }
   },
 
+  // What the screen reacts to (static/js/moments.js): cards played, chops, thối.
+  moments({ events, me, seatOf, ended, result }) {
+    const out = [];
+    for (const e of events) {
+      if (e.type !== "played") continue;
+      out.push({ type: "play", player: e.player, seat: seatOf(e.player), cards: e.cards, mine: e.player === me });
+      if (e.chop) out.push({ type: "chop", player: e.player, seat: seatOf(e.player) });
+    }
+    if (ended && result) {
+      const owed = new Map(); // each payer of thối, with the units of all they pay for it
+      for (const p of result.payments.filter((x) => x.reason === "thoi")) owed.set(p.payer, (owed.get(p.payer) || 0) + p.amount);
+      for (const [player, amount] of owed) out.push({ type: "thoi", player, seat: seatOf(player), amount });
+    }
+    return out;
+  },
+
   summary(ctx) {
     const view = ctx.view;
     const result = ctx.hand && ctx.hand.result;
@@ -176,8 +192,8 @@ const game = {
   },
 };
 
-// The replay page (static/js/replay.js): the events as text, the table after
-// each step, and the cards known for the fairness check.
+// The replay page (static/js/replay.js): the events as text and the cards
+// known for the fairness check (the table at each step is drawn as live).
 game.replay = {
   describe(e, name) {
     switch (e.type) {
@@ -185,25 +201,11 @@ game.replay = {
       case "passed": return fmt(_("%(name)s passes"), { name: name(e.player) });
       case "new_round": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
       case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.payer), winner: name(e.payee), units: e.amount });
-      default:
-        if (TOI_TRANG[e.type] && e.cards) return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.type]}`;
-        return null;
+      case "instant_win": return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.kind] || e.kind}`;
+      case "hand_started": // (the rules' own, after the table's: who leads first)
+        return e.first === undefined ? null : fmt(_("%(name)s leads a new round"), { name: name(e.first) });
+      default: return null;
     }
-  },
-
-  picture(seen, { name, you, players }) {
-    const parts = [];
-    const dealt = seen.find((e) => e.type === "dealt");
-    const played = seen.filter((e) => e.type === "played");
-    if (dealt) {
-      const gone = new Set(played.filter((e) => e.player === you).flatMap((e) => e.cards));
-      parts.push(h("div", {}, h("strong", {}, _("Your cards")), " ", cardRow(dealt.cards.filter((c) => !gone.has(c)), { small: true })));
-    }
-    const last = [...seen].reverse().find((e) => e.type === "played" || e.type === "new_round");
-    if (last && last.type === "played") parts.push(h("div", {}, h("strong", {}, _("On the table")), " ", name(last.player), " ", cardRow(last.cards, { small: true })));
-    const counts = players.map((p, i) => `${p.name}: ${13 - played.filter((e) => e.player === i).reduce((n, e) => n + e.cards.length, 0)}`);
-    parts.push(h("div", { class: "muted" }, _("Cards left"), ": ", counts.join(" · ")));
-    return parts;
   },
 
   known(events) {

@@ -1,0 +1,153 @@
+"""The visual replay: the table itself stepping through a finished hand of each
+game, showing at each step the cards of that step and nothing later (no card
+before its time, no result before the last step), in Vietnamese on a laptop
+and in English on a phone."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.db import connection
+from django.urls import reverse
+
+from games import services
+
+from ..services.driver import play_until_finished, ready_all
+from ..tables import payload_cards
+from .conftest import PASSWORD, shot
+from .test_screen import LAPTOP, PHONE, outside
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+GAMES = ("maubinh", "tienlen", "holdem")
+
+PICTURE = """() => {
+  const root = document.querySelector("[data-replay-app]");
+  const cards = (selector) => [...document.querySelectorAll(selector)].map((n) => n.dataset.card);
+  const attr = (selector, name) => document.querySelector(selector)?.getAttribute(name) ?? null;
+  return {
+    step: Number(root.dataset.step),
+    shown: cards("[data-felt] [data-card], [data-mine] [data-card]"),
+    mine: cards("[data-mine] [data-card]"),
+    board: attr("[data-board]", "data-board"),
+    pile: attr("[data-pile]", "data-pile"),
+    chi: cards("[data-felt] .seat .mini-chi [data-card]"),
+    result: !document.querySelector("[data-summary]").hidden,
+    label: document.querySelector("[data-step-label]").textContent,
+  };
+}"""
+
+
+@pytest.fixture
+def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
+    """One finished hand of each game, one player with two bots, played through
+    the services before the site's processes start (nothing else moves them),
+    in a thread of its own: this one runs Playwright's event loop."""
+
+    def play() -> tuple[Any, dict[str, Any]]:
+        try:
+            user = make_user()
+            # A hash the site's own settings know (the tests' fast one they do not).
+            hasher = PBKDF2PasswordHasher()
+            user.password = hasher.encode(PASSWORD, hasher.salt(), iterations=1000)
+            user.save(update_fields=["password"])
+            hands = {}
+            for game in GAMES:
+                table = services.table_create(owner=user, game=game, stake=2, seat_count=3)
+                buy_in = 400 if game == "holdem" else None
+                services.table_sit(table_id=table.pk, user=user, buy_in=buy_in)
+                for _ in range(2):
+                    services.table_add_bot(table_id=table.pk, user=user)
+                ready_all(table)
+                tables.drain()
+                hands[game] = play_until_finished(tables, table)
+                tables.drain()
+            return user, hands
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(play).result()
+
+
+def expected(game: str, view: dict[str, Any]) -> dict[str, Any]:
+    """What the felt shows of a step's view, game by game."""
+    if game == "holdem":
+        return {"board": " ".join(view["board"]), "mine": view["hole"]}
+    if game == "tienlen":
+        if view["finished"]:  # the winner in the middle, the cards left at the seats
+            return {"pile": None, "mine": []}
+        pile = view["table"]["cards"] if view["table"] else None
+        return {"pile": None if pile is None else " ".join(pile), "mine": view["hand"]}
+    chi = [c for seat in view["seats"] for k in ("chi1", "chi2", "chi3") for c in seat.get(k) or []]
+    return {"chi": sorted(chi)}
+
+
+def check_step(page: Any, game: str, steps: list[dict[str, Any]], k: int, words: str) -> None:
+    picture = page.evaluate(PICTURE)
+    last = len(steps) - 1
+    assert picture["step"] == k
+    assert picture["label"] == words.format(n=k + 1, total=len(steps))
+    # the felt shows the cards of this step, and none not yet known then
+    want = expected(game, steps[k]["view"])
+    got = {key: sorted(picture[key]) if key == "chi" else picture[key] for key in want}
+    assert got == want, (game, k)
+    known = payload_cards([s["events"] for s in steps[: k + 1]])
+    assert set(picture["shown"]) <= known, (game, k, sorted(set(picture["shown"]) - known))
+    # the result only at the last step
+    assert picture["result"] == (k == last), (game, k)
+
+
+def test_a_replay_steps_through_the_hand_on_the_table(played, pages, site):
+    user, hands = played
+    for viewport, language, words in (
+        (LAPTOP, "vi", "Bước {n} / {total}"),
+        (PHONE, "en", "Step {n} of {total}"),
+    ):
+        page = pages.new(viewport=viewport)
+        page.goto(f"{site.url}/accounts/login/")
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", PASSWORD)
+        page.click("main button[type=submit]")
+        page.wait_for_url(f"{site.url}/")
+        if language == "en":
+            page.click(".lang-switch button[value=en]")
+            page.wait_for_selector(".lang-switch button[value=en].active")
+        for game, hand in hands.items():
+            page.goto(site.url + reverse("replay", args=[hand.pk]))
+            page.wait_for_selector("[data-replay-app][data-step='0'] [data-felt] .seat")
+            steps = json.loads(page.text_content("#replay-steps"))["steps"]
+            assert len(steps) >= 3
+            check_step(page, game, steps, 0, words)
+            # forward with the keyboard and the button, back with the button
+            for k in range(1, len(steps)):
+                if k % 2:
+                    page.keyboard.press("ArrowRight")
+                else:
+                    page.click("[data-next]")
+                check_step(page, game, steps, k, words)
+                if k == len(steps) // 2:
+                    shot(page, f"replay-{game}-{viewport['width']}-mid")
+            shot(page, f"replay-{game}-{viewport['width']}-result")
+            page.click("[data-prev]")
+            check_step(page, game, steps, len(steps) - 2, words)
+            page.keyboard.press("Home")
+            check_step(page, game, steps, 0, words)
+            # the controls are in reach without scrolling
+            assert outside(page, "[data-replay-controls] button, [data-step-slider]") == []
+            # the slider jumps; playing goes on by itself and stops at the last step
+            page.eval_on_selector(
+                "[data-step-slider]",
+                "(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }",
+                str(len(steps) - 2),
+            )
+            check_step(page, game, steps, len(steps) - 3, words)
+            page.select_option("[data-speed]", "4")
+            page.click("[data-play]")
+            page.wait_for_selector("[data-replay-app][data-last='1'] [data-play][data-playing='0']")
+            check_step(page, game, steps, len(steps) - 1, words)
+            assert page.text_content("[data-play]") == ("▶ Play" if language == "en" else "▶ Phát")
