@@ -162,11 +162,14 @@ def test_welcome_avatar_table_card_lobby_and_leaderboard(pages, site):
     table = table_state(page)["table"]["id"]
     page.click("[data-nav-lobby]")
     page.click("[data-tab=tienlen]")
-    card = page.wait_for_selector(f"[data-table-row='{table}']")
-    sitters = card.query_selector_all("[data-sitter] [data-avatar]")
-    assert len(sitters) == 4
-    assert "farmer" in [s.get_attribute("data-avatar") for s in sitters]
-    assert {b["name"] for b in bots} <= set(card.inner_text().split("\n"))
+    # (Locators: the lobby redraws its cards as the table changes.)
+    card = f"[data-table-row='{table}']"
+    page.wait_for_selector(f"{card} [data-sitter] [data-avatar]")
+    avatars = page.locator(f"{card} [data-sitter] [data-avatar]")
+    assert avatars.count() == 4
+    assert "farmer" in [avatars.nth(i).get_attribute("data-avatar") for i in range(4)]
+    names = page.locator(f"{card} .sitter-name").all_text_contents()
+    assert {b["name"] for b in bots} <= set(names)
     shot(page, "lobby-cards")
     page.click("[data-nav-leaderboard]")
     page.wait_for_selector("[data-leaderboard]")
