@@ -36,6 +36,7 @@ from games.errors import (
 from games.models import HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
@@ -47,7 +48,6 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
-BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -116,7 +116,7 @@ def _hold_min_balance(table: Table, user: User) -> Hold:
             amount=needed,
             key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{table.pk}",
+            reason=f"{table.get_game_display()} #{table.pk}",
         )
     except InsufficientChips:
         raise NotEnoughChips(needed=needed) from None
@@ -154,7 +154,7 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
             amount=amount,
             key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )
     seat.save(update_fields=["hold"])
 
@@ -207,8 +207,9 @@ def _new_bot() -> User:
     count = User.objects.filter(is_bot=True).count()
     if count >= settings.BOT_POOL_SIZE:
         raise NoBotAvailable()
-    name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
-    return bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
+    return bot_create(
+        username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
+    )
 
 
 def _idle_bot() -> User | None:
@@ -302,7 +303,7 @@ def free_seat(work: TableWork, seat: Seat) -> None:
     if seat.is_bot:
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )  # fmt: skip
     work.user_left(seat.user_id)
     seat.delete()
