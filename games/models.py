@@ -75,23 +75,28 @@ class Table(models.Model):
         _("status"), max_length=10, choices=Status.choices, default=Status.WAITING
     )
     version = models.PositiveBigIntegerField(_("version"), default=1)
-    hand_version = models.PositiveBigIntegerField(default=1)
+    hand_version = models.PositiveBigIntegerField(_("hand version"), default=1)
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
-    clock = models.CharField(max_length=10, choices=Clock.choices, blank=True)
-    clock_started_at = models.DateTimeField(null=True, blank=True)
-    clock_version = models.PositiveBigIntegerField(default=0)
+    clock = models.CharField(_("clock"), max_length=10, choices=Clock.choices, blank=True)
+    clock_started_at = models.DateTimeField(_("clock started"), null=True, blank=True)
+    clock_version = models.PositiveBigIntegerField(_("clock version"), default=0)
     # The clock version whose timer task is queued (a long clock gets its task
     # from the sweeper shortly before it runs out; most are answered before).
-    timer_version = models.PositiveBigIntegerField(default=0)
+    timer_version = models.PositiveBigIntegerField(_("timer version"), default=0)
     current_hand = models.ForeignKey(
-        "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "Hand",
+        verbose_name=_("current hand"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    hands_played = models.PositiveIntegerField(default=0)
+    hands_played = models.PositiveIntegerField(_("hands played"), default=0)
     # The next hand's server seed is kept in TableSeed (never on this model, so
     # no admin page, form or serializer of a table can show it).
-    next_commitment = models.CharField(max_length=64)
-    last_winner_position = models.SmallIntegerField(null=True, blank=True)
-    button_position = models.SmallIntegerField(null=True, blank=True)
+    next_commitment = models.CharField(_("next hand's commitment"), max_length=64)
+    last_winner_position = models.SmallIntegerField(_("last winner's seat"), null=True, blank=True)
+    button_position = models.SmallIntegerField(_("dealer button's seat"), null=True, blank=True)
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last time anything changed at the table (idle tables are closed).
@@ -219,7 +224,9 @@ class Departure(models.Model):
 
 
 class Hand(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"
+    )
     number = models.PositiveIntegerField(_("number"))
     game = models.CharField(_("game"), max_length=10, choices=Game.choices)
     commitment = models.CharField(_("commitment"), max_length=64)
@@ -230,14 +237,14 @@ class Hand(models.Model):
     # sent none in time: drawn for them from the OS CSPRNG).
     seed_sources = models.JSONField(_("client seed sources"), default=list)
     players = models.JSONField(_("players"), default=list)
-    setup = models.JSONField(default=dict)
-    state = models.JSONField(default=dict)
-    event_count = models.PositiveIntegerField(default=0)
+    setup = models.JSONField(_("setup"), default=dict)
+    state = models.JSONField(_("state"), default=dict)
+    event_count = models.PositiveIntegerField(_("events"), default=0)
     result = models.JSONField(_("result"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
     settled = models.BooleanField(_("settled"), default=False)
-    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
     voided = models.BooleanField(_("voided"), default=False)
 
     class Meta:

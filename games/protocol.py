@@ -343,6 +343,13 @@ def follow(
     return state, state is None
 
 
+class LobbyPlayer(TypedDict):
+    position: int
+    name: str
+    avatar: str
+    bot: bool
+
+
 class LobbyTable(TypedDict):
     id: int
     game: Literal["maubinh", "tienlen", "holdem"]
@@ -355,6 +362,7 @@ class LobbyTable(TypedDict):
     rules: list[list[Any]]
     taken: int
     humans: int
+    players: list[LobbyPlayer]
 
 
 class LobbyMessage(TypedDict):

@@ -26,6 +26,7 @@ from games.protocol import view_patch
 from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
+from vipgame.accounts.models import User
 from vipgame.notify import Message
 from vipgame.ops import metrics
 from wallet.models import Account
@@ -160,6 +161,7 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
                 "position": s.position,
                 "user_id": s.user_id,
                 "name": s.user.shown_name,
+                "avatar": s.user.avatar_key,
                 "bot": s.is_bot,
                 "ready": s.ready,
                 "connected": s.connected or s.is_bot,
@@ -465,7 +467,27 @@ def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict
         **table_identity(table),
         "taken": len(seats),
         "humans": sum(1 for s in seats if not s.is_bot),
+        "players": lobby_players(seats),
     }
+
+
+def lobby_players(seats: Sequence[Seat | SeatRef]) -> list[dict[str, Any]]:
+    """Who sits, in seat order: what a lobby card shows of them. Seats in short
+    (a hand's end) name their users in one query."""
+    users = {s.user_id: s.user for s in seats if isinstance(s, Seat)}
+    missing = [s.user_id for s in seats if s.user_id not in users]
+    if missing:
+        users |= User.objects.only("username", "display_name", "avatar").in_bulk(missing)
+    return [
+        {
+            "position": s.position,
+            "name": users[s.user_id].shown_name,
+            "avatar": users[s.user_id].avatar_key,
+            "bot": s.is_bot,
+        }
+        for s in sorted(seats, key=lambda seat: seat.position)
+        if s.user_id in users
+    ]
 
 
 def encoded(messages: Sequence[Message]) -> list[Message]:

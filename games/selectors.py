@@ -21,6 +21,7 @@ from games.errors import (
     NotInHand,
     NotSeated,
     PhhUnavailable,
+    PlayerNotFound,
     PrivateTable,
     TableNotFound,
 )
@@ -31,6 +32,7 @@ from games.rules.cards import cards_str
 from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
+from vipgame.accounts.avatars import avatar_url, default_avatar
 from vipgame.accounts.models import User
 from wallet.models import Account, Hold
 
@@ -136,7 +138,7 @@ def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
     if game:
         tables = tables.filter(game=game)
     seats: dict[int, list[Seat]] = {}
-    for seat in Seat.objects.filter(table__in=tables):
+    for seat in Seat.objects.filter(table__in=tables).select_related("user"):
         seats.setdefault(seat.table_id, []).append(seat)
     return [
         publish.lobby_entry(t, seats.get(t.pk, [])) for t in tables.order_by("game", "stake", "pk")
@@ -410,7 +412,7 @@ def leaderboard(
     if since is not None:
         rows = rows.filter(hand__ended_at__gte=since)
     totals = (
-        rows.values("user_id", "user__display_name", "user__username")
+        rows.values("user_id", "user__display_name", "user__username", "user__avatar")
         .annotate(won=Sum("net"), hands=Count("id"))
         .order_by("-won", "user_id")[:limit]
     )
@@ -422,11 +424,35 @@ def leaderboard(
                 "rank": rank,
                 "user_id": row["user_id"],
                 "name": row["user__display_name"] or row["user__username"],
+                "avatar": row["user__avatar"] or default_avatar(row["user_id"]),
                 "net": row["won"],
                 "hands": row["hands"],
             }
         )
     return {"game": game, "period": period, "since": since, "entries": entries}
+
+
+def player_profile(*, user_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """What a seat's card shows of its player: name, avatar, settled hands played
+    (voided ones do not count) and net chips won in those ended this week."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        raise PlayerNotFound()
+    since = week_start(now)
+    played = HandPlayer.objects.filter(user=user, hand__voided=False, net__isnull=False)
+    totals = played.aggregate(
+        hands=Count("id"), week=Sum("net", filter=Q(hand__ended_at__gte=since), default=0)
+    )
+    return {
+        "id": user.pk,
+        "name": user.shown_name,
+        "avatar": user.avatar_key,
+        "avatar_url": avatar_url(user.avatar_key),
+        "bot": user.is_bot,
+        "hands": totals["hands"],
+        "net_week": totals["week"],
+        "since": since,
+    }
 
 
 def fairness_check(

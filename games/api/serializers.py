@@ -168,6 +168,7 @@ class SeatState(serializers.Serializer[dict[str, Any]]):
     position = serializers.IntegerField()
     user_id = serializers.IntegerField()
     name = serializers.CharField()
+    avatar = serializers.CharField(help_text="The player's avatar (`GET /api/v1/me/avatar`).")
     bot = serializers.BooleanField()
     ready = serializers.BooleanField()
     connected = serializers.BooleanField()
@@ -561,6 +562,7 @@ class LeaderboardEntry(serializers.Serializer[dict[str, Any]]):
     rank = serializers.IntegerField()
     user_id = serializers.IntegerField()
     name = serializers.CharField()
+    avatar = serializers.CharField(help_text="The player's avatar (`PlayerOut.avatar`).")
     net = serializers.IntegerField(help_text="Chips won minus chips lost.")
     hands = serializers.IntegerField()
 
@@ -572,6 +574,19 @@ class LeaderboardOut(serializers.Serializer[dict[str, Any]]):
         allow_null=True, help_text="Monday 00:00 Asia/Ho_Chi_Minh for `week`."
     )
     entries = LeaderboardEntry(many=True)
+
+
+class PlayerOut(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    avatar = serializers.CharField(help_text="Its key: the seats' `avatar`.")
+    avatar_url = serializers.CharField(help_text="The SVG file.")
+    bot = serializers.BooleanField()
+    hands = serializers.IntegerField(help_text="Settled hands played, every game, all time.")
+    net_week = serializers.IntegerField(
+        help_text="Chips won minus chips lost in the hands that ended this week."
+    )
+    since = serializers.DateTimeField(help_text="This week: Monday 00:00 Asia/Ho_Chi_Minh.")
 
 
 class FairnessIn(serializers.Serializer[dict[str, Any]]):

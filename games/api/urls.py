@@ -33,5 +33,6 @@ urlpatterns = [
     ),
     path("hands/<int:hand_id>/phh", views.PhhView.as_view(), name="api-hand-phh"),
     path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("players/<int:user_id>", views.PlayerView.as_view(), name="api-player"),
     path("fairness/verify", views.FairnessView.as_view(), name="api-fairness-verify"),
 ]

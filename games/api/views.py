@@ -564,6 +564,23 @@ class LeaderboardView(APIView):
         return Response(s.LeaderboardOut(board).data)
 
 
+class PlayerView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="player",
+        summary="A player's card: name, avatar, hands played, net chips this week",
+        description=(
+            "What a tap on a seat shows, for people and bots alike; deactivated "
+            "accounts are `player_not_found`. Voided hands do not count. Anyone may look."
+        ),
+        responses={200: s.PlayerOut, **errors(404, missing=["player_not_found"])},
+        auth=[],
+    )
+    def get(self, request: Request, user_id: int) -> Response:
+        return Response(s.PlayerOut(selectors.player_profile(user_id=user_id)).data)
+
+
 class FairnessView(APIView):
     permission_classes = [AllowAny]
 

@@ -57,6 +57,8 @@ class GamePlugin:
     game: ClassVar[str]
     #: The lobby tab and history filter label.
     label: ClassVar[str]
+    #: One line that says what the game is (the home page's tile).
+    blurb: ClassVar[Any] = ""
     seats: ClassVar[Range]
     #: The rule presets the lobby form offers: (code, label).
     presets: ClassVar[tuple[tuple[str, Any], ...]] = (("vipgame", "VIPGAME"),)
@@ -168,6 +170,10 @@ class GamePlugin:
     ) -> str | None:
         """A finished hand in the game's own exchange format; None: not offered."""
         return None
+
+    def preset_label(self, preset: str) -> str:
+        """A preset's name as players read it (its code if it is not offered)."""
+        return str(dict(self.presets).get(preset, preset))
 
     def facts(self) -> dict[str, Any]:
         """What the lobby page's script needs to know of the game."""

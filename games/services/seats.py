@@ -39,6 +39,7 @@ from games.errors import (
 from games.models import Departure, HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
@@ -50,7 +51,6 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
-BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -125,7 +125,7 @@ def _hold_min_balance(table: Table, user: User) -> Hold:
             amount=needed,
             key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{table.pk}",
+            reason=f"{table.get_game_display()} #{table.pk}",
         )
     except InsufficientChips:
         raise NotEnoughChips(needed=needed) from None
@@ -163,7 +163,7 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
             amount=amount,
             key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )
     seat.save(update_fields=["hold"])
 
@@ -218,22 +218,36 @@ def _require_active(user: User) -> None:
 def _bot_user(work: TableWork, needed: int) -> User:
     """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
     table at a time), lent ``needed`` chips by the house."""
+    bot = _idle_bot()
+    if bot is None:
+        # Requests at many tables at once would all count the same pool and
+        # each add an account: the pool grows under the house's row, one
+        # account at a time (a bot's loan locks that row a moment later anyway).
+        wallet.house_lock()
+        bot = _idle_bot() or _new_bot()
+    _bot_fund(work, bot, needed)
+    return bot
+
+
+def _new_bot() -> User:
+    count = User.objects.filter(is_bot=True).count()
+    if count >= settings.BOT_POOL_SIZE:
+        raise NoBotAvailable()
+    return bot_create(
+        username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
+    )
+
+
+def _idle_bot() -> User | None:
+    """A pool bot seated nowhere and not being seated by another request."""
     busy = Seat.objects.filter(is_bot=True).values("user")
-    bot = (
+    return (
         User.objects.filter(is_bot=True, is_active=True)
         .exclude(pk__in=busy)
         .order_by("pk")
         .select_for_update(skip_locked=True)
         .first()
     )
-    if bot is None:
-        count = User.objects.filter(is_bot=True).count()
-        if count >= settings.BOT_POOL_SIZE:
-            raise NoBotAvailable()
-        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
-        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
-    _bot_fund(work, bot, needed)
-    return bot
 
 
 def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
@@ -317,7 +331,7 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
     if seat.is_bot:
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )  # fmt: skip
     at = clock.now()
     if not seat.is_bot:

@@ -11,6 +11,8 @@ import { cardRow } from "./cards.js";
 import { answered, autoReadySwitch, leaveControls, removedNotice, seatHints } from "./seatflow.js";
 import { Feel } from "./feel.js";
 import { mountScreen } from "./screen.js";
+import { seatAvatar, showProfile } from "./profile.js";
+import { reportAcked, reportButton } from "./chatreport.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -120,6 +122,7 @@ export class TableShell {
     else if (message.type === "delta") this.receiveDelta(message);
     else if (message.type === "chat") this.chatLine(message);
     else if (message.type === "error") this.refused(message);
+    else if (message.type === "ack" && "reported" in message) reportAcked(this, message);
   }
 
   refused(message) {
@@ -324,7 +327,6 @@ export class TableShell {
       const arc = svg("circle", { cx: 50, cy: 50, r: 46, class: "ring-fg", "data-ring": "", "stroke-dasharray": RING });
       ring.append(arc);
     }
-    const initial = (seat.name || "?").trim().charAt(0).toUpperCase() || "?";
     const badges = [];
     if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot") }, "🤖"));
     if (seat.ready && ctx.table.status === "waiting") badges.push(h("span", { class: "badge ready" }, _("Ready")));
@@ -336,10 +338,10 @@ export class TableShell {
     return h(
       "div",
       { class: classes.join(" "), "data-seat": seat.position, "data-name": seat.name },
-      h("div", { class: "avatar" }, ring, h("span", { class: "initial" }, initial),
+      seatAvatar(seat, ring,
         dealer ? h("span", { class: "dealer", title: _("Dealer") }, "D") : null,
         h("span", { class: `dot ${seat.connected ? "on" : "off"}` })),
-      h("div", { class: "plate" },
+      h("div", { class: "plate", onclick: () => showProfile(seat) },
         h("span", { class: "name", "data-seat-name": "" }, seat.name),
         h("span", { class: "chips" }, h("span", { class: "chip-icon" }), chips(chipsShown))),
       h("div", { class: "badges" }, badges),
@@ -574,7 +576,7 @@ export class TableShell {
     this.chatLog.append(h("li", { "data-chat-id": message.id },
       h("time", {}, time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })), " ",
       h("strong", { class: "who" }, message.name), ": ",
-      h("span", { class: "text" }, message.text)));
+      h("span", { class: "text" }, message.text), reportButton(this, message)));
     while (this.chatLog.children.length > 80) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }

@@ -26,6 +26,8 @@ OPERATIONS = {
     ("post", "/api/v1/auth/signup"),
     ("post", "/api/v1/auth/password"),
     ("get", "/api/v1/me"),
+    ("get", "/api/v1/me/avatar"),
+    ("post", "/api/v1/me/avatar"),
     ("get", "/api/v1/wallet"),
     ("get", "/api/v1/wallet/ledger"),
     ("post", "/api/v1/wallet/bonus"),
@@ -48,6 +50,7 @@ OPERATIONS = {
     ("get", "/api/v1/hands/{hand_id}/replay/steps"),
     ("get", "/api/v1/hands/{hand_id}/phh"),
     ("get", "/api/v1/leaderboard"),
+    ("get", "/api/v1/players/{user_id}"),
     ("post", "/api/v1/fairness/verify"),
     ("post", "/api/v1/chat/{message_id}/report"),
 }

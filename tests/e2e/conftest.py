@@ -151,6 +151,30 @@ def sign_up(page: Any, site: Site, display_name: str | None = None) -> str:
     return username
 
 
+def outside(page: Any, selector: str) -> list[str]:
+    """The displayed elements matching ``selector`` that are not wholly inside
+    the viewport as the page stands (unscrolled), each as ``name at l,t-r,b``."""
+    return list(
+        page.evaluate(
+            """(selector) => {
+              const out = [];
+              for (const node of document.querySelectorAll(selector)) {
+                if (!node.offsetParent) continue; // not displayed
+                const r = node.getBoundingClientRect();
+                const inside = r.top >= 0 && r.left >= 0
+                  && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+                if (!inside) {
+                  out.push(`${node.dataset.action || node.dataset.card || node.tagName} at ` +
+                    `${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+                }
+              }
+              return out;
+            }""",
+            selector,
+        )
+    )
+
+
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

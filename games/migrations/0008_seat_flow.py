@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0006_one_result_shape"),
+        ("games", "0007_admin_words"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
