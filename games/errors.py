@@ -67,6 +67,14 @@ BadChat = _error("BadChat", "bad_chat", _("A chat message has 1 to 200 character
 HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
 )
+BadLeave = _error("BadLeave", "bad_leave", _("Leave either now or after this hand."))
+BadSwitch = _error("BadSwitch", "bad_switch", _("A switch is on (true) or off (false)."))
+AlreadyLeft = _error(
+    "AlreadyLeft",
+    "already_left",
+    _("You already left this hand: your seat frees when it is settled."),
+    409,
+)
 NoBotSeat = _error("NoBotSeat", "no_bot_seat", _("There is no free seat for a bot."), 409)
 BadClientSeed = _error(
     "BadClientSeed",

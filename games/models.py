@@ -150,7 +150,12 @@ class Seat(models.Model):
     connections = models.PositiveSmallIntegerField(default=0)
     last_seen = models.DateTimeField(null=True, blank=True)
     sitting_out = models.BooleanField(default=False)
+    # Left mid-hand (the engine's leave rule was played): freed at settlement.
     leaving = models.BooleanField(default=False)
+    # Plays the hand out, then leaves at its settlement (until cancelled).
+    leave_after_hand = models.BooleanField(default=False)
+    # Mậu Binh, Tiến Lên: the server readies the seat for each next hand.
+    auto_ready = models.BooleanField(default=False)
     time_bank_ms = models.PositiveIntegerField(default=30_000)
     timeouts = models.PositiveSmallIntegerField(default=0)
     # Mậu Binh, Tiến Lên: the wallet hold of the table's minimum balance.
@@ -190,6 +195,32 @@ class Seat(models.Model):
         from games import clock
 
         return (clock.now() - self.last_seen).total_seconds() < self.PRESENCE_TIMEOUT_S
+
+
+class Departure(models.Model):
+    """The last time a player's seat at a table was freed, and why: the table
+    tells them (with a way back) until they sit there again."""
+
+    class Reason(models.TextChoices):
+        LEFT = "left", _("left")
+        NOT_READY = "not_ready", _("not ready in time")
+        NO_CHIPS = "no_chips", _("not enough chips")
+        CLOSED = "closed", _("table closed")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(_("reason"), max_length=10, choices=Reason.choices)
+    at = models.DateTimeField(_("when"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("departure")
+        verbose_name_plural = _("departures")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="one_departure_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.user_id} {self.reason}"
 
 
 class Hand(models.Model):

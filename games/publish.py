@@ -167,11 +167,18 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
                 "connected": s.connected or s.is_bot,
                 "sitting_out": s.sitting_out,
                 "leaving": s.leaving,
+                "leave_after_hand": s.leave_after_hand,
+                "auto_ready": s.auto_ready,
                 "chips": chips.get(s.position),
             }
             for s in seats
         ],
     }
+
+
+def removed_info(reason: str, at: datetime) -> dict[str, Any]:
+    """Why the viewer's seat at this table was freed (``Departure.Reason``) and when."""
+    return {"reason": reason, "at": epoch_ms(at)}
 
 
 def player_of_user(hand: Hand, user_id: int | None) -> int | None:
@@ -355,7 +362,7 @@ class Publication:
     state: Any
     before: Any
     events: Sequence[EventLike]
-    gone_users: list[int]
+    gone_users: dict[int, dict[str, Any]]  # user id: why they left (``removed_info``)
     lobby: bool
     table_before: Table | None = None
     hand_before: Hand | None = None
@@ -386,7 +393,10 @@ class Publication:
         ]
         public = state_payload(table, seats, chips, hand, state, None, self.events, status)
         messages.append(_public(table, public))
-        messages += [_personal(table, user_id, public) for user_id in self.gone_users]
+        messages += [
+            _personal(table, user_id, {**public, "removed": removed})
+            for user_id, removed in self.gone_users.items()
+        ]
         return messages
 
     def _deltas(self) -> list[Message]:

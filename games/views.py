@@ -182,6 +182,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "user": None if user is None else {"id": user.pk, "name": user.shown_name},
         "rules": plugin.client_rules(table),
         "buy_in": list(table.buy_in_range()) if plugin.uses_escrow else None,
+        # Poker keeps a ready seat ready: no auto-ready switch.
+        "keeps_ready": plugin.keeps_ready,
+        "wallet_url": reverse("wallet"),
         "stake": table.stake,
         "chat": selectors.recent_chat(table=table),
         "closed_reason": table.closed_reason,

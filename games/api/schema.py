@@ -301,6 +301,8 @@ def state_example(game: str) -> dict[str, Any]:
             "connected": True,
             "sitting_out": False,
             "leaving": False,
+            "leave_after_hand": False,
+            "auto_ready": not plugin.keeps_ready,
             "chips": 2000 if plugin.uses_escrow else 9400,
         }
         for position, user_id, name, avatar, bot in [

@@ -143,6 +143,20 @@ class GamePlugin:
         net = [sum(capped[j][i] for j in range(n)) - sum(capped[i]) for i in range(n)]
         return moves, net
 
+    def leave_cost(
+        self, table: Table, state: Any, player: int, balance: int | None
+    ) -> dict[str, Any] | None:
+        """What leaving the hand now costs ``player`` in chips (the engine's
+        ``leave_cost``; None: nothing more than staying), at most ``balance``
+        (what the player can pay; None: no cap, an escrow stack already holds it)."""
+        cost = self.engine.leave_cost(state, player)
+        if cost is None:
+            return None
+        chips = cost.amount * (table.stake if self.pays_in_units else 1)
+        if balance is not None:
+            chips = min(chips, balance)
+        return {"chips": chips, "reason": cost.reason, "exact": cost.exact, "detail": cost.detail}
+
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:

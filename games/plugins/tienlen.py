@@ -32,10 +32,6 @@ class TienLen(GamePlugin):
         "toi_trang_payout": ("flat", "tiered"),
     }
 
-    def client_rules(self, table: Table) -> dict[str, Any]:
-        # What leaving mid-hand most likely costs (the table page says it first).
-        return {"preset": table.preset, "cong_penalty": self.ruleset(table).cong_penalty}
-
     def setup(
         self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
     ) -> dict[str, Any]:

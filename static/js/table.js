@@ -8,6 +8,7 @@ import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
+import { answered, autoReadySwitch, leaveControls, removedNotice, seatHints } from "./seatflow.js";
 import { Feel } from "./feel.js";
 import { mountScreen } from "./screen.js";
 import { seatAvatar, showProfile } from "./profile.js";
@@ -116,7 +117,7 @@ export class TableShell {
   // -- messages ------------------------------------------------------------
 
   receive(message) {
-    if (showBalance(message)) return;
+    if (showBalance(message) || answered(this, message)) return;
     if (message.type === "state") this.applyState(message);
     else if (message.type === "delta") this.receiveDelta(message);
     else if (message.type === "chat") this.chatLine(message);
@@ -213,6 +214,9 @@ export class TableShell {
       }
     }
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
+    // Why my seat here was freed, until I sit again or close the notice.
+    if (state.seat !== null) this.removed = null;
+    else if (state.removed && state.removed.at !== this.removedClosed) this.removed = state.removed;
     this.sendSeed(state);
     this.render();
     this.feel.changed(before, state);
@@ -328,6 +332,7 @@ export class TableShell {
     if (seat.ready && ctx.table.status === "waiting") badges.push(h("span", { class: "badge ready" }, _("Ready")));
     if (!seat.connected) badges.push(h("span", { class: "badge off" }, _("Disconnected")));
     if (seat.leaving) badges.push(h("span", { class: "badge off" }, _("Leaving")));
+    else if (seat.leave_after_hand) badges.push(h("span", { class: "badge off", "data-badge-leaving-after": "" }, _("Leaving after this hand")));
     if (seat.sitting_out) badges.push(h("span", { class: "badge off" }, _("Sitting out")));
     const chipsShown = this.game.seatChips ? this.game.seatChips(ctx, seat) : seat.chips;
     return h(
@@ -370,12 +375,16 @@ export class TableShell {
     } else if (!this.config.user) {
       items.push(h("a", { class: "button", href: this.config.login, "data-login": "" }, _("Log in to play")));
     } else if (!mySeat) {
+      const notice = this.removed ? removedNotice(this, this.removed) : null;
+      if (notice) items.push(notice);
       if (this.config.buy_in) items.push(this.buyInInput(t.buy_in[0]));
-      if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
+      if (notice && $("[data-way-back=sit]", notice)) { /* its one tap sits down */ }
+      else if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
       else items.push(h("span", { class: "muted" }, _("The table is full: you are watching.")));
     } else {
+      items.push(...seatHints(this, ctx, mySeat));
       const between = t.status === "waiting" || t.status === "summary";
-      if (between && !mySeat.ready && !mySeat.leaving) {
+      if (between && !mySeat.ready && !mySeat.leaving && !mySeat.sitting_out) {
         items.push(h("button", {
           type: "button", class: "button ready", "data-action": "ready",
           onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: t.next_commitment }),
@@ -384,6 +393,7 @@ export class TableShell {
       if (between && mySeat.ready && t.status === "waiting") {
         items.push(h("span", { class: "muted", "data-waiting": "" }, _("Waiting for the others…")));
       }
+      items.push(autoReadySwitch(this, mySeat));
       if (free > 0) {
         items.push(h("button", { type: "button", class: "button ghost", "data-action": "add-bot", onclick: () => this.request({ type: "add_bot" }) }, _("Add a bot")));
       }
@@ -398,29 +408,9 @@ export class TableShell {
           }, _("Buy more chips"))));
         }
       }
-      if (!mySeat.leaving) {
-        items.push(h("button", {
-          type: "button", class: "button ghost leave", "data-action": "leave",
-          onclick: () => this.leave(),
-        }, this.config.buy_in ? _("Leave and cash out") : _("Leave the table")));
-      }
+      items.push(...leaveControls(this, ctx, mySeat));
     }
     replace(this.controls, items);
-  }
-
-  /** Leave; in the middle of my hand, first say what it costs and ask. */
-  leave() {
-    const ctx = this.ctx;
-    const inHand = ctx.hand && !ctx.hand.finished && ctx.me !== null;
-    const cost = inHand && this.game.leaveCost ? this.game.leaveCost(ctx) : null;
-    if (!cost) {
-      this.request({ type: "leave" });
-      return;
-    }
-    this.confirm(
-      _("Leave in the middle of the hand?"), cost, _("Leave now"), _("Stay"),
-      () => this.request({ type: "leave" }),
-    );
   }
 
   confirm(title, text, yes, no, onYes) {

@@ -191,6 +191,31 @@ def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
 
 
+def leave_now(page: Any) -> None:
+    """Leave now: in the middle of my hand the page asks first when the server
+    says it costs anything (a Poker hand with nothing bet yet does not), and
+    the seat frees once the hand is settled; between hands at once."""
+    # (whichever button the page shows at this moment: a hand may just have ended)
+    page.evaluate(
+        """() => (document.querySelector("[data-action=leave-now]")
+          || document.querySelector("[data-action=leave]")).click()"""
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('[data-confirm]').hidden"
+        " || window.vipTable.state.seat === null"
+    )
+    if page.locator("[data-confirm]:not([hidden])").count():
+        page.click("[data-confirm-yes]")
+    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
+
+
+def next_hand_if_dealt_finished(page: Any) -> None:
+    """A tới trắng ends a hand at the deal: auto-ready (on at a table with bots)
+    deals the next one."""
+    if table_state(page)["hand"]["finished"]:
+        page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)
+
+
 def serve_static_js(route: Any) -> None:
     path = route.request.url.removeprefix(BLANK_ORIGIN)
     if path.startswith("/static/js/") and (ROOT / path.lstrip("/")).is_file():

@@ -15,7 +15,14 @@ import pytest
 
 from vipgame.moderation.models import ChatFlag
 
-from .conftest import open_play_now, shot, sign_up, table_state
+from .conftest import (
+    leave_now,
+    next_hand_if_dealt_finished,
+    open_play_now,
+    shot,
+    sign_up,
+    table_state,
+)
 from .test_play import MY_TURN_OR_DONE, act_and_wait, ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -64,10 +71,8 @@ def play_to_result(page: Any, game: str) -> tuple[str, str]:
     the server's arrangement) and return the page's text mid-hand and at the
     result."""
     ready(page)
-    if game == "tienlen" and table_state(page)["hand"]["view"].get("instant"):
-        page.wait_for_selector("[data-action=ready]")  # tới trắng at the deal: the next hand
-        ready(page)
-        page.wait_for_function("() => !window.vipTable.state.hand.finished")
+    if game == "tienlen":
+        next_hand_if_dealt_finished(page)  # tới trắng at the deal: auto-ready deals the next
     if game == "maubinh":
         page.wait_for_selector("[data-action=submit]")
         middle = page.evaluate(PAGE_TEXT, None)
@@ -98,9 +103,8 @@ def test_no_raw_engine_word_on_the_vietnamese_tables(pages, site):
         middle, result = play_to_result(page, game)
         seen[game] = (raw_words(middle), raw_words(result))
         shot(page, f"words-{game}-result")
-        if game != "holdem":  # one table at a time
-            page.click("[data-action=leave]")
-            page.wait_for_function("() => window.vipTable.state.seat === null")
+        if game != "holdem":  # one table at a time (the next hand may be dealt already)
+            leave_now(page)
         assert middle
         assert result
     assert seen == {game: ([], []) for game in ("maubinh", "tienlen", "holdem")}

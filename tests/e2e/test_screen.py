@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, shot, sign_up, table_state
+from .conftest import next_hand_if_dealt_finished, open_play_now, shot, sign_up, table_state
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -210,8 +210,7 @@ def test_the_game_screen_fits_every_size(pages, site, game):
         drawers_are_drawers(page)
     page.click("[data-action=ready]")
     while not mid_hand(page, game):  # the hand ended first (tới trắng at the deal)
-        page.click("[data-action=ready]")
-        page.wait_for_function("() => !window.vipTable.state.hand.finished")
+        next_hand_if_dealt_finished(page)  # auto-ready (on with bots) deals the next one
     check_every_size(page, game, "mid")
     if game == "maubinh":
         page.click("[data-action=submit]")
