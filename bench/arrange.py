@@ -15,6 +15,8 @@
     .venv/bin/python -m bench.arrange --preset all --cpu 1
     .venv/bin/python -m bench.arrange --preset all --regret-hands 50 --tables 300 \
         --timings 0 --deals 0
+    .venv/bin/python -m bench.arrange --preset classic --tables 4000 --timings 0 \
+        --deals 0 --hand "Qc Qs Td 5s 3h Kc 9c 9s 7s 2d Ac 8h 8c"   # named hands
 
 * Regret (RULES.md 2.8, issue 17): on a fixed set of random hands (``--seed``;
   a hand holding an instant win is skipped: its chi are never compared, every
@@ -32,7 +34,8 @@
   set charges the split that is best on the second (what a perfect arranger
   would be charged, the best on independent tables standing in for the true
   best). Also: whether any arrangement or hint is lủng,
-  and whether the hints' exhaustive values are in the hints' order.
+  and whether the hints' exhaustive values are in the hints' order ("swap": the
+  most a later hint is worth more than an earlier one, over the hands).
 
 ``--cpu N`` pins the process to that one core (Linux), so the timings are
 one core's. Prints a summary and writes bench/results/arrange.json (with the
@@ -55,7 +58,8 @@ from typing import Any
 import numpy as np
 
 import games.rules.maubinh.arranger as arranger_module
-from games.rules.cards import cards_str
+from games.rules.cards import cards_str, parse_cards
+from games.rules.errors import RulesError
 from games.rules.maubinh.arranger import Arranger, arrange, arranger_for, split_arrangement
 from games.rules.maubinh.chi import Arrangement
 from games.rules.maubinh.classes import evaluate_hand, five_classes, three_classes
@@ -226,15 +230,17 @@ def regret(
     share: tuple[int, int],
     card_removal: bool = True,
     checkpoint: Path | None = None,
+    named: list[list[int]] | None = None,
 ) -> dict[str, Any]:
     """The regret table of one preset (see the module docstring); ``share`` = (k, n)
     runs only hands i with i % n == k (for runs in parallel), each hand with its
     own random tables, so every split of the work gives the same rows. Without
-    ``card_removal`` the arranger under test ignores it (the opponents do not)."""
+    ``card_removal`` the arranger under test ignores it (the opponents do not).
+    ``named`` replaces the random hands with these."""
     arranger = arranger_for(rules)
     hero = arranger if card_removal else Arranger(rules, card_removal=False)
     rows: list[dict[str, Any]] = []
-    every, skipped = regret_hands(rules, hands, seed)
+    every, skipped = (named, 0) if named else regret_hands(rules, hands, seed)
     checked = 0
     lung = False
     started = time.perf_counter()
@@ -334,6 +340,12 @@ def regret(
     return {"summary": summarize(rows, tables, skipped, checked, lung, holdout), "hands": rows}
 
 
+def hint_swap(values: list[float]) -> float:
+    """How much more a later hint is worth than an earlier one on the exhaustive
+    tables (0 when the hints are in that order): the size of an out-of-order pair."""
+    return max([0.0, *(later - earlier for earlier, later in itertools.combinations(values, 2))])
+
+
 def summarize(
     rows: list[dict[str, Any]], tables: int, skipped: int, checked: int, lung: bool, holdout: bool
 ) -> dict[str, Any]:
@@ -349,6 +361,7 @@ def summarize(
         "hints_in_order_percent": round(
             100 * sum(r["hints_in_order"] for r in rows) / len(rows), 1
         ),
+        "worst_hint_swap": round(max(hint_swap(r["hint_units"]) for r in rows), 4),
         "best_in_candidates_percent": round(
             100 * sum(r["best_in_candidates"] for r in rows) / len(rows), 1
         ),
@@ -368,7 +381,7 @@ def summarize(
 def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
     holdout = all("holdout_mean_regret" in s for s in summaries.values())
     header = f"{'preset':<12} {'hands':>5} {'tables':>6} {'mean':>7} {'worst':>7} {'>0.3':>6}"
-    header += f" {'lủng':>5} {'hints ok':>8} {'in pool':>7}"
+    header += f" {'lủng':>5} {'hints ok':>8} {'swap':>6} {'in pool':>7}"
     if holdout:
         header += f" {'held mean':>9} {'held worst':>10} {'floor mean':>10} {'floor worst':>11}"
     print(header)
@@ -377,7 +390,7 @@ def print_regret_table(summaries: dict[str, dict[str, Any]]) -> None:
             f"{preset:<12} {s['hands']:>5} {s['tables']:>6} {s['mean_regret']:>7.4f} "
             f"{s['worst_regret']:>7.4f} {s['worse_than_0_3_percent']:>5.1f}% "
             f"{'never' if s['never_lung'] else 'SOME':>5} {s['hints_in_order_percent']:>7.1f}%"
-            f" {s['best_in_candidates_percent']:>6.1f}%"
+            f" {s['worst_hint_swap']:>6.3f} {s['best_in_candidates_percent']:>6.1f}%"
         )
         if holdout:
             line += f" {s['holdout_mean_regret']:>9.4f} {s['holdout_worst_regret']:>10.4f}"
@@ -444,6 +457,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--regret-hands", type=int, default=0, help="hands for the regret table")
     parser.add_argument("--tables", type=int, default=300, help="sampled tables per regret hand")
+    parser.add_argument(
+        "--hand",
+        action="append",
+        default=[],
+        help="13 cards ('Qc Qs Td ...'): the regret table of these hands instead of random ones",
+    )
     parser.add_argument("--holdout", action="store_true", help="also a held-out set of tables")
     parser.add_argument(
         "--part", default="0/1", help="k/n: only regret hands i with i %% n == k (combine later)"
@@ -478,6 +497,16 @@ def main() -> None:
         os.sched_setaffinity(0, {args.cpu})
     args.output.parent.mkdir(parents=True, exist_ok=True)
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
+    try:
+        named = [parse_cards(hand.split(), count=13, field="--hand") for hand in args.hand]
+    except RulesError as error:
+        parser.error(str(error))
+    for cards in named:
+        for preset in presets:
+            if declared_instant(PRESETS[preset], cards):
+                parser.error(f"--hand {' '.join(cards_str(cards))} is an instant win in {preset}")
+    if named:
+        args.regret_hands = len(named)
     report: dict[str, Any] = {
         "command": " ".join([".venv/bin/python -m bench.arrange", *sys.argv[1:]]),
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
@@ -515,6 +544,7 @@ def main() -> None:
                 (k, n),
                 card_removal=not args.no_card_removal,
                 checkpoint=args.output.with_suffix(".partial.json"),
+                named=named,
             )
         report["presets"][preset] = entry
     regrets = {p: e["regret"]["summary"] for p, e in report["presets"].items() if "regret" in e}

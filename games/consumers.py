@@ -566,6 +566,7 @@ class TableSocket(RoomSocket):
             position=message.get("position"),
             buy_in=message.get("buy_in"),
             invite_code=self.invite or str(message.get("invite") or ""),
+            auto_ready=message.get("auto_ready"),
         )
         await self._call(services.seat_presence, delta=1)
         return None
@@ -586,8 +587,21 @@ class TableSocket(RoomSocket):
         )
 
     async def do_leave(self, message: dict[str, Any]) -> Any:
-        await self._call(services.seat_presence, delta=-1)
-        await self._call(services.table_leave)
+        when = message.get("when", services.LEAVE_NOW)
+        if when == services.LEAVE_NOW:
+            await self._call(services.seat_presence, delta=-1)
+        await self._call(services.table_leave, when=when)
+
+    async def do_stay(self, message: dict[str, Any]) -> Any:
+        await self._call(services.table_stay)
+
+    async def do_auto_ready(self, message: dict[str, Any]) -> Any:
+        await self._call(services.table_auto_ready, on=message.get("on"))
+
+    async def do_leave_cost(self, message: dict[str, Any]) -> Any:
+        """What leaving now would cost (nothing changes): the ``ack`` carries it."""
+        cost = await db(selectors.leave_cost)(table_id=self.table_id, user=self.user)
+        return {"leave_cost": cost}
 
     async def do_act(self, message: dict[str, Any]) -> Any:
         client_id, version = message.get("id"), message.get("v")
@@ -654,6 +668,9 @@ ACTIONS = {
     "ready": TableSocket.do_ready,
     "seed": TableSocket.do_seed,
     "leave": TableSocket.do_leave,
+    "stay": TableSocket.do_stay,
+    "auto_ready": TableSocket.do_auto_ready,
+    "leave_cost": TableSocket.do_leave_cost,
     "act": TableSocket.do_act,
     "chat": TableSocket.do_chat,
     "report": TableSocket.do_report,

@@ -18,8 +18,11 @@ class GameError(ServiceError):
     code = "game_error"
 
 
-def _error(name: str, code: str, template: Any, status: int = 400) -> type[GameError]:
-    return type(name, (GameError,), {"code": code, "template": template, "status": status})
+def _error(
+    name: str, code: str, template: Any, status: int = 400, chip_params: tuple[str, ...] = ()
+) -> type[GameError]:
+    attrs = {"code": code, "template": template, "status": status, "chip_params": chip_params}
+    return type(name, (GameError,), attrs)
 
 
 TableNotFound = _error("TableNotFound", "table_not_found", _("That table does not exist."), 404)
@@ -39,8 +42,15 @@ NotEnoughChips = _error(
     "not_enough_chips",
     _("You need at least %(needed)s chips to sit at this table."),
     409,
+    chip_params=("needed",),
 )
-BadBuyIn = _error("BadBuyIn", "bad_buy_in", _("Buy in between %(low)s and %(high)s chips."), 400)
+BadBuyIn = _error(
+    "BadBuyIn",
+    "bad_buy_in",
+    _("Buy in between %(low)s and %(high)s chips."),
+    400,
+    chip_params=("low", "high"),
+)
 NoHand = _error("NoHand", "no_hand", _("No hand is being played."), 409)
 StaleVersion = _error(
     "StaleVersion",
@@ -56,6 +66,14 @@ PrivateTable = _error(
 BadChat = _error("BadChat", "bad_chat", _("A chat message has 1 to 200 characters."))
 HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409
+)
+BadLeave = _error("BadLeave", "bad_leave", _("Leave either now or after this hand."))
+BadSwitch = _error("BadSwitch", "bad_switch", _("A switch is on (true) or off (false)."))
+AlreadyLeft = _error(
+    "AlreadyLeft",
+    "already_left",
+    _("You already left this hand: your seat frees when it is settled."),
+    409,
 )
 NoBotSeat = _error("NoBotSeat", "no_bot_seat", _("There is no free seat for a bot."), 409)
 BadClientSeed = _error(
@@ -131,6 +149,7 @@ class ChatMuted(GameError):
         return {**super().as_dict(), "details": self.details}
 
 
+PlayerNotFound = _error("PlayerNotFound", "player_not_found", _("That player does not exist."), 404)
 HandNotFound = _error("HandNotFound", "hand_not_found", _("That hand does not exist."), 404)
 HandNotFinished = _error(
     "HandNotFinished", "hand_not_finished", _("This hand is still being played."), 409

@@ -75,23 +75,28 @@ class Table(models.Model):
         _("status"), max_length=10, choices=Status.choices, default=Status.WAITING
     )
     version = models.PositiveBigIntegerField(_("version"), default=1)
-    hand_version = models.PositiveBigIntegerField(default=1)
+    hand_version = models.PositiveBigIntegerField(_("hand version"), default=1)
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
-    clock = models.CharField(max_length=10, choices=Clock.choices, blank=True)
-    clock_started_at = models.DateTimeField(null=True, blank=True)
-    clock_version = models.PositiveBigIntegerField(default=0)
+    clock = models.CharField(_("clock"), max_length=10, choices=Clock.choices, blank=True)
+    clock_started_at = models.DateTimeField(_("clock started"), null=True, blank=True)
+    clock_version = models.PositiveBigIntegerField(_("clock version"), default=0)
     # The clock version whose timer task is queued (a long clock gets its task
     # from the sweeper shortly before it runs out; most are answered before).
-    timer_version = models.PositiveBigIntegerField(default=0)
+    timer_version = models.PositiveBigIntegerField(_("timer version"), default=0)
     current_hand = models.ForeignKey(
-        "Hand", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "Hand",
+        verbose_name=_("current hand"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    hands_played = models.PositiveIntegerField(default=0)
+    hands_played = models.PositiveIntegerField(_("hands played"), default=0)
     # The next hand's server seed is kept in TableSeed (never on this model, so
     # no admin page, form or serializer of a table can show it).
-    next_commitment = models.CharField(max_length=64)
-    last_winner_position = models.SmallIntegerField(null=True, blank=True)
-    button_position = models.SmallIntegerField(null=True, blank=True)
+    next_commitment = models.CharField(_("next hand's commitment"), max_length=64)
+    last_winner_position = models.SmallIntegerField(_("last winner's seat"), null=True, blank=True)
+    button_position = models.SmallIntegerField(_("dealer button's seat"), null=True, blank=True)
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last time anything changed at the table (idle tables are closed).
@@ -145,7 +150,12 @@ class Seat(models.Model):
     connections = models.PositiveSmallIntegerField(default=0)
     last_seen = models.DateTimeField(null=True, blank=True)
     sitting_out = models.BooleanField(default=False)
+    # Left mid-hand (the engine's leave rule was played): freed at settlement.
     leaving = models.BooleanField(default=False)
+    # Plays the hand out, then leaves at its settlement (until cancelled).
+    leave_after_hand = models.BooleanField(default=False)
+    # Mậu Binh, Tiến Lên: the server readies the seat for each next hand.
+    auto_ready = models.BooleanField(default=False)
     time_bank_ms = models.PositiveIntegerField(default=30_000)
     timeouts = models.PositiveSmallIntegerField(default=0)
     # Mậu Binh, Tiến Lên: the wallet hold of the table's minimum balance.
@@ -187,8 +197,36 @@ class Seat(models.Model):
         return (clock.now() - self.last_seen).total_seconds() < self.PRESENCE_TIMEOUT_S
 
 
+class Departure(models.Model):
+    """The last time a player's seat at a table was freed, and why: the table
+    tells them (with a way back) until they sit there again."""
+
+    class Reason(models.TextChoices):
+        LEFT = "left", _("left")
+        NOT_READY = "not_ready", _("not ready in time")
+        NO_CHIPS = "no_chips", _("not enough chips")
+        CLOSED = "closed", _("table closed")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(_("reason"), max_length=10, choices=Reason.choices)
+    at = models.DateTimeField(_("when"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("departure")
+        verbose_name_plural = _("departures")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="one_departure_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.user_id} {self.reason}"
+
+
 class Hand(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"
+    )
     number = models.PositiveIntegerField(_("number"))
     game = models.CharField(_("game"), max_length=10, choices=Game.choices)
     commitment = models.CharField(_("commitment"), max_length=64)
@@ -199,14 +237,14 @@ class Hand(models.Model):
     # sent none in time: drawn for them from the OS CSPRNG).
     seed_sources = models.JSONField(_("client seed sources"), default=list)
     players = models.JSONField(_("players"), default=list)
-    setup = models.JSONField(default=dict)
-    state = models.JSONField(default=dict)
-    event_count = models.PositiveIntegerField(default=0)
+    setup = models.JSONField(_("setup"), default=dict)
+    state = models.JSONField(_("state"), default=dict)
+    event_count = models.PositiveIntegerField(_("events"), default=0)
     result = models.JSONField(_("result"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
     settled = models.BooleanField(_("settled"), default=False)
-    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
     voided = models.BooleanField(_("voided"), default=False)
 
     class Meta:

@@ -34,10 +34,13 @@ class AuthMessage(TypedDict):
 
 
 class SitMessage(TypedDict):
+    """``auto_ready``: the seat's switch (absent or null: on at a table with bots)."""
+
     type: Literal["sit"]
     id: str
     position: NotRequired[int | None]
     buy_in: NotRequired[int | None]
+    auto_ready: NotRequired[bool | None]
 
 
 class SeedMessage(TypedDict):
@@ -55,7 +58,34 @@ class ReadyMessage(TypedDict):
 
 
 class LeaveMessage(TypedDict):
+    """``when``: ``now`` (the default: in a hand, the game's leave rule, at the
+    cost ``leave_cost`` tells) or ``after_hand`` (play the hand out, then
+    leave; ``stay`` cancels it). Between hands the seat frees at once."""
+
     type: Literal["leave"]
+    id: str
+    when: NotRequired[Literal["now", "after_hand"]]
+
+
+class StayMessage(TypedDict):
+    """Cancel ``leave`` ``after_hand``."""
+
+    type: Literal["stay"]
+    id: str
+
+
+class AutoReadyMessage(TypedDict):
+    """Mậu Binh, Tiến Lên: the server readies the seat for each next hand."""
+
+    type: Literal["auto_ready"]
+    id: str
+    on: bool
+
+
+class LeaveCostMessage(TypedDict):
+    """Ask what leaving now would cost: the ``ack`` carries ``leave_cost``."""
+
+    type: Literal["leave_cost"]
     id: str
 
 
@@ -102,6 +132,9 @@ CLIENT_MESSAGES: tuple[type, ...] = (
     SeedMessage,
     ReadyMessage,
     LeaveMessage,
+    StayMessage,
+    AutoReadyMessage,
+    LeaveCostMessage,
     ActMessage,
     BuyInMessage,
     AddBotMessage,
@@ -113,12 +146,33 @@ CLIENT_MESSAGES: tuple[type, ...] = (
 # -- server to client ----------------------------------------------------------
 
 
+class LeaveCost(TypedDict):
+    """What leaving the hand now costs you, in chips, as the game's rules tell
+    it from what you may see: ``reason`` ``fold`` (Poker: the chips you bet;
+    ``exact``), ``cong`` or ``cards`` (Tiến Lên: the server plays your turns
+    to the end; what your cards pay if another player goes out, ``detail``
+    ``cards`` and ``thoi`` units), ``chi`` (Mậu Binh: each chi not yet
+    revealed to each opponent, at least; ``detail`` ``chi`` and
+    ``opponents``). Never more than you can pay."""
+
+    chips: int
+    reason: Literal["fold", "cong", "cards", "chi"]
+    exact: bool
+    detail: dict[str, int]
+
+
 class AckMessage(TypedDict):
+    """For ``act`` also ``v`` and ``duplicate``; for ``seed`` the
+    ``commitment``; for ``leave_cost`` the ``leave_cost`` (null: leaving now
+    costs nothing)."""
+
     type: Literal["ack"]
     id: str | None
     v: NotRequired[int]
     duplicate: NotRequired[bool]
     commitment: NotRequired[str]
+    leave_cost: NotRequired[LeaveCost | None]
+    reported: NotRequired[int]
 
 
 class ErrorMessage(TypedDict):
@@ -289,6 +343,13 @@ def follow(
     return state, state is None
 
 
+class LobbyPlayer(TypedDict):
+    position: int
+    name: str
+    avatar: str
+    bot: bool
+
+
 class LobbyTable(TypedDict):
     id: int
     game: Literal["maubinh", "tienlen", "holdem"]
@@ -301,6 +362,7 @@ class LobbyTable(TypedDict):
     rules: list[list[Any]]
     taken: int
     humans: int
+    players: list[LobbyPlayer]
 
 
 class LobbyMessage(TypedDict):

@@ -26,6 +26,7 @@ from games.protocol import view_patch
 from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
+from vipgame.accounts.models import User
 from vipgame.notify import Message
 from vipgame.ops import metrics
 from wallet.models import Account
@@ -160,16 +161,24 @@ def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> di
                 "position": s.position,
                 "user_id": s.user_id,
                 "name": s.user.shown_name,
+                "avatar": s.user.avatar_key,
                 "bot": s.is_bot,
                 "ready": s.ready,
                 "connected": s.connected or s.is_bot,
                 "sitting_out": s.sitting_out,
                 "leaving": s.leaving,
+                "leave_after_hand": s.leave_after_hand,
+                "auto_ready": s.auto_ready,
                 "chips": chips.get(s.position),
             }
             for s in seats
         ],
     }
+
+
+def removed_info(reason: str, at: datetime) -> dict[str, Any]:
+    """Why the viewer's seat at this table was freed (``Departure.Reason``) and when."""
+    return {"reason": reason, "at": epoch_ms(at)}
 
 
 def player_of_user(hand: Hand, user_id: int | None) -> int | None:
@@ -353,7 +362,7 @@ class Publication:
     state: Any
     before: Any
     events: Sequence[EventLike]
-    gone_users: list[int]
+    gone_users: dict[int, dict[str, Any]]  # user id: why they left (``removed_info``)
     lobby: bool
     table_before: Table | None = None
     hand_before: Hand | None = None
@@ -384,7 +393,10 @@ class Publication:
         ]
         public = state_payload(table, seats, chips, hand, state, None, self.events, status)
         messages.append(_public(table, public))
-        messages += [_personal(table, user_id, public) for user_id in self.gone_users]
+        messages += [
+            _personal(table, user_id, {**public, "removed": removed})
+            for user_id, removed in self.gone_users.items()
+        ]
         return messages
 
     def _deltas(self) -> list[Message]:
@@ -455,7 +467,27 @@ def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict
         **table_identity(table),
         "taken": len(seats),
         "humans": sum(1 for s in seats if not s.is_bot),
+        "players": lobby_players(seats),
     }
+
+
+def lobby_players(seats: Sequence[Seat | SeatRef]) -> list[dict[str, Any]]:
+    """Who sits, in seat order: what a lobby card shows of them. Seats in short
+    (a hand's end) name their users in one query."""
+    users = {s.user_id: s.user for s in seats if isinstance(s, Seat)}
+    missing = [s.user_id for s in seats if s.user_id not in users]
+    if missing:
+        users |= User.objects.only("username", "display_name", "avatar").in_bulk(missing)
+    return [
+        {
+            "position": s.position,
+            "name": users[s.user_id].shown_name,
+            "avatar": users[s.user_id].avatar_key,
+            "bot": s.is_bot,
+        }
+        for s in sorted(seats, key=lambda seat: seat.position)
+        if s.user_id in users
+    ]
 
 
 def encoded(messages: Sequence[Message]) -> list[Message]:

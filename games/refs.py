@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class SeatRef:
-    """A seat in short: what a move needs of it (no name, no chips)."""
+    """A seat in short: what a move needs of it (no name, no chips).
+    ``timeouts``: the player's clocks run out in a row, without a move between."""
 
     id: int
     position: int
@@ -21,6 +22,7 @@ class SeatRef:
     is_bot: bool
     active: bool
     ready: bool
+    timeouts: int = 0
     recent_client_ids: list[str] = field(default_factory=list)
 
 
@@ -33,6 +35,7 @@ def seat_ref(seat: Seat) -> SeatRef:
         is_bot=seat.is_bot,
         active=seat.user.is_active,
         ready=seat.ready,
+        timeouts=seat.timeouts,
         recent_client_ids=list(seat.recent_client_ids),
     )
 

@@ -19,18 +19,22 @@ from games.errors import (
     HandNotFound,
     HandNotReplayable,
     NotInHand,
+    NotSeated,
     PhhUnavailable,
+    PlayerNotFound,
     PrivateTable,
     TableNotFound,
 )
-from games.models import ChatMessage, Hand, HandEvent, HandPlayer, Seat, Table
+from games.models import ChatMessage, Departure, Hand, HandEvent, HandPlayer, Seat, Table
 from games.plugins import engine_for, plugin_for
 from games.rules import fairness
 from games.rules.cards import cards_str
 from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
+from vipgame.accounts.avatars import avatar_url, default_avatar
 from vipgame.accounts.models import User
+from wallet.models import Account, Hold
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +98,39 @@ def _table_state(
     chips = publish.seat_chips(table, seats)
     payload = publish.state_payload(table, seats, chips, hand, state, viewer, events)
     payload["resync"] = since is not None
+    if viewer is None and user is not None and user.is_authenticated:
+        departure = Departure.objects.filter(table=table, user=user).first()
+        if departure is not None:
+            payload["removed"] = publish.removed_info(departure.reason, departure.at)
     return payload
+
+
+def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
+    """What leaving the table now costs the user, in chips, as the game's rules
+    tell it from what the user may see (docs/protocol.md "Leaving"); None when
+    it costs nothing (between hands, a hand already left, folded or all in).
+    ``not_seated`` when the user does not sit there."""
+    with snapshot():
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise TableNotFound()
+        seat = Seat.objects.filter(table=table, user=user).first()
+        if seat is None:
+            raise NotSeated()
+        hand = None if table.current_hand_id is None else Hand.objects.get(pk=table.current_hand_id)
+        player = None if hand is None else publish.player_of_user(hand, user.pk)
+        if hand is None or hand.finished or player is None or seat.leaving:
+            return None
+        plugin = plugin_for(table.game)
+        balance = None
+        if not plugin.uses_escrow:
+            # What settlement can take: the free chips and this seat's hold.
+            account = Account.objects.filter(key=f"user:{user.pk}").first()
+            held = Hold.objects.filter(pk=seat.hold_id or 0, status=Hold.Status.PENDING)
+            balance = (0 if account is None else account.available) + sum(
+                held.values_list("amount", flat=True)
+            )
+        return plugin.leave_cost(table, plugin.engine.loads(hand.state), player, balance)
 
 
 def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
@@ -102,7 +138,7 @@ def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
     if game:
         tables = tables.filter(game=game)
     seats: dict[int, list[Seat]] = {}
-    for seat in Seat.objects.filter(table__in=tables):
+    for seat in Seat.objects.filter(table__in=tables).select_related("user"):
         seats.setdefault(seat.table_id, []).append(seat)
     return [
         publish.lobby_entry(t, seats.get(t.pk, [])) for t in tables.order_by("game", "stake", "pk")
@@ -376,7 +412,7 @@ def leaderboard(
     if since is not None:
         rows = rows.filter(hand__ended_at__gte=since)
     totals = (
-        rows.values("user_id", "user__display_name", "user__username")
+        rows.values("user_id", "user__display_name", "user__username", "user__avatar")
         .annotate(won=Sum("net"), hands=Count("id"))
         .order_by("-won", "user_id")[:limit]
     )
@@ -388,11 +424,35 @@ def leaderboard(
                 "rank": rank,
                 "user_id": row["user_id"],
                 "name": row["user__display_name"] or row["user__username"],
+                "avatar": row["user__avatar"] or default_avatar(row["user_id"]),
                 "net": row["won"],
                 "hands": row["hands"],
             }
         )
     return {"game": game, "period": period, "since": since, "entries": entries}
+
+
+def player_profile(*, user_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """What a seat's card shows of its player: name, avatar, settled hands played
+    (voided ones do not count) and net chips won in those ended this week."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        raise PlayerNotFound()
+    since = week_start(now)
+    played = HandPlayer.objects.filter(user=user, hand__voided=False, net__isnull=False)
+    totals = played.aggregate(
+        hands=Count("id"), week=Sum("net", filter=Q(hand__ended_at__gte=since), default=0)
+    )
+    return {
+        "id": user.pk,
+        "name": user.shown_name,
+        "avatar": user.avatar_key,
+        "avatar_url": avatar_url(user.avatar_key),
+        "bot": user.is_bot,
+        "hands": totals["hands"],
+        "net_week": totals["week"],
+        "since": since,
+    }
 
 
 def fairness_check(

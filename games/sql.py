@@ -138,7 +138,7 @@ def changed_columns(table: Table, saved: dict[str, Any]) -> dict[str, Any]:
 # -- seats in short and the hand -------------------------------------------------
 
 _SEAT_COLUMNS = (
-    "s.id, s.position, s.user_id, s.is_bot, u.is_active, s.ready, "
+    "s.id, s.position, s.user_id, s.is_bot, u.is_active, s.ready, s.timeouts, "
     "CASE WHEN s.user_id = %s THEN s.recent_client_ids END"
 )
 _SEAT_FROM = (
@@ -153,7 +153,7 @@ _SEAT_REF = (
 
 
 def _ref(r: Sequence[Any]) -> SeatRef:
-    ids = r[6]
+    ids = r[7]
     return SeatRef(
         id=r[0],
         position=r[1],
@@ -161,6 +161,7 @@ def _ref(r: Sequence[Any]) -> SeatRef:
         is_bot=bool(r[3]),
         active=bool(r[4]),
         ready=bool(r[5]),
+        timeouts=int(r[6]),
         recent_client_ids=(json.loads(ids) if isinstance(ids, str) else ids) or [],
     )
 

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from celery import shared_task
-from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from games import scheduling, selectors
@@ -19,7 +18,7 @@ from games.services import (
     table_close,
     table_timeout,
 )
-from vipgame.ops import health, metrics
+from vipgame.ops import health, isolation, metrics
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -65,17 +64,7 @@ def settle_hand(hand_id: int) -> bool:
 
 
 def each_on_its_own(what: str, items: Iterable[T], call: Callable[[T], object]) -> int:
-    """Run ``call`` for every item in its own savepoint: one that raises is
-    rolled back and logged, and the others go on. Returns how many returned
-    something true."""
-    done = 0
-    for item in items:
-        try:
-            with transaction.atomic():
-                done += bool(call(item))
-        except Exception:
-            logger.exception("sweeper: %s %r failed", what, item)
-    return done
+    return isolation.each_on_its_own(f"sweeper: {what}", items, call, logger=logger)
 
 
 # The sweeper runs every 2 s: one that takes longer than a few seconds is stuck

@@ -9,5 +9,6 @@ urlpatterns = [
     path("play/<str:game>/", views.play_now, name="play-now"),
     path("<int:table_id>/", views.table_page, name="table"),
     path("history/", views.history, name="history"),
+    path("leaderboard/", views.leaderboard, name="leaderboard"),
     path("history/<int:hand_id>/", views.replay, name="replay"),
 ]

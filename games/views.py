@@ -182,6 +182,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "user": None if user is None else {"id": user.pk, "name": user.shown_name},
         "rules": plugin.client_rules(table),
         "buy_in": list(table.buy_in_range()) if plugin.uses_escrow else None,
+        # Poker keeps a ready seat ready: no auto-ready switch.
+        "keeps_ready": plugin.keeps_ready,
+        "wallet_url": reverse("wallet"),
         "stake": table.stake,
         "chat": selectors.recent_chat(table=table),
         "closed_reason": table.closed_reason,
@@ -195,11 +198,24 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "config": config,
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
             "plugin": plugin,
+            "preset_label": plugin.preset_label(table.preset),
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}
                 for name, value in non_default_rules(table.game, table.preset, table.options)
             ],
         },
+    )
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Net chips won per game, this week or all time (the API's leaderboard)."""
+    game = _game(request.GET.get("game"))
+    period = "all" if request.GET.get("period") == "all" else "week"
+    board = selectors.leaderboard(game=game, period=period)
+    return render(
+        request,
+        "games/leaderboard.html",
+        {"board": board, "game": game, "period": period, "tabs": GAME_TABS},
     )
 
 

@@ -6,16 +6,21 @@ it is read, so the same error speaks Vietnamese or English to whoever gets it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+
+from wallet.templatetags.chips import chips
 
 
 class ServiceError(Exception):
     code = "error"
     template: str | Promise = _("The request could not be completed.")
     status = 400
+    #: The parameters that are chip counts: the message groups their
+    #: thousands like every chip count of the site (10.000, 10,000 in English).
+    chip_params: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, template: str | Promise | None = None, **params: Any) -> None:
         if template is not None:
@@ -26,7 +31,9 @@ class ServiceError(Exception):
     @property
     def message(self) -> str:
         text = str(self.template)
-        return text % self.params if self.params else text
+        if not self.params:
+            return text
+        return text % {k: chips(v) if k in self.chip_params else v for k, v in self.params.items()}
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

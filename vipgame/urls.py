@@ -15,6 +15,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("auth/signup", accounts_api.SignupView.as_view(), name="api-signup"),
     path("auth/password", accounts_api.PasswordView.as_view(), name="api-password"),
     path("me", accounts_api.MeView.as_view(), name="api-me"),
+    path("me/avatar", accounts_api.MyAvatarView.as_view(), name="api-me-avatar"),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
     path(

@@ -18,11 +18,28 @@ from vipgame.moderation.services import adjustment_approve, adjustment_reject, b
 
 from .forms import AdjustBalanceForm
 from .models import Account, Adjustment, Hold, LedgerEntry, LedgerTransaction
+from .templatetags.chips import chips
+
+
+def chips_column(model: type[Any], name: str) -> Any:
+    """A chip count field of ``model`` shown with thousands grouped (10.000),
+    like every chip count of the site, under the field's own label."""
+
+    @admin.display(description=model._meta.get_field(name).verbose_name, ordering=name)
+    def shown(obj: Any) -> str:
+        return chips(getattr(obj, name))
+
+    shown.__name__ = name
+    return shown
 
 
 class EntryInline(admin.TabularInline):
     model = LedgerEntry
-    fields = ("account", "amount", "balance_after")
+    fields = (
+        "account",
+        chips_column(LedgerEntry, "amount"),
+        chips_column(LedgerEntry, "balance_after"),
+    )
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -40,15 +57,24 @@ class AccountAdmin(ReadOnlyAdmin):
         "key",
         "kind",
         "user",
-        "balance",
-        "held",
+        chips_column(Account, "balance"),
+        chips_column(Account, "held"),
         "is_closed",
         "bots_result",
         "adjust_link",
     )
     list_filter = ("kind", "is_closed")
     search_fields = ("key", "user__username", "user__display_name")
-    readonly_fields = ("kind", "key", "user", "balance", "held", "is_closed", "created_at")
+    readonly_fields = (
+        "kind",
+        "key",
+        "user",
+        chips_column(Account, "balance"),
+        chips_column(Account, "held"),
+        "is_closed",
+        "created_at",
+    )
+    exclude = ("balance", "held")  # shown grouped, above
 
     @admin.display(description=_("Adjust"))
     def adjust_link(self, obj: Account) -> str:
@@ -67,7 +93,7 @@ class AccountAdmin(ReadOnlyAdmin):
     def bots_result(self, obj: Account) -> str:
         if obj.kind != Account.Kind.HOUSE:
             return "-"
-        return str(house_report()["bots_net"])
+        return chips(house_report()["bots_net"])
 
     def get_urls(self) -> list[Any]:
         extra = [
@@ -132,7 +158,7 @@ class AccountAdmin(ReadOnlyAdmin):
                         messages.warning(
                             request,
                             _("Above %(limit)s chips: another staff member must approve it.")
-                            % {"limit": settings.ADJUST_APPROVAL_LIMIT},
+                            % {"limit": chips(settings.ADJUST_APPROVAL_LIMIT)},
                         )
                         return redirect("admin:wallet_adjustment_changelist")
                     messages.success(request, _("Balance adjusted."))
@@ -198,7 +224,7 @@ class AdjustmentAdmin(ReadOnlyAdmin):
         "id",
         "requested_at",
         "account",
-        "amount",
+        chips_column(Adjustment, "amount"),
         "reason",
         "requested_by",
         "status",
@@ -207,7 +233,7 @@ class AdjustmentAdmin(ReadOnlyAdmin):
     list_filter = ("status",)
     readonly_fields = (
         "account",
-        "amount",
+        chips_column(Adjustment, "amount"),
         "reason",
         "status",
         "requested_by",
@@ -217,7 +243,7 @@ class AdjustmentAdmin(ReadOnlyAdmin):
         "decision_reason",
         "transaction",
     )
-    exclude = ("key",)
+    exclude = ("key", "amount")
     actions = ["approve", "reject"]
 
     def has_adjust_permission(self, request: HttpRequest) -> bool:
@@ -274,15 +300,16 @@ class LedgerTransactionAdmin(ReadOnlyAdmin):
 
 @admin.register(Hold)
 class HoldAdmin(ReadOnlyAdmin):
-    list_display = ("key", "account", "amount", "status", "expires_at")
+    list_display = ("key", "account", chips_column(Hold, "amount"), "status", "expires_at")
     list_filter = ("status",)
     readonly_fields = (
         "key",
         "account",
-        "amount",
+        chips_column(Hold, "amount"),
         "status",
         "reason",
         "expires_at",
         "transaction",
         "created_at",
     )
+    exclude = ("amount",)  # shown grouped, above

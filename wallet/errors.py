@@ -10,6 +10,7 @@ class WalletError(ServiceError):
 class InsufficientChips(WalletError):
     code = "insufficient_chips"
     template = _("Not enough chips: %(needed)s needed, %(available)s available.")
+    chip_params = ("needed", "available")
 
 
 class InvalidAmount(WalletError):

@@ -120,7 +120,9 @@ class Hold(models.Model):
         EXPIRED = "expired", _("Expired")
 
     key = models.CharField(_("key"), max_length=200, unique=True)
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="holds")
+    account = models.ForeignKey(
+        Account, verbose_name=_("account"), on_delete=models.PROTECT, related_name="holds"
+    )
     amount = models.BigIntegerField(_("amount"))
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
@@ -128,7 +130,12 @@ class Hold(models.Model):
     reason = models.CharField(_("reason"), max_length=200, blank=True)
     expires_at = models.DateTimeField(_("expires"))
     transaction = models.ForeignKey(
-        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        LedgerTransaction,
+        verbose_name=_("ledger transaction"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
@@ -178,7 +185,12 @@ class Adjustment(models.Model):
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
     decision_reason = models.TextField(_("reason for the decision"), blank=True)
     transaction = models.ForeignKey(
-        LedgerTransaction, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        LedgerTransaction,
+        verbose_name=_("ledger transaction"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
     )
 
     class Meta:

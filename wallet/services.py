@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from django.utils import timezone
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
+from vipgame.ops.isolation import each_on_its_own
 
 from .errors import (
     AccountClosed,
@@ -37,6 +39,7 @@ from .errors import (
 )
 from .models import Account, Hold, LedgerEntry, LedgerTransaction
 
+logger = logging.getLogger(__name__)
 Kind = LedgerTransaction.Kind
 ISSUANCE_KEY = "issuance"
 HOUSE_KEY = "house"
@@ -82,6 +85,13 @@ def house_account() -> Account:
         )
         house.refresh_from_db()
     return house
+
+
+def house_lock() -> Account:
+    """The house's row, locked until the end of the caller's transaction (which
+    must be open). Every bot's loan locks it anyway: taken first, it makes
+    requests that grow the bot pool wait for each other."""
+    return Account.objects.select_for_update().get(pk=house_account().pk)
 
 
 @transaction.atomic
@@ -346,19 +356,26 @@ def hold_void(*, hold: Hold) -> None:
     _release(_locked_hold(hold), Hold.Status.VOIDED)
 
 
+def _hold_expire(hold_id: int, moment: datetime) -> bool:
+    hold = Hold.objects.select_for_update().get(pk=hold_id)
+    if hold.status != Hold.Status.PENDING or hold.expires_at > moment:
+        return False
+    _release(hold, Hold.Status.EXPIRED)
+    return True
+
+
 def holds_expire(*, now: datetime | None = None) -> int:
-    """Release every pending hold past its expiry; each in its own transaction."""
+    """Release every pending hold past its expiry, each in its own transaction:
+    one whose release fails is rolled back and logged with its id, and the
+    others are released. Returns how many were."""
     moment = now or timezone.now()
-    expired = 0
-    for pk in Hold.objects.filter(status=Hold.Status.PENDING, expires_at__lte=moment).values_list(
-        "pk", flat=True
-    ):
-        with transaction.atomic():
-            hold = Hold.objects.select_for_update().get(pk=pk)
-            if hold.status == Hold.Status.PENDING and hold.expires_at <= moment:
-                _release(hold, Hold.Status.EXPIRED)
-                expired += 1
-    return expired
+    due = Hold.objects.filter(status=Hold.Status.PENDING, expires_at__lte=moment).order_by("pk")
+    return each_on_its_own(
+        "expiring hold",
+        list(due.values_list("pk", flat=True)),
+        lambda pk: _hold_expire(pk, moment),
+        logger=logger,
+    )
 
 
 def seat_account_key(seat_key: str) -> str:

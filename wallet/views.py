@@ -9,8 +9,8 @@ from django.views.decorators.http import require_POST
 from vipgame.accounts.models import User
 
 from .errors import WalletError
-from .selectors import ledger_for_user, user_account
-from .services import bonus_day, daily_bonus_claim
+from .selectors import bonus_claimed_today, ledger_for_user, user_account
+from .services import daily_bonus_claim
 from .templatetags.chips import chips
 
 
@@ -24,9 +24,7 @@ def wallet_page(request: HttpRequest) -> HttpResponse:
         {
             "account": user_account(user),
             "page": page,
-            "bonus_claimed": ledger_for_user(user)
-            .filter(transaction__idempotency_key=f"bonus:{user.pk}:{bonus_day()}")
-            .exists(),
+            "bonus_claimed": bonus_claimed_today(user),
         },
     )
 
@@ -44,4 +42,5 @@ def claim_bonus(request: HttpRequest) -> HttpResponse:
         messages.success(
             request, _("Daily bonus claimed: +%(amount)s chips.") % {"amount": chips(amount)}
         )
-    return redirect("wallet")
+    # The home page's welcome claims it too, and stays where it was.
+    return redirect("home" if request.POST.get("back") == "home" else "wallet")

@@ -295,14 +295,20 @@ def state_example(game: str) -> dict[str, Any]:
             "position": position,
             "user_id": user_id,
             "name": name,
+            "avatar": avatar,
             "bot": bot,
             "ready": True,
             "connected": True,
             "sitting_out": False,
             "leaving": False,
+            "leave_after_hand": False,
+            "auto_ready": not plugin.keeps_ready,
             "chips": 2000 if plugin.uses_escrow else 9400,
         }
-        for position, user_id, name, bot in [(0, 7, "Lan", False), (2, 31, "Bot Minh", True)]
+        for position, user_id, name, avatar, bot in [
+            (0, 7, "Lan", "non-la", False),
+            (2, 31, "Quốc Bảo", "cap", True),
+        ]
     ]
     return {
         "type": "state",

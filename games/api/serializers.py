@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from games import limits
 from games.api.schema import component
-from games.models import Game, HandPlayer, Table
+from games.models import Departure, Game, HandPlayer, Table
 from games.plugins import PLUGINS, plugin_for, table_default
 from games.services.seats import min_balance
 
@@ -168,11 +168,22 @@ class SeatState(serializers.Serializer[dict[str, Any]]):
     position = serializers.IntegerField()
     user_id = serializers.IntegerField()
     name = serializers.CharField()
+    avatar = serializers.CharField(help_text="The player's avatar (`GET /api/v1/me/avatar`).")
     bot = serializers.BooleanField()
     ready = serializers.BooleanField()
     connected = serializers.BooleanField()
-    sitting_out = serializers.BooleanField()
-    leaving = serializers.BooleanField()
+    sitting_out = serializers.BooleanField(
+        help_text="Poker: dealt out (no chips left, or missed turns) until ready again."
+    )
+    leaving = serializers.BooleanField(
+        help_text="Left the hand in play (`leave` now): the seat frees at its settlement."
+    )
+    leave_after_hand = serializers.BooleanField(
+        help_text="Plays the hand out, then leaves at its settlement (`stay` cancels)."
+    )
+    auto_ready = serializers.BooleanField(
+        help_text="Mậu Binh, Tiến Lên: the server readies the seat for each next hand."
+    )
     chips = serializers.IntegerField(
         allow_null=True, help_text="Poker: the stack on the seat; else the wallet."
     )
@@ -247,6 +258,17 @@ class HandInfo(serializers.Serializer[dict[str, Any]]):
     )
 
 
+class RemovedInfo(serializers.Serializer[dict[str, Any]]):
+    reason = serializers.ChoiceField(
+        choices=Departure.Reason.choices,
+        help_text=(
+            "`left` (you left), `not_ready` (the ready clock ran out), `no_chips` (not "
+            "enough chips for the next hand), `closed` (the table was closed)."
+        ),
+    )
+    at = serializers.IntegerField(help_text="ms since the epoch")
+
+
 class TableStateOut(serializers.Serializer[dict[str, Any]]):
     """The one state envelope, the same on the socket (`state`) and here
     (docs/protocol.md)."""
@@ -275,6 +297,13 @@ class TableStateOut(serializers.Serializer[dict[str, Any]]):
         "Event", many=True, help_text="What happened since `since` (or this change) you may see."
     )
     resync = serializers.BooleanField(help_text="An answer to `since` / `sync`.")
+    removed = RemovedInfo(
+        required=False,
+        help_text=(
+            "You are not seated here, and your seat here was freed: why and when "
+            "(until you sit here again)."
+        ),
+    )
 
 
 class SitIn(serializers.Serializer[dict[str, Any]]):
@@ -290,6 +319,39 @@ class SitIn(serializers.Serializer[dict[str, Any]]):
         help_text="Poker: chips to bring (default: the minimum).",
     )
     invite = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
+    auto_ready = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=(
+            "Mậu Binh, Tiến Lên: the server readies your seat for each next hand "
+            "(default: on at a table with bots)."
+        ),
+    )
+
+
+class LeaveIn(serializers.Serializer[dict[str, Any]]):
+    when = serializers.ChoiceField(
+        choices=["now", "after_hand"],
+        required=False,
+        default="now",
+        help_text=(
+            "`now`: in a hand, the game's leave rule (its cost: `GET .../leave-cost`); "
+            "`after_hand`: play the hand out, then leave (`POST .../stay` cancels)."
+        ),
+    )
+
+
+class AutoReadyIn(serializers.Serializer[dict[str, Any]]):
+    on = serializers.BooleanField(help_text="The switch: true or false.")
+
+
+class LeaveCostOut(serializers.Serializer[dict[str, Any]]):
+    leave_cost = component(
+        "WsLeaveCost",
+        allow_null=True,
+        help_text="What leaving now costs you; null: nothing.",
+    )
 
 
 class ReadyIn(serializers.Serializer[dict[str, Any]]):
@@ -500,6 +562,7 @@ class LeaderboardEntry(serializers.Serializer[dict[str, Any]]):
     rank = serializers.IntegerField()
     user_id = serializers.IntegerField()
     name = serializers.CharField()
+    avatar = serializers.CharField(help_text="The player's avatar (`PlayerOut.avatar`).")
     net = serializers.IntegerField(help_text="Chips won minus chips lost.")
     hands = serializers.IntegerField()
 
@@ -511,6 +574,19 @@ class LeaderboardOut(serializers.Serializer[dict[str, Any]]):
         allow_null=True, help_text="Monday 00:00 Asia/Ho_Chi_Minh for `week`."
     )
     entries = LeaderboardEntry(many=True)
+
+
+class PlayerOut(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    avatar = serializers.CharField(help_text="Its key: the seats' `avatar`.")
+    avatar_url = serializers.CharField(help_text="The SVG file.")
+    bot = serializers.BooleanField()
+    hands = serializers.IntegerField(help_text="Settled hands played, every game, all time.")
+    net_week = serializers.IntegerField(
+        help_text="Chips won minus chips lost in the hands that ended this week."
+    )
+    since = serializers.DateTimeField(help_text="This week: Monday 00:00 Asia/Ho_Chi_Minh.")
 
 
 class FairnessIn(serializers.Serializer[dict[str, Any]]):

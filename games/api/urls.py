@@ -9,6 +9,17 @@ urlpatterns = [
     path("tables/<int:table_id>/ready", views.ReadyView.as_view(), name="api-table-ready"),
     path("tables/<int:table_id>/seed", views.SeedView.as_view(), name="api-table-seed"),
     path("tables/<int:table_id>/leave", views.LeaveView.as_view(), name="api-table-leave"),
+    path("tables/<int:table_id>/stay", views.StayView.as_view(), name="api-table-stay"),
+    path(
+        "tables/<int:table_id>/auto-ready",
+        views.AutoReadyView.as_view(),
+        name="api-table-auto-ready",
+    ),
+    path(
+        "tables/<int:table_id>/leave-cost",
+        views.LeaveCostView.as_view(),
+        name="api-table-leave-cost",
+    ),
     path("tables/<int:table_id>/actions", views.ActView.as_view(), name="api-table-act"),
     path("tables/<int:table_id>/bots", views.BotView.as_view(), name="api-table-bots"),
     path("tables/<int:table_id>/buy-in", views.BuyInView.as_view(), name="api-table-buy-in"),
@@ -22,5 +33,6 @@ urlpatterns = [
     ),
     path("hands/<int:hand_id>/phh", views.PhhView.as_view(), name="api-hand-phh"),
     path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("players/<int:user_id>", views.PlayerView.as_view(), name="api-player"),
     path("fairness/verify", views.FairnessView.as_view(), name="api-fairness-verify"),
 ]

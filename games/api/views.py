@@ -134,7 +134,8 @@ class SitView(APIView):
         description=(
             "Mậu Binh and Tiến Lên need `min_balance` chips in the wallet; Poker moves "
             "`buy_in` chips (default: the minimum) from the wallet to the seat. "
-            "Answers with your view of the table."
+            "`auto_ready` (default: on at a table with bots): the server readies the "
+            "seat for each hand after the first. Answers with your view of the table."
         ),
         request=s.SitIn,
         responses={
@@ -164,6 +165,7 @@ class SitView(APIView):
             position=data.validated_data["position"],
             buy_in=data.validated_data["buy_in"],
             invite_code=invite,
+            auto_ready=data.validated_data["auto_ready"],
         )
         return Response(caller_state(request, table_id, invite))
 
@@ -240,15 +242,84 @@ class LeaveView(APIView):
         summary="Leave the table",
         description=(
             "Between hands the seat frees at once (Poker: the stack goes back to the "
-            "wallet). During a hand the game's leave rule applies and the seat frees "
-            "once the hand is settled."
+            "wallet). During a hand, `when` `now` (the default) plays the game's leave "
+            "rule (what it costs: `GET .../leave-cost`) and `after_hand` plays the hand "
+            "out; either way the seat frees once the hand is settled. Asking again "
+            "changes nothing."
         ),
-        request=None,
-        responses={204: None, **errors(401, 403, 404, 429, conflict=["not_seated"])},
+        request=s.LeaveIn,
+        responses={204: None, **errors(400, 401, 403, 404, 429, conflict=["not_seated"])},
     )
     def post(self, request: Request, table_id: int) -> Response:
-        services.table_leave(table_id=table_id, user=user_of(request))
+        data = s.LeaveIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.table_leave(
+            table_id=table_id, user=user_of(request), when=data.validated_data["when"]
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class StayView(APIView):
+    @extend_schema(
+        operation_id="tables_stay",
+        summary="Stay: cancel leaving after this hand",
+        description=(
+            "Undoes `leave` `after_hand` (nothing to undo changes nothing). A hand left "
+            "with `leave` now cannot be taken back: `already_left`."
+        ),
+        request=None,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(conflict=["not_seated", "already_left"]),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        services.table_stay(table_id=table_id, user=user_of(request))
+        return Response(caller_state(request, table_id))
+
+
+class AutoReadyView(APIView):
+    @extend_schema(
+        operation_id="tables_auto_ready",
+        summary="Mậu Binh, Tiến Lên: ready for every next hand by itself",
+        description=(
+            "On: the server readies your seat after each hand (while your socket is "
+            "open and your wallet covers the table's minimum balance); switched on "
+            "while the table waits, it readies you now. Your seed for each hand is the "
+            "one you send for its commitment, else one the server draws "
+            "(docs/fairness.md)."
+        ),
+        request=s.AutoReadyIn,
+        responses={
+            200: s.TableStateOut,
+            **STATE_ERRORS,
+            **errors(conflict=["not_seated", "table_closed", "not_enough_chips"]),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        data = s.AutoReadyIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.table_auto_ready(
+            table_id=table_id, user=user_of(request), on=data.validated_data["on"]
+        )
+        return Response(caller_state(request, table_id))
+
+
+class LeaveCostView(APIView):
+    @extend_schema(
+        operation_id="tables_leave_cost",
+        summary="What leaving now would cost you",
+        description=(
+            "The chips leaving the hand now costs, as the game's rules tell it from "
+            "what you may see (`WsLeaveCost`); null when it costs nothing (between "
+            "hands, a hand you already left, folded or went all in). Changes nothing."
+        ),
+        responses={200: s.LeaveCostOut, **errors(401, 404, conflict=["not_seated"])},
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        cost = selectors.leave_cost(table_id=table_id, user=user_of(request))
+        return Response({"leave_cost": cost})
 
 
 class ActView(APIView):
@@ -491,6 +562,23 @@ class LeaderboardView(APIView):
         query.is_valid(raise_exception=True)
         board = selectors.leaderboard(**query.validated_data)
         return Response(s.LeaderboardOut(board).data)
+
+
+class PlayerView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="player",
+        summary="A player's card: name, avatar, hands played, net chips this week",
+        description=(
+            "What a tap on a seat shows, for people and bots alike; deactivated "
+            "accounts are `player_not_found`. Voided hands do not count. Anyone may look."
+        ),
+        responses={200: s.PlayerOut, **errors(404, missing=["player_not_found"])},
+        auth=[],
+    )
+    def get(self, request: Request, user_id: int) -> Response:
+        return Response(s.PlayerOut(selectors.player_profile(user_id=user_id)).data)
 
 
 class FairnessView(APIView):

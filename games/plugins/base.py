@@ -57,6 +57,8 @@ class GamePlugin:
     game: ClassVar[str]
     #: The lobby tab and history filter label.
     label: ClassVar[str]
+    #: One line that says what the game is (the home page's tile).
+    blurb: ClassVar[Any] = ""
     seats: ClassVar[Range]
     #: The rule presets the lobby form offers: (code, label).
     presets: ClassVar[tuple[tuple[str, Any], ...]] = (("vipgame", "VIPGAME"),)
@@ -141,6 +143,20 @@ class GamePlugin:
         net = [sum(capped[j][i] for j in range(n)) - sum(capped[i]) for i in range(n)]
         return moves, net
 
+    def leave_cost(
+        self, table: Table, state: Any, player: int, balance: int | None
+    ) -> dict[str, Any] | None:
+        """What leaving the hand now costs ``player`` in chips (the engine's
+        ``leave_cost``; None: nothing more than staying), at most ``balance``
+        (what the player can pay; None: no cap, an escrow stack already holds it)."""
+        cost = self.engine.leave_cost(state, player)
+        if cost is None:
+            return None
+        chips = cost.amount * (table.stake if self.pays_in_units else 1)
+        if balance is not None:
+            chips = min(chips, balance)
+        return {"chips": chips, "reason": cost.reason, "exact": cost.exact, "detail": cost.detail}
+
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
@@ -154,6 +170,10 @@ class GamePlugin:
     ) -> str | None:
         """A finished hand in the game's own exchange format; None: not offered."""
         return None
+
+    def preset_label(self, preset: str) -> str:
+        """A preset's name as players read it (its code if it is not offered)."""
+        return str(dict(self.presets).get(preset, preset))
 
     def facts(self) -> dict[str, Any]:
         """What the lobby page's script needs to know of the game."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from games.models import Game, Hand, Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
@@ -17,6 +19,7 @@ from .base import GamePlugin, Range
 class Holdem(GamePlugin):
     game = Game.HOLDEM
     label = "Poker"
+    blurb = _("Texas Hold'em: two cards, five on the board, four betting rounds.")
     schema_name = "Holdem"
     seats = Range(2, 9)
     table_fields = ("max_raise", "buy_in_min", "buy_in_max")

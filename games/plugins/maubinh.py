@@ -16,6 +16,7 @@ _BONUS = Range(1, 30)
 class MauBinh(GamePlugin):
     game = Game.MAUBINH
     label = "Mậu Binh"
+    blurb = _("Arrange 13 cards into three hands and beat every opponent.")
     schema_name = "MauBinh"
     example_clock = "arrange"
     seats = Range(2, 4)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from games.models import Game, Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
@@ -15,6 +17,7 @@ from .base import GamePlugin, Range
 class TienLen(GamePlugin):
     game = Game.TIENLEN
     label = "Tiến Lên"
+    blurb = _("Be the first to play all your cards; chop the 2s!")
     schema_name = "TienLen"
     seats = Range(2, 4)
     table_fields = ("min_balance_units",)
@@ -28,10 +31,6 @@ class TienLen(GamePlugin):
         "first_lead": ("random", "three_spades"),
         "toi_trang_payout": ("flat", "tiered"),
     }
-
-    def client_rules(self, table: Table) -> dict[str, Any]:
-        # What leaving mid-hand most likely costs (the table page says it first).
-        return {"preset": table.preset, "cong_penalty": self.ruleset(table).cong_penalty}
 
     def setup(
         self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]

@@ -91,6 +91,21 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class LeaveCost:
+    """What leaving a hand now costs the leaver, told from what the leaver may
+    see (their own cards and the public table): ``amount`` in the outcome's
+    units (stakes; Hold'em chips), ``reason`` the rule that charges it
+    (Hold'em ``fold``, Tiến Lên ``cong`` or ``cards``, Mậu Binh ``chi``), and
+    ``exact`` whether it is the final figure or the likely one (others' cards
+    may add to it)."""
+
+    amount: int
+    reason: str
+    exact: bool
+    detail: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Change:
     """One change of a hand as the service makes it (games/services/hands.py
     ``play``): a player's ``action`` (``act``), the clock running out
@@ -120,6 +135,10 @@ class GameEngine(Protocol):
     def timeout(self, state: Any) -> tuple[Any, list[Event]]: ...
 
     def leave(self, state: Any, player: int) -> tuple[Any, list[Event]]: ...
+
+    def leave_cost(self, state: Any, player: int) -> LeaveCost | None:
+        """What leaving now costs ``player`` (None: nothing more than staying)."""
+        ...
 
     def change_of(self, events: Sequence[Event]) -> Change:
         """The change whose events begin at ``events[0]`` (the hand's events

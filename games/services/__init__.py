@@ -11,25 +11,32 @@ checks it): ``work`` <- ``hands`` <- ``seats`` <- ``settle`` <- ``tables``.
 
 from .hands import table_act, table_bot_move
 from .seats import (
+    LEAVE_AFTER_HAND,
+    LEAVE_NOW,
     seat_presence,
     table_add_bot,
+    table_auto_ready,
     table_bot_ready,
     table_buy_in,
     table_leave,
     table_ready,
     table_seed,
     table_sit,
+    table_stay,
 )
 from .settle import hand_settle
 from .tables import chat_post, claim_timers, table_close, table_create, table_timeout
 
 __all__ = [
+    "LEAVE_AFTER_HAND",
+    "LEAVE_NOW",
     "chat_post",
     "claim_timers",
     "hand_settle",
     "seat_presence",
     "table_act",
     "table_add_bot",
+    "table_auto_ready",
     "table_bot_move",
     "table_bot_ready",
     "table_buy_in",
@@ -39,5 +46,6 @@ __all__ = [
     "table_ready",
     "table_seed",
     "table_sit",
+    "table_stay",
     "table_timeout",
 ]

@@ -302,7 +302,11 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
 
 
 def hand_timeout(work: TableWork) -> None:
-    """The turn, arrange or reveal clock ran out: the engine's time-out rule."""
+    """The turn, arrange or reveal clock ran out: the engine's time-out rule
+    (and the players it ran for count one more time-out in a row)."""
+    refs = work.hand_refs()
+    # (first: the end of a hand may set them from the engine's own count)
+    work.timed_out([refs[i] for i in work.plugin.engine.status(work.state).actors])
     play(work, work.plugin.engine.timeout, by="timeout", restart_clock=True)
 
 

@@ -13,12 +13,15 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, sql
+from games import clock, publish, sql
 from games.errors import (
     AccountInactive,
+    AlreadyLeft,
     AlreadySeated,
     BadBuyIn,
     BadClientSeed,
+    BadLeave,
+    BadSwitch,
     HandInProgress,
     NoBotAvailable,
     NoBotSeat,
@@ -33,9 +36,10 @@ from games.errors import (
     TooManyBots,
     TooManyTables,
 )
-from games.models import HandPlayer, Seat, Table
+from games.models import Departure, HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
@@ -47,7 +51,6 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
-BOT_NAMES = ["An", "Bình", "Châu", "Dũng", "Giang", "Hải", "Khoa", "Linh", "Mai", "Nam", "Phúc"]
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -81,7 +84,12 @@ def _free_position(work: TableWork, position: int | None) -> int:
 
 
 def _take_seat(
-    work: TableWork, user: User, position: int, buy_in: int | None, bot_for: User | None = None
+    work: TableWork,
+    user: User,
+    position: int,
+    buy_in: int | None,
+    bot_for: User | None = None,
+    auto_ready: bool = False,
 ) -> Seat:
     table = work.table
     hold = None
@@ -99,8 +107,9 @@ def _take_seat(
         # sits here: the same chips cannot back a seat at another table.
         hold = _hold_min_balance(table, user)
     seat = Seat.objects.create(
-        table=table, position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for
-    )
+        table=table, position=position, user=user, is_bot=user.is_bot, hold=hold,
+        bot_for=bot_for, auto_ready=auto_ready,
+    )  # fmt: skip
     work.forget_seats()
     work.bump()
     work.announce()
@@ -116,7 +125,7 @@ def _hold_min_balance(table: Table, user: User) -> Hold:
             amount=needed,
             key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{table.pk}",
+            reason=f"{table.get_game_display()} #{table.pk}",
         )
     except InsufficientChips:
         raise NotEnoughChips(needed=needed) from None
@@ -154,9 +163,16 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
             amount=amount,
             key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )
     seat.save(update_fields=["hold"])
+
+
+def _switch(value: object) -> bool:
+    """A seat switch (``auto_ready``): true or false, nothing else."""
+    if not isinstance(value, bool):
+        raise BadSwitch()
+    return value
 
 
 @transaction.atomic
@@ -167,13 +183,23 @@ def table_sit(
     position: int | None = None,
     buy_in: int | None = None,
     invite_code: str = "",
+    auto_ready: bool | None = None,
 ) -> Seat:
+    """Take a seat. ``auto_ready`` (None: on at a table with bots, where
+    people expect the next hand without asking): the server readies the seat
+    for every hand after the first (Mậu Binh, Tiến Lên; Poker keeps a ready
+    seat ready anyway)."""
+    if auto_ready is not None:
+        _switch(auto_ready)
     _require_active(user)
     work = TableWork(table_id)
     _check_open(work, user, invite_code)
     if work.seat_of(user) is not None:
         raise AlreadySeated()
-    seat = _take_seat(work, user, _free_position(work, position), buy_in)
+    if auto_ready is None:
+        auto_ready = work.table.fill_with_bots or any(s.is_bot for s in work.seats)
+    seat = _take_seat(work, user, _free_position(work, position), buy_in, auto_ready=auto_ready)
+    Departure.objects.filter(table=work.table, user=user).delete()
     if work.table.fill_with_bots and not user.is_bot:
         _fill_with_bots(work, user)
     work.commit()
@@ -192,22 +218,36 @@ def _require_active(user: User) -> None:
 def _bot_user(work: TableWork, needed: int) -> User:
     """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
     table at a time), lent ``needed`` chips by the house."""
+    bot = _idle_bot()
+    if bot is None:
+        # Requests at many tables at once would all count the same pool and
+        # each add an account: the pool grows under the house's row, one
+        # account at a time (a bot's loan locks that row a moment later anyway).
+        wallet.house_lock()
+        bot = _idle_bot() or _new_bot()
+    _bot_fund(work, bot, needed)
+    return bot
+
+
+def _new_bot() -> User:
+    count = User.objects.filter(is_bot=True).count()
+    if count >= settings.BOT_POOL_SIZE:
+        raise NoBotAvailable()
+    return bot_create(
+        username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
+    )
+
+
+def _idle_bot() -> User | None:
+    """A pool bot seated nowhere and not being seated by another request."""
     busy = Seat.objects.filter(is_bot=True).values("user")
-    bot = (
+    return (
         User.objects.filter(is_bot=True, is_active=True)
         .exclude(pk__in=busy)
         .order_by("pk")
         .select_for_update(skip_locked=True)
         .first()
     )
-    if bot is None:
-        count = User.objects.filter(is_bot=True).count()
-        if count >= settings.BOT_POOL_SIZE:
-            raise NoBotAvailable()
-        name = f"{BOT_NAMES[count % len(BOT_NAMES)]} {count // len(BOT_NAMES) + 1}"
-        bot = bot_create(username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=name)
-    _bot_fund(work, bot, needed)
-    return bot
 
 
 def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
@@ -273,11 +313,13 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
     return seat
 
 
-def free_seat(work: TableWork, seat: Seat) -> None:
+def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
     """Free a seat: Poker stacks back to the wallet, the wallet hold released,
-    and a bot's chips back to the house. When the last person leaves a table
-    between hands, its bots leave too (their chips and accounts go back to
-    the house and the pool; a "play now" table fills again when someone sits)."""
+    and a bot's chips back to the house. The player is told why (``reason``, a
+    ``Departure.Reason``, kept until they sit at the table again). When the
+    last person leaves a table between hands, its bots leave too (their chips
+    and accounts go back to the house and the pool; a "play now" table fills
+    again when someone sits)."""
     if not Seat.objects.filter(pk=seat.pk).exists():
         return  # already freed (the bots of a table its last person left)
     if work.plugin.uses_escrow:
@@ -289,9 +331,14 @@ def free_seat(work: TableWork, seat: Seat) -> None:
     if seat.is_bot:
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
-            reason=f"table #{work.table.pk}",
+            reason=f"{work.table.get_game_display()} #{work.table.pk}",
         )  # fmt: skip
-    work.user_left(seat.user_id)
+    at = clock.now()
+    if not seat.is_bot:
+        Departure.objects.update_or_create(
+            table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": at}
+        )
+    work.user_left(seat.user_id, publish.removed_info(reason, at))
     seat.delete()
     work.forget_seats()
     work.bump()
@@ -300,7 +347,7 @@ def free_seat(work: TableWork, seat: Seat) -> None:
         hand = work.hand
         if hand is None or hand.settled:
             for bot in list(work.seats):
-                free_seat(work, bot)
+                free_seat(work, bot, Departure.Reason.LEFT)
 
 
 def limit_open_tables(owner: User) -> None:
@@ -315,14 +362,26 @@ def limit_open_tables(owner: User) -> None:
         raise TooManyTables(limit=limit)
 
 
+LEAVE_NOW, LEAVE_AFTER_HAND = "now", "after_hand"
+
+
 @transaction.atomic
-def table_leave(*, table_id: int, user: User) -> None:
-    """Leave now, or (mid-hand) play on through the engine's leave rule and
-    free the seat once the hand is settled."""
+def table_leave(*, table_id: int, user: User, when: object = LEAVE_NOW) -> None:
+    """Leave. Between hands the seat frees at once. In a hand, ``when``
+    ``"now"`` plays the engine's leave rule (what it costs: ``selectors.
+    leave_cost``) and ``"after_hand"`` plays the hand out; either way the seat
+    frees once the hand is settled. Asking again changes nothing."""
+    if when not in (LEAVE_NOW, LEAVE_AFTER_HAND):
+        raise BadLeave()
     work = TableWork(table_id)
     seat = work.require_seat(user)
     if not work.in_current_hand(seat):
-        free_seat(work, seat)
+        free_seat(work, seat, Departure.Reason.LEFT)
+    elif when == LEAVE_AFTER_HAND:
+        if not seat.leaving and not seat.leave_after_hand:
+            seat.leave_after_hand = True
+            seat.save(update_fields=["leave_after_hand"])
+            work.bump()
     elif not seat.leaving:
         seat.leaving = True
         seat.ready = False
@@ -335,6 +394,75 @@ def table_leave(*, table_id: int, user: User) -> None:
             hand_leave(work, player)
         work.bump()
     work.commit()
+
+
+@transaction.atomic
+def table_stay(*, table_id: int, user: User) -> None:
+    """Cancel "leave after this hand". A player who already left the hand
+    (``leave`` now) cannot come back into it: ``already_left``."""
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    if seat.leaving:
+        raise AlreadyLeft()
+    if seat.leave_after_hand:
+        seat.leave_after_hand = False
+        seat.save(update_fields=["leave_after_hand"])
+        work.bump()
+    work.commit()
+
+
+@transaction.atomic
+def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
+    """Switch the seat's auto-ready (Mậu Binh, Tiến Lên: the server readies
+    it for each next hand). Switched on while the table waits, it readies
+    the seat now (refused, changing nothing, if it cannot be ready)."""
+    on = _switch(on)
+    work = TableWork(table_id)
+    seat = work.require_seat(user)
+    if seat.auto_ready != on:
+        seat.auto_ready = on
+        seat.save(update_fields=["auto_ready"])
+        work.bump()
+    if (
+        on
+        and not work.plugin.keeps_ready
+        and work.table.status == Table.Status.WAITING
+        and not seat.ready
+        and not seat.leaving
+        and not seat.leave_after_hand
+    ):
+        _ready(work, seat, "")
+    work.commit()
+
+
+# Auto-ready stops for a player whose clock ran out this many times in a row
+# (away, with the page open): like Poker's sitting out (timeouts_to_sit_out).
+AWAY_AFTER_TIMEOUTS = 2
+
+
+def ready_by_itself(work: TableWork, seat: Seat) -> bool:
+    """At the end of a hand: whether the server readies this seat for the
+    next one (its switch is on, the player's page is open, they did not let
+    their clock run out ``AWAY_AFTER_TIMEOUTS`` times in a row, and the
+    wallet covers the table's minimum balance, held again here)."""
+    if not (seat.auto_ready and seat.connected) or seat.leaving or seat.leave_after_hand:
+        return False
+    if seat.timeouts >= AWAY_AFTER_TIMEOUTS:
+        return False
+    try:
+        with transaction.atomic():
+            _hold_for_next_hand(work, seat)
+    except NotEnoughChips:
+        return False
+    return True
+
+
+def short_of_chips(work: TableWork, seat: Seat) -> bool:
+    """Mậu Binh, Tiến Lên: the seat's hold and the player's free chips do not
+    cover the table's minimum balance (the player cannot be dealt in)."""
+    hold = seat_hold(seat)
+    held = 0 if hold is None else hold.amount
+    return wallet.account_for_user(user=seat.user).available + held < min_balance(work.table)
 
 
 def _check_seed(work: TableWork, seat: Seat, client_seed: object, commitment: object) -> str:
@@ -412,20 +540,29 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
         raise HandInProgress()
     if seed is not None:
         _store_seed(work, seat, seed)
-    seat.ready, seat.sitting_out, seat.timeouts = True, False, 0
-    seat.save(update_fields=["ready", "sitting_out", "timeouts"])
+    # Ready for the next hand: no longer leaving after this one.
+    seat.ready, seat.sitting_out, seat.timeouts, seat.leave_after_hand = True, False, 0, False
+    seat.save(update_fields=["ready", "sitting_out", "timeouts", "leave_after_hand"])
     work.bump()
+    ready_clock(work)
+    maybe_deal(work)
+
+
+def ready_clock(work: TableWork) -> None:
+    """RULES.md 2.7: once a seated player is ready, the others have the ready
+    clock to be ready too; it stops when everyone is."""
+    table = work.table
     waiting = [s for s in work.seats if not s.sitting_out and not s.leaving]
     if (
         table.status == Table.Status.WAITING
         and not work.plugin.keeps_ready
         and not table.clock
+        and any(s.ready for s in waiting)
         and not all(s.ready for s in waiting)
     ):
         work.set_clock(Table.Clock.READY, table.ready_seconds * 1000)
     if all(s.ready for s in waiting) and table.clock == Table.Clock.READY:
         work.clear_clock()
-    maybe_deal(work)
 
 
 def _hold_for_next_hand(work: TableWork, seat: Seat) -> None:
@@ -479,7 +616,7 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
                 _bot_top_up(work, seat)
                 _ready(work, seat, "")
     except (NotEnoughChips, NoBotAvailable):
-        free_seat(work, seat)
+        free_seat(work, seat, Departure.Reason.NO_CHIPS)
     work.commit()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from games import clock
-from games.models import Hand, HandPlayer, Table
+from games.models import Departure, Hand, HandPlayer, Table
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
@@ -87,8 +87,9 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
         entry.save(update_fields=["net"])
     work.set_hand(hand, work.plugin.engine.loads(hand.state))
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
-    for seat in [s for s in work.seats if s.leaving]:
-        free_seat(work, seat)  # (the last person leaving takes the bots along)
+    for seat in [s for s in work.seats if s.leaving or s.leave_after_hand]:
+        # (the last person leaving takes the bots along)
+        free_seat(work, seat, Departure.Reason.LEFT)
     for seat in list(work.seats):
         if not plugin.uses_escrow:
             rehold_seat(work, seat)

@@ -17,14 +17,14 @@ from games import clock, publish
 from games import seeds as seed_source
 from games.errors import AccountInactive, BadChat, ChatMuted, TableClosed, TableNotFound
 from games.limits import check_table
-from games.models import ChatMessage, Table, TableSeed
+from games.models import ChatMessage, Departure, Table, TableSeed
 from games.plugins import PLUGINS, plugin_for
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 
 from .hands import hand_timeout, maybe_deal
-from .seats import free_seat, limit_open_tables
+from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips
 from .settle import settle_in
 from .work import TableWork
 
@@ -116,11 +116,15 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
 
 
 def _ready_timeout(work: TableWork) -> None:
-    """RULES.md 2.7: players not ready when the ready clock runs out leave the table."""
+    """RULES.md 2.7: players not ready when the ready clock runs out leave the
+    table (told why: not ready, or short of the chips to be dealt in)."""
     work.clear_clock()
     for seat in list(work.seats):
         if not seat.ready and not seat.is_bot and not seat.sitting_out:
-            free_seat(work, seat)
+            reason = Departure.Reason.NOT_READY
+            if short_of_chips(work, seat):
+                reason = Departure.Reason.NO_CHIPS
+            free_seat(work, seat, reason)
     maybe_deal(work)
 
 
@@ -139,8 +143,9 @@ def _summary_over(work: TableWork) -> None:
                 seat.ready = False
                 work.bot_to_ready(seat.position)
         elif not work.plugin.keeps_ready:
-            seat.ready = False
+            seat.ready = ready_by_itself(work, seat)
         seat.save(update_fields=["ready"])
+    ready_clock(work)
     maybe_deal(work)
 
 
@@ -218,7 +223,7 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
         hand.save(update_fields=["ended_at", "voided", "settled", "settled_at", "result"])
         work.set_hand(hand, work.state)
     for seat in list(work.seats):
-        free_seat(work, seat)
+        free_seat(work, seat, Departure.Reason.CLOSED)
     work.table.status = Table.Status.CLOSED
     work.table.closed_reason = reason[:200]
     work.clear_clock()

@@ -64,7 +64,7 @@ class TableWork:
         self._events: list[EventRecord] = []
         self._timer_due = False
         self._lobby = False
-        self._gone_users: set[int] = set()
+        self._gone_users: dict[int, dict[str, Any]] = {}
         self._bots_to_move: set[int] = set()
         self._bots_to_ready: set[int] = set()
         self._after = AfterCommit(table_id=table.pk, game=table.game)
@@ -122,10 +122,15 @@ class TableWork:
 
     def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
         """Written with the move (the seat's recent client ids: a repeat is
-        acknowledged, not applied twice)."""
-        self.update_seats(
-            {ref.id: {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}}
-        )
+        acknowledged, not applied twice; the player is here: no time-outs in a row)."""
+        fields: dict[str, Any] = {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}
+        if ref.timeouts:
+            fields["timeouts"] = 0
+        self.update_seats({ref.id: fields})
+
+    def timed_out(self, refs: list[SeatRef]) -> None:
+        """These players' clock ran out: one more time-out in a row each."""
+        self.update_seats({ref.id: {"timeouts": ref.timeouts + 1} for ref in refs})
 
     def update_seats(self, changes: dict[int, dict[str, Any]]) -> None:
         """Seat fields to write with the change: ``{seat id: {field: value}}``.
@@ -246,9 +251,10 @@ class TableWork:
         """The lobby's entry of this table changed (seats taken, status)."""
         self._lobby = True
 
-    def user_left(self, user_id: int) -> None:
-        """A user left their seat: their sockets get the public state once more."""
-        self._gone_users.add(user_id)
+    def user_left(self, user_id: int, removed: dict[str, Any]) -> None:
+        """A user left their seat: their sockets get the public state once
+        more, saying why (``removed``: ``publish.removed_info``)."""
+        self._gone_users[user_id] = removed
         self._full = True
 
     def bots_to_move(self, positions: set[int]) -> None:
@@ -337,7 +343,7 @@ class TableWork:
             state=self._state,
             before=self._loaded_state if delta else None,
             events=self._events,
-            gone_users=sorted(self._gone_users),
+            gone_users=dict(sorted(self._gone_users.items())),
             lobby=self._lobby,
             table_before=sql.table_as(table, self._saved) if delta else None,
             hand_before=self._hand_before if delta else None,

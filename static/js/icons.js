@@ -1,5 +1,6 @@
-// Small inline SVG icons for the table's own marks. No emoji: Debian's Chromium
-// has no emoji font, and there an emoji shows as an empty box.
+// Small inline SVG icons for the table's own marks (a bot's seat, the chat's
+// report flag). No emoji or symbol glyphs: Debian's Chromium has no emoji font,
+// and there an emoji shows as an empty box.
 import { svg } from "./dom.js";
 
 // Each icon on a 24×24 grid: outlines drawn with the text colour, dots filled.
@@ -9,6 +10,7 @@ const ICONS = {
     boxes: [{ x: 6.5, y: 5.5, width: 11, height: 13, rx: 3 }],
     dots: [[10, 10.5], [14, 10.5], [12, 2.2]],
   },
+  flag: { lines: ["M6 21V3.5", "M6 4h12l-3 4.5 3 4.5H6"] },
 };
 
 /** The icon `name` as an <svg>, read out as `label` (else hidden from screen readers). */

@@ -3,6 +3,7 @@ import { h, replace } from "./dom.js";
 import { _, fmt, chips } from "./i18n.js";
 import { Connection } from "./socket.js";
 import { showBalance } from "./balance.js";
+import { avatarImg } from "./avatars.js";
 
 const STATUS = () => ({
   waiting: _("Waiting for players"), playing: _("Playing"), summary: _("Showing the result"),
@@ -15,19 +16,38 @@ let game = root.dataset.game;
 
 for (const entry of JSON.parse(document.getElementById("lobby-tables").textContent)) tables.set(entry.id, entry);
 
+// A table's card: its name and stake, who sits there (avatars and names) and
+// its free seats, its status, and the way in.
+function tableCard(t) {
+  const url = `/tables/${t.id}/`;
+  const sitting = new Map((t.players || []).map((p) => [p.position, p]));
+  const seats = Array.from({ length: t.seat_count }, (_unused, position) => {
+    const p = sitting.get(position);
+    return p
+      ? h("li", { class: `sitter${p.bot ? " bot" : ""}`, "data-sitter": position, title: p.bot ? `${p.name} (${_("Bot")})` : p.name },
+        avatarImg(p.avatar, { size: 40 }), h("span", { class: "sitter-name" }, p.name))
+      : h("li", { class: "sitter free", "data-free-seat": position }, h("span", { class: "free-ring", "aria-hidden": "true" }, "+"),
+        h("span", { class: "sitter-name" }, _("Free seat")));
+  });
+  const full = t.taken >= t.seat_count;
+  return h("article", { class: `table-card ${t.status}`, "data-table-row": t.id },
+    h("header", {},
+      h("a", { class: "table-name", href: url }, t.name || fmt(_("Table %(id)s"), { id: t.id })),
+      h("span", { class: `pill ${t.status}` }, STATUS()[t.status] || t.status)),
+    h("p", { class: "stake-line" }, fmt(_("Stake %(stake)s"), { stake: chips(t.stake) }),
+      " · ", h("span", { "data-taken": t.taken }, fmt(_("%(taken)s/%(seats)s seats"), { taken: t.taken, seats: t.seat_count }))),
+    h("ul", { class: "sitters" }, seats),
+    t.rules && t.rules.length ? h("small", { class: "muted table-rules", "data-table-rules": t.id },
+      fmt(_("Own rules: %(rules)s"), { rules: t.rules.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(", ") })) : null,
+    h("a", { class: `button small${full ? " ghost" : ""}`, href: url }, full ? _("Watch") : _("Join")));
+}
+
 function render() {
   const rows = [...tables.values()]
     .filter((t) => t.game === game && t.status !== "closed" && !t.private)
     .sort((a, b) => a.stake - b.stake || a.id - b.id);
-  replace(body, rows.length ? rows.map((t) => h("tr", { "data-table-row": t.id },
-    h("td", {}, h("a", { href: `/tables/${t.id}/` }, t.name || fmt(_("Table %(id)s"), { id: t.id })),
-      t.rules && t.rules.length ? h("small", { class: "muted table-rules", "data-table-rules": t.id },
-        " · " + fmt(_("Own rules: %(rules)s"), { rules: t.rules.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(", ") })) : null),
-    h("td", { class: "num" }, chips(t.stake)),
-    h("td", { class: "num", "data-taken": t.taken }, `${t.taken}/${t.seat_count}`),
-    h("td", {}, h("span", { class: `pill ${t.status}` }, STATUS()[t.status] || t.status)),
-    h("td", {}, h("a", { class: "button small", href: `/tables/${t.id}/` }, t.taken < t.seat_count ? _("Join") : _("Watch")))))
-    : h("tr", {}, h("td", { colspan: 5, class: "muted" }, _("No open table yet: create one or play now with bots."))));
+  replace(body, rows.length ? rows.map(tableCard)
+    : h("p", { class: "muted" }, _("No open table yet: create one or play now with bots.")));
 }
 
 for (const tab of root.querySelectorAll("[data-tab]")) {

@@ -8,10 +8,13 @@ import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
 import { verifyHand } from "./fairness.js";
 import { cardRow } from "./cards.js";
+import { answered, autoReadySwitch, leaveControls, removedNotice, seatHints } from "./seatflow.js";
 import { Feel } from "./feel.js";
 import { mountScreen } from "./screen.js";
 import { resultCard } from "./result.js";
 import { icon } from "./icons.js";
+import { seatAvatar, showProfile } from "./profile.js";
+import { reportAcked, reportButton } from "./chatreport.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -116,11 +119,12 @@ export class TableShell {
   // -- messages ------------------------------------------------------------
 
   receive(message) {
-    if (showBalance(message)) return;
+    if (showBalance(message) || answered(this, message)) return;
     if (message.type === "state") this.applyState(message);
     else if (message.type === "delta") this.receiveDelta(message);
     else if (message.type === "chat") this.chatLine(message);
     else if (message.type === "error") this.refused(message);
+    else if (message.type === "ack" && "reported" in message) reportAcked(this, message);
   }
 
   refused(message) {
@@ -212,6 +216,9 @@ export class TableShell {
       }
     }
     if (hand && !this.lastSeq[hand.id]) this.lastSeq[hand.id] = 0;
+    // Why my seat here was freed, until I sit again or close the notice.
+    if (state.seat !== null) this.removed = null;
+    else if (state.removed && state.removed.at !== this.removedClosed) this.removed = state.removed;
     this.sendSeed(state);
     this.render();
     this.feel.changed(before, state);
@@ -322,21 +329,21 @@ export class TableShell {
       const arc = svg("circle", { cx: 50, cy: 50, r: 46, class: "ring-fg", "data-ring": "", "stroke-dasharray": RING });
       ring.append(arc);
     }
-    const initial = (seat.name || "?").trim().charAt(0).toUpperCase() || "?";
     const badges = [];
     if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot"), "data-bot": "" }, icon("bot", _("Bot"))));
     if (seat.ready && ctx.table.status === "waiting") badges.push(h("span", { class: "badge ready" }, _("Ready")));
     if (!seat.connected) badges.push(h("span", { class: "badge off" }, _("Disconnected")));
     if (seat.leaving) badges.push(h("span", { class: "badge off" }, _("Leaving")));
+    else if (seat.leave_after_hand) badges.push(h("span", { class: "badge off", "data-badge-leaving-after": "" }, _("Leaving after this hand")));
     if (seat.sitting_out) badges.push(h("span", { class: "badge off" }, _("Sitting out")));
     const chipsShown = this.game.seatChips ? this.game.seatChips(ctx, seat) : seat.chips;
     return h(
       "div",
       { class: classes.join(" "), "data-seat": seat.position, "data-name": seat.name },
-      h("div", { class: "avatar" }, ring, h("span", { class: "initial" }, initial),
+      seatAvatar(seat, ring,
         dealer ? h("span", { class: "dealer", title: _("Dealer") }, "D") : null,
         h("span", { class: `dot ${seat.connected ? "on" : "off"}` })),
-      h("div", { class: "plate" },
+      h("div", { class: "plate", onclick: () => showProfile(seat) },
         h("span", { class: "name", "data-seat-name": "" }, seat.name),
         h("span", { class: "chips" }, h("span", { class: "chip-icon" }), chips(chipsShown))),
       h("div", { class: "badges" }, badges),
@@ -370,12 +377,16 @@ export class TableShell {
     } else if (!this.config.user) {
       items.push(h("a", { class: "button", href: this.config.login, "data-login": "" }, _("Log in to play")));
     } else if (!mySeat) {
+      const notice = this.removed ? removedNotice(this, this.removed) : null;
+      if (notice) items.push(notice);
       if (this.config.buy_in) items.push(this.buyInInput(t.buy_in[0]));
-      if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
+      if (notice && $("[data-way-back=sit]", notice)) { /* its one tap sits down */ }
+      else if (free > 0) items.push(h("button", { type: "button", class: "button", "data-action": "sit", onclick: () => this.sit(null) }, _("Sit down")));
       else items.push(h("span", { class: "muted" }, _("The table is full: you are watching.")));
     } else {
+      items.push(...seatHints(this, ctx, mySeat));
       const between = t.status === "waiting" || t.status === "summary";
-      if (between && !mySeat.ready && !mySeat.leaving) {
+      if (between && !mySeat.ready && !mySeat.leaving && !mySeat.sitting_out) {
         items.push(h("button", {
           type: "button", class: "button ready", "data-action": "ready",
           onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: t.next_commitment }),
@@ -384,6 +395,7 @@ export class TableShell {
       if (between && mySeat.ready && t.status === "waiting") {
         items.push(h("span", { class: "muted", "data-waiting": "" }, _("Waiting for the others…")));
       }
+      items.push(autoReadySwitch(this, mySeat));
       if (free > 0) {
         items.push(h("button", { type: "button", class: "button ghost", "data-action": "add-bot", onclick: () => this.request({ type: "add_bot" }) }, _("Add a bot")));
       }
@@ -398,29 +410,9 @@ export class TableShell {
           }, _("Buy more chips"))));
         }
       }
-      if (!mySeat.leaving) {
-        items.push(h("button", {
-          type: "button", class: "button ghost leave", "data-action": "leave",
-          onclick: () => this.leave(),
-        }, this.config.buy_in ? _("Leave and cash out") : _("Leave the table")));
-      }
+      items.push(...leaveControls(this, ctx, mySeat));
     }
     replace(this.controls, items);
-  }
-
-  /** Leave; in the middle of my hand, first say what it costs and ask. */
-  leave() {
-    const ctx = this.ctx;
-    const inHand = ctx.hand && !ctx.hand.finished && ctx.me !== null;
-    const cost = inHand && this.game.leaveCost ? this.game.leaveCost(ctx) : null;
-    if (!cost) {
-      this.request({ type: "leave" });
-      return;
-    }
-    this.confirm(
-      _("Leave in the middle of the hand?"), cost, _("Leave now"), _("Stay"),
-      () => this.request({ type: "leave" }),
-    );
   }
 
   confirm(title, text, yes, no, onYes) {
@@ -574,7 +566,7 @@ export class TableShell {
     this.chatLog.append(h("li", { "data-chat-id": message.id },
       h("time", {}, time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })), " ",
       h("strong", { class: "who" }, message.name), ": ",
-      h("span", { class: "text" }, message.text)));
+      h("span", { class: "text" }, message.text), reportButton(this, message)));
     while (this.chatLog.children.length > 80) this.chatLog.firstChild.remove();
     this.chatLog.scrollTop = this.chatLog.scrollHeight;
   }

@@ -7,6 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games import services
+from vipgame.accounts.avatars import default_avatar
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from wallet.models import Account
@@ -34,6 +35,8 @@ def test_log_in_returns_a_token_that_opens_the_api(make_user):
         "id": lan.pk,
         "username": "lan",
         "display_name": "Lan",
+        "avatar": default_avatar(lan.pk),
+        "avatar_url": f"/static/img/avatars/{default_avatar(lan.pk)}.svg",
         "is_staff": False,
         "date_joined": body["user"]["date_joined"],
     }

@@ -144,6 +144,7 @@ def test_a_generated_client_plays_a_tien_len_hand(
         tables.drain()  # settles the hand
         if moves:
             break
+        tables.fire(table)  # the deal ended at once: end its summary pause
     assert moves > 0
 
     ended = [call("tables_state", generated, table_id=table.pk, client=a) for a in apis]

@@ -9,6 +9,7 @@ import pytest
 from games import services
 from games.models import Hand, HandPlayer
 from games.selectors import week_start
+from vipgame.accounts.avatars import default_avatar
 from vipgame.accounts.services import bot_create
 
 from .helpers import error, url
@@ -54,7 +55,9 @@ def settled(table, number, ended_at, nets, voided=False):
 
 def test_people_ranked_by_net_chips_this_week_and_all_time(make_user, api):
     lan, minh, hoa, gone = (make_user(username=n) for n in ("lan", "minh", "hoa", "gone"))
-    bot = bot_create(username="bot-1", display_name="An 1")
+    bot = bot_create(username="bot-1", display_name="Minh Anh")
+    hoa.avatar = "non-la"
+    hoa.save()
     tienlen = services.table_create(owner=lan, game="tienlen", stake=10)
     holdem = services.table_create(owner=lan, game="holdem", stake=10)
     monday = week_start()
@@ -77,9 +80,30 @@ def test_people_ranked_by_net_chips_this_week_and_all_time(make_user, api):
         "period": "week",
         "since": monday.isoformat(),
         "entries": [
-            {"rank": 1, "user_id": minh.pk, "name": "Minh", "net": 300, "hands": 1},
-            {"rank": 2, "user_id": hoa.pk, "name": "Hoa", "net": 200, "hands": 1},
-            {"rank": 3, "user_id": lan.pk, "name": "Lan", "net": -100, "hands": 1},
+            {
+                "rank": 1,
+                "user_id": minh.pk,
+                "name": "Minh",
+                "avatar": default_avatar(minh.pk),
+                "net": 300,
+                "hands": 1,
+            },
+            {
+                "rank": 2,
+                "user_id": hoa.pk,
+                "name": "Hoa",
+                "avatar": "non-la",
+                "net": 200,
+                "hands": 1,
+            },
+            {
+                "rank": 3,
+                "user_id": lan.pk,
+                "name": "Lan",
+                "avatar": default_avatar(lan.pk),
+                "net": -100,
+                "hands": 1,
+            },
         ],
     }
     assert ever["since"] is None

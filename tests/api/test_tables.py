@@ -389,7 +389,47 @@ def test_buy_in_is_for_poker_only(tables, make_user, api):
     )
 
 
-@pytest.mark.parametrize("path", ["sit", "ready", "leave", "actions", "bots", "buy-in"])
+def test_leave_after_the_hand_stay_auto_ready_and_the_leave_cost_over_http(
+    tables, dealer, make_user, api
+):
+    dealer.stack(*ORDINARY, first=0)  # Lan leads: Minh has played nothing
+    table, lan, minh = dealt_table(make_user, game="tienlen")
+    base = f"tables/{table.pk}"
+    assert api(minh).get(url(f"{base}/leave-cost")).json() == {"leave_cost": None}
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    stranger = make_user()
+    before = world()
+
+    cost = api(minh).get(url(f"{base}/leave-cost"))
+    bad_when = api(minh).post(url(f"{base}/leave"), {"when": "soon"})
+    bad_switch = api(minh, language="en").post(url(f"{base}/auto-ready"), {"on": "maybe"})
+    nobody = api(stranger).get(url(f"{base}/leave-cost"))
+
+    # Minh holds 2♦ (red, 6): cóng 26 + 6 = 32 units of 10 chips
+    expected = {"chips": 320, "reason": "cong", "exact": False, "detail": {"cards": 13, "thoi": 6}}
+    assert cost.json() == {"leave_cost": expected}
+    assert error(bad_when) == (400, "invalid")
+    assert error(bad_switch) == (400, "invalid")
+    assert error(nobody) == (409, "not_seated")
+    assert world() == before
+
+    later = api(minh).post(url(f"{base}/leave"), {"when": "after_hand"})
+    assert later.status_code == 204
+    assert Seat.objects.get(table=table, user=minh).leave_after_hand
+    stay = api(minh).post(url(f"{base}/stay"))
+    assert stay.status_code == 200
+    assert [s["leave_after_hand"] for s in stay.json()["table"]["seats"]] == [False, False]
+    switched = api(minh).post(url(f"{base}/auto-ready"), {"on": True})
+    assert [s["auto_ready"] for s in switched.json()["table"]["seats"]] == [False, True]
+    now = api(minh).post(url(f"{base}/leave"), {"when": "now"})
+    assert now.status_code == 204
+    assert error(api(minh).post(url(f"{base}/stay"))) == (409, "already_left")
+
+
+@pytest.mark.parametrize(
+    "path", ["sit", "ready", "leave", "stay", "auto-ready", "actions", "bots", "buy-in"]
+)
 def test_table_actions_need_a_user(tables, make_user, api, path):
     table, _, _ = dealt_table(make_user)
     before = world()

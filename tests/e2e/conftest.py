@@ -151,6 +151,30 @@ def sign_up(page: Any, site: Site, display_name: str | None = None) -> str:
     return username
 
 
+def outside(page: Any, selector: str) -> list[str]:
+    """The displayed elements matching ``selector`` that are not wholly inside
+    the viewport as the page stands (unscrolled), each as ``name at l,t-r,b``."""
+    return list(
+        page.evaluate(
+            """(selector) => {
+              const out = [];
+              for (const node of document.querySelectorAll(selector)) {
+                if (!node.offsetParent) continue; // not displayed
+                const r = node.getBoundingClientRect();
+                const inside = r.top >= 0 && r.left >= 0
+                  && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+                if (!inside) {
+                  out.push(`${node.dataset.action || node.dataset.card || node.tagName} at ` +
+                    `${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+                }
+              }
+              return out;
+            }""",
+            selector,
+        )
+    )
+
+
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -175,6 +199,31 @@ def reopen(page: Any, wait_ms: int = 1500) -> Any:
     again.wait_for_selector("[data-table-app] .seat.you")
     again.wait_for_timeout(wait_ms)
     return again
+
+
+def leave_now(page: Any) -> None:
+    """Leave now: in the middle of my hand the page asks first when the server
+    says it costs anything (a Poker hand with nothing bet yet does not), and
+    the seat frees once the hand is settled; between hands at once."""
+    # (whichever button the page shows at this moment: a hand may just have ended)
+    page.evaluate(
+        """() => (document.querySelector("[data-action=leave-now]")
+          || document.querySelector("[data-action=leave]")).click()"""
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('[data-confirm]').hidden"
+        " || window.vipTable.state.seat === null"
+    )
+    if page.locator("[data-confirm]:not([hidden])").count():
+        page.click("[data-confirm-yes]")
+    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
+
+
+def next_hand_if_dealt_finished(page: Any) -> None:
+    """A tới trắng ends a hand at the deal: auto-ready (on at a table with bots)
+    deals the next one."""
+    if table_state(page)["hand"]["finished"]:
+        page.wait_for_function("() => !window.vipTable.state.hand.finished", timeout=30_000)
 
 
 def serve_static_js(route: Any) -> None:

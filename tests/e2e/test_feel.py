@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, shot, sign_up, table_state
+from .conftest import (
+    leave_now,
+    next_hand_if_dealt_finished,
+    open_play_now,
+    shot,
+    sign_up,
+    table_state,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -66,10 +73,7 @@ def dealt(page: Any) -> None:
     """A hand in play is dealt (a Tiến Lên tới trắng ends at the deal: then the
     next), with its motion and sound."""
     page.wait_for_function("() => window.vipTable.state.hand !== null")
-    if table_state(page)["hand"]["finished"]:
-        page.wait_for_selector("[data-action=ready]")
-        page.click("[data-action=ready]")
-        page.wait_for_function("() => !window.vipTable.state.hand.finished")
+    next_hand_if_dealt_finished(page)  # auto-ready (on with bots) deals the next one
     moved(page, "deal")
     heard(page, "deal")
 
@@ -81,10 +85,7 @@ def my_turn(page: Any) -> None:
 
 
 def leave(page: Any) -> None:
-    page.click("[data-action=leave]")
-    if page.locator("[data-confirm-yes]").is_visible():
-        page.click("[data-confirm-yes]")
-    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
+    leave_now(page)
 
 
 def submit(page: Any) -> None:

@@ -23,6 +23,16 @@ def ready(page: Any) -> None:
     page.wait_for_function("() => window.vipTable.state.hand !== null")
 
 
+def no_auto_ready(page: Any) -> None:
+    """Auto-ready is on at a table with bots: switched off where a test reads
+    the finished hand at leisure (the next one would replace it)."""
+    page.uncheck("[data-auto-ready]")
+    page.wait_for_function(
+        """() => { const s = window.vipTable.state;
+          return !s.table.seats.find((x) => x.position === s.seat).auto_ready; }"""
+    )
+
+
 def act_and_wait(page: Any, selector: str) -> None:
     version = table_state(page)["v"]
     page.click(selector)
@@ -67,6 +77,7 @@ def test_mau_binh_with_bots(pages, site):
     sign_up(page, site)
     open_play_now(page, site, "maubinh")
     assert page.locator(".seat").count() == 4
+    no_auto_ready(page)
     ready(page)
     page.wait_for_selector("[data-chi='1'] .card")
     assert page.locator(".arrange .card").count() == 13
@@ -109,15 +120,24 @@ def test_tien_len_with_bots(pages, site):
     page = pages.new()
     sign_up(page, site)
     open_play_now(page, site, "tienlen")
+    no_auto_ready(page)
     ready(page)
     if table_state(page)["hand"]["view"].get("instant"):  # tới trắng at the deal: next hand
         wait_summary(page, "tienlen")
         ready(page)
         page.wait_for_function("() => !window.vipTable.state.hand.finished")
-    # Leaving now asks first and says it costs cóng; staying changes nothing.
-    page.click("[data-action=leave]")
+    # Leaving now asks first and says what it costs as the server computes it
+    # (cóng: nothing played yet); staying changes nothing.
+    page.click("[data-action=leave-now]")
     page.wait_for_selector("[data-confirm]:not([hidden])")
-    assert "cóng" in page.text_content("[data-confirm-text]")
+    table_id = table_state(page)["table"]["id"]
+    cost = page.request.get(f"{site.url}/api/v1/tables/{table_id}/leave-cost").json()
+    cost = cost["leave_cost"]
+    assert cost["reason"] == "cong"
+    assert page.get_attribute("[data-leave-cost]", "data-leave-cost") == str(cost["chips"])
+    text = page.text_content("[data-confirm-text]")
+    assert "cóng" in text
+    assert "−" + f"{cost['chips']:,}".replace(",", ".") in text
     page.click("[data-confirm-no]")
     assert page.locator("[data-confirm]").is_hidden()
     state = table_state(page)
@@ -192,9 +212,9 @@ def test_poker_with_bots(pages, site):
     state = table_state(page)
     me = next(s for s in state["table"]["seats"] if s["position"] == state["seat"])
     if me["sitting_out"] and not me["chips"]:
-        page.click("[data-action=buy-in]")
-        page.wait_for_selector("[data-action=ready]")
-        page.click("[data-action=ready]")
+        # told why, with the one-tap way back
+        page.wait_for_selector("[data-seat-notice=sitting-out]")
+        page.click("[data-action=buy-in-play]")
     # (The summary pause, the seed wait and the bots' think times: allow for a
     # loaded machine.)
     page.wait_for_function(
@@ -213,7 +233,13 @@ def test_poker_with_bots(pages, site):
     # (The next hand may already be dealt: leaving then folds and the seat
     # frees once that hand is settled.) The wallet then holds exactly the
     # sign-up grant plus what every hand played here won or lost.
-    page.click("[data-action=leave]")
+    if page.locator("[data-action=leave-now]").count():
+        page.click("[data-action=leave-now]")  # asks first if folding costs the chips bet
+        page.wait_for_selector("[data-confirm]:not([hidden]), [data-action=sit]")
+        if page.locator("[data-confirm]:not([hidden])").count():
+            page.click("[data-confirm-yes]")
+    else:
+        page.click("[data-action=leave]")
     page.wait_for_selector("[data-action=sit]", timeout=60_000)
     balance = page.request.get(f"{site.url}/api/v1/wallet").json()["balance"]
     hands = page.request.get(f"{site.url}/api/v1/hands").json()["results"]

@@ -18,8 +18,8 @@ from games import services
 
 from ..services.driver import play_until_finished, ready_all
 from ..tables import payload_cards
-from .conftest import PASSWORD, shot
-from .test_screen import LAPTOP, PHONE, outside
+from .conftest import PASSWORD, outside, shot
+from .test_screen import LAPTOP, PHONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

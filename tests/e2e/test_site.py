@@ -12,7 +12,15 @@ import pytest
 from games.rules import fairness
 from games.rules.maubinh.rules import DEFAULT_PRESET, PRESETS
 
-from .conftest import PHONE, open_play_now, shot, sign_up, table_state
+from .conftest import (
+    PHONE,
+    leave_now,
+    next_hand_if_dealt_finished,
+    open_play_now,
+    shot,
+    sign_up,
+    table_state,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -187,18 +195,12 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
         no_horizontal_scroll(page)
         page.click("[data-action=ready]")
         page.wait_for_function("() => window.vipTable.state.hand !== null")
-        if table_state(page)["hand"]["finished"]:  # tới trắng at the deal: the next hand
-            page.wait_for_selector("[data-action=ready]")
-            page.click("[data-action=ready]")
-            page.wait_for_function("() => !window.vipTable.state.hand.finished")
+        next_hand_if_dealt_finished(page)
         page.wait_for_selector("[data-mine] .card")
         no_horizontal_scroll(page)
         shot(page, f"phone-{game}-mid-hand")
         # Leaving in the middle of my hand says what it costs and asks first.
-        page.click("[data-action=leave]")
-        page.wait_for_selector("[data-confirm]:not([hidden]) [data-confirm-yes]")
-        page.click("[data-confirm-yes]")
-        page.wait_for_function("() => window.vipTable.state.seat === null")
+        leave_now(page)
 
 
 def test_history_and_replay_of_a_finished_hand(pages, site):

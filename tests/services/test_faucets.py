@@ -33,6 +33,31 @@ def house() -> int:
     return wallet.house_account().balance
 
 
+def bots_asked_for_at_once(requests: list[tuple[Table, User]]) -> list[str]:
+    """Each (table, player) asks for a bot in a thread of its own (its own
+    connection), all at the same moment: the answers ("seated" or the
+    refusal's code), sorted."""
+    barrier = threading.Barrier(len(requests))
+    answers: list[str] = []
+
+    def ask(board: Table, user: User) -> None:
+        barrier.wait()
+        try:
+            services.table_add_bot(table_id=board.pk, user=user)
+            answers.append("seated")
+        except GameError as err:
+            answers.append(err.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=ask, args=request) for request in requests]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(answers)
+
+
 def test_forty_tables_in_a_burst_stop_at_the_cap(tables, make_user, settings):
     settings.MAX_OPEN_TABLES_PER_USER = 3
     lan = make_user()
@@ -87,26 +112,10 @@ def test_bot_seats_asked_for_at_once_at_many_tables_stop_at_the_cap(tables, make
         services.table_sit(table_id=board.pk, user=lan, buy_in=40)
         boards.append(board)
     float_ = house()
-    barrier = threading.Barrier(len(boards))
-    answers: list[str] = []
 
-    def ask(board: Table) -> None:
-        barrier.wait()
-        try:
-            services.table_add_bot(table_id=board.pk, user=lan)
-            answers.append("seated")
-        except GameError as err:
-            answers.append(err.code)
-        finally:
-            connections.close_all()
+    answers = bots_asked_for_at_once([(board, lan) for board in boards])
 
-    threads = [threading.Thread(target=ask, args=(board,)) for board in boards]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert sorted(answers) == ["seated"] * 2 + ["too_many_bots"] * 6
+    assert answers == ["seated"] * 2 + ["too_many_bots"] * 6
     assert Seat.objects.filter(is_bot=True, bot_for=lan).count() == 2
     assert house() == float_ - 2 * 80  # two bots lent a Poker buy-in each, no more
     assert_money_consistent()
@@ -131,6 +140,36 @@ def test_bot_requests_reuse_a_bounded_pool(tables, make_user, settings):
         services.table_add_bot(table_id=other.pk, user=minh)
     assert snapshot() == before
     assert User.objects.filter(is_bot=True).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bots_asked_for_at_once_at_many_tables_never_grow_the_pool_past_its_size(
+    tables, make_user, settings
+):
+    """The burst: eight players each ask for a bot at their own table at the
+    same moment, the pool empty. Each request saw an empty pool, so each would
+    add an account: the pool grows one account at a time, and stops at its size."""
+    settings.BOT_POOL_SIZE = 3
+    owners = [make_user() for _ in range(8)]
+    boards = [
+        services.table_create(owner=owner, game="tienlen", stake=1, seat_count=2)
+        for owner in owners
+    ]
+    float_, minted = house(), issuance()
+
+    answers = bots_asked_for_at_once(list(zip(boards, owners, strict=True)))
+
+    assert answers == ["no_bot_available"] * 5 + ["seated"] * 3
+    assert User.objects.filter(is_bot=True).count() == 3
+    seated = Seat.objects.filter(is_bot=True)
+    assert seated.count() == 3
+    assert len({s.user_id for s in seated}) == 3  # each bot at one table
+    assert Account.objects.filter(user__is_bot=True).count() == 3
+    # Three bots lent twice a stake-1 Tiến Lên table's minimum balance; the
+    # refused requests moved nothing.
+    assert house() == float_ - 3 * 60
+    assert issuance() == minted
+    assert_money_consistent()
 
 
 @pytest.mark.parametrize("game", ["tienlen", "maubinh", "holdem"])

@@ -46,7 +46,7 @@ def test_one_wallet_cannot_back_two_tables(tables, make_user, game):
         with pytest.raises(NotEnoughChips) as err:
             services.table_sit(table_id=board.pk, user=lan)
         assert err.value.code == "not_enough_chips"
-        assert err.value.message == "Bạn cần ít nhất 9000 chip để ngồi vào bàn này."
+        assert err.value.message == "Bạn cần ít nhất 9.000 chip để ngồi vào bàn này."
 
     assert world() == before
     assert Seat.objects.filter(user=lan).count() == 1

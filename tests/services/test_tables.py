@@ -233,6 +233,9 @@ def test_the_lobby_hears_about_seats(tables, make_user, monkeypatch):
         "seat_count": 4,
         "taken": 1,
         "humans": 1,
+        "players": [
+            {"position": 0, "name": lan.shown_name, "avatar": lan.avatar_key, "bot": False}
+        ],
         "status": "waiting",
         "private": False,
         "rules": [],

@@ -104,7 +104,7 @@ def test_quick_join_refused_changes_nothing(make_user, tables):
     response = client.post(reverse("quick-join"), {"game": "maubinh", "stake": 1000}, follow=True)
     assert Table.objects.count() == 0
     assert Seat.objects.count() == 0
-    assert "Bạn cần ít nhất 30000 chip để ngồi vào bàn này." in response.content.decode()
+    assert "Bạn cần ít nhất 30.000 chip để ngồi vào bàn này." in response.content.decode()
 
 
 def test_create_table_with_bad_settings_shows_the_form_again(make_user, tables):

@@ -1,4 +1,4 @@
-"""Accounts API: log in for a token, log out (revokes it), sign up, who am I."""
+"""Accounts API: log in for a token, log out (revokes it), sign up, who am I, avatars."""
 
 from __future__ import annotations
 
@@ -18,16 +18,57 @@ from rest_framework.views import APIView
 
 from vipgame.api.schema import errors
 
+from .avatars import FACES, avatar_url
 from .limits import signup_take
 from .models import User
-from .services import password_change, token_issue, token_login, token_logout, user_register
+from .services import (
+    avatar_set,
+    password_change,
+    token_issue,
+    token_login,
+    token_logout,
+    user_register,
+)
 
 
 class UserOut(serializers.ModelSerializer[User]):
+    avatar = serializers.CharField(
+        source="avatar_key",
+        help_text="The avatar picked (`POST /api/v1/me/avatar`), else the one the id gives.",
+    )
+    avatar_url = serializers.SerializerMethodField()
+
     class Meta:
         model = User
-        fields = ("id", "username", "display_name", "is_staff", "date_joined")
+        fields = (
+            "id",
+            "username",
+            "display_name",
+            "avatar",
+            "avatar_url",
+            "is_staff",
+            "date_joined",
+        )
         read_only_fields = fields
+
+    def get_avatar_url(self, user: User) -> str:
+        return avatar_url(user.avatar_key)
+
+
+class AvatarOut(serializers.Serializer[dict[str, Any]]):
+    key = serializers.CharField()
+    name = serializers.CharField(help_text="In the request's language.")
+    url = serializers.CharField(help_text="The SVG file.")
+
+
+class AvatarsOut(serializers.Serializer[dict[str, Any]]):
+    avatar = serializers.CharField(help_text="Yours: picked, else the one your id gives.")
+    picked = serializers.BooleanField(help_text="Whether you picked it.")
+    avatars = AvatarOut(many=True, help_text="Those you may pick.")
+
+
+class AvatarIn(serializers.Serializer[dict[str, Any]]):
+    avatar = serializers.JSONField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
 
 
 class LoginIn(serializers.Serializer[dict[str, Any]]):
@@ -191,4 +232,34 @@ class MeView(APIView):
     )
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
+        return Response(UserOut(user).data)
+
+
+class MyAvatarView(APIView):
+    @extend_schema(
+        operation_id="me_avatars",
+        summary="My avatar and those I may pick",
+        description="Illustrations of the site's own, each an SVG file.",
+        responses={200: AvatarsOut, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        faces = [{"key": f.key, "name": str(f.label), "url": avatar_url(f.key)} for f in FACES]
+        body = {"avatar": user.avatar_key, "picked": bool(user.avatar), "avatars": faces}
+        return Response(AvatarsOut(body).data)
+
+    @extend_schema(
+        operation_id="me_avatar",
+        summary="Pick my avatar",
+        description=(
+            "One of the keys of `GET /api/v1/me/avatar` (`unknown_avatar` otherwise, with "
+            "`details.avatars`). Tables show it from their next state on."
+        ),
+        request=AvatarIn,
+        responses={200: UserOut, **errors(400, 401, 429, bad=["unknown_avatar"])},
+    )
+    def post(self, request: Request) -> Response:
+        data = AvatarIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = avatar_set(user=request.user, avatar=data.validated_data["avatar"])  # type: ignore[arg-type]
         return Response(UserOut(user).data)

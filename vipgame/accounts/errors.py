@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
 
 from vipgame.errors import ServiceError
@@ -19,3 +21,14 @@ class WrongPassword(ServiceError):
     code = "wrong_password"
     template = _("Your current password is wrong.")
     status = 400
+
+
+class UnknownAvatar(ServiceError):
+    code = "unknown_avatar"
+    template = _("Pick one of the avatars offered.")
+    status = 400
+
+    def as_dict(self) -> dict[str, Any]:
+        from .avatars import AVATARS
+
+        return {**super().as_dict(), "details": {"avatars": list(AVATARS)}}

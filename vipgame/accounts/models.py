@@ -5,6 +5,8 @@ from django.db import models
 from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
 
+from .avatars import CHOICES, default_avatar
+
 # Sent after an existing user's new password is saved (sender: User, user=).
 # The accounts app revokes every token and session then (AccountsConfig.ready).
 password_changed = Signal()
@@ -17,6 +19,13 @@ class User(AbstractUser):
     )
     muted_until = models.DateTimeField(_("muted in chat until"), null=True, blank=True)
     muted_reason = models.CharField(_("reason for the mute"), max_length=200, blank=True)
+    avatar = models.CharField(
+        _("avatar"),
+        max_length=20,
+        blank=True,
+        choices=CHOICES,
+        help_text=_("Empty: the avatar given by the account's id."),
+    )
 
     class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
         swappable = "AUTH_USER_MODEL"
@@ -36,3 +45,8 @@ class User(AbstractUser):
     @property
     def shown_name(self) -> str:
         return self.display_name or self.username
+
+    @property
+    def avatar_key(self) -> str:
+        """The avatar picked, else the one the account's id gives."""
+        return self.avatar or default_avatar(self.pk)

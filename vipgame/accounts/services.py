@@ -14,7 +14,8 @@ from rest_framework.authtoken.models import Token
 from vipgame.notify import tell_user_on_commit
 from wallet.services import account_for_user, signup_grant
 
-from .errors import InvalidCredentials, LockedOut
+from .avatars import AVATARS
+from .errors import InvalidCredentials, LockedOut, UnknownAvatar
 from .limits import LIMITED, TooManyAttempts
 from .models import User
 
@@ -39,6 +40,15 @@ def bot_create(*, username: str, display_name: str) -> User:
     user.set_unusable_password()
     user.save()
     account_for_user(user=user)
+    return user
+
+
+def avatar_set(*, user: User, avatar: object) -> User:
+    """The player's avatar: one of ``AVATARS`` (``unknown_avatar`` otherwise)."""
+    if not isinstance(avatar, str) or avatar not in AVATARS:
+        raise UnknownAvatar()
+    user.avatar = avatar
+    user.save(update_fields=["avatar"])
     return user
 
 

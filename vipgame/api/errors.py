@@ -51,8 +51,21 @@ CODES: list[tuple[type[exceptions.APIException], str]] = [
 ]
 
 
+def _sendable(detail: Any) -> Any:
+    """An error may quote the input (``"…" is not a valid choice.``, an
+    unknown rule option): a lone surrogate there cannot be written as UTF-8,
+    so it is replaced."""
+    if isinstance(detail, dict):
+        return {_sendable(key): _sendable(value) for key, value in detail.items()}
+    if isinstance(detail, list):
+        return [_sendable(value) for value in detail]
+    if isinstance(detail, str):
+        return detail.encode("utf-8", "replace").decode("utf-8")
+    return detail
+
+
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"code": code, "message": message, "details": details or {}}
+    return {"code": code, "message": _sendable(message), "details": _sendable(details or {})}
 
 
 def service_error_body(err: ServiceError) -> dict[str, Any]:

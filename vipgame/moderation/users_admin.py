@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
 from wallet.models import Account
+from wallet.templatetags.chips import chips
 
 from . import services as moderation
 from .adminkit import reason_action
@@ -104,7 +105,7 @@ class UserAdmin(BaseUserAdmin):
             return "-"
         return format_html(
             '{} <a href="{}">{}</a>',
-            account.balance,
+            chips(account.balance),
             reverse("admin:wallet_account_adjust", args=[account.pk]),
             _("Adjust balance"),
         )

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cards import Card, cards_str
 from ..errors import RulesError
-from ..game import JSON, Change, Event, GameEngine, Outcome, Payment, Status
+from ..game import JSON, Change, Event, GameEngine, LeaveCost, Outcome, Payment, Status
 from . import betting
 from .bot import choose_action
 from .pots import build_pots, seat_order, transfers
@@ -81,6 +81,17 @@ class HoldemEngine:
         before = _require(state)
         after = betting.leave(before, player)
         return after, _events(after.log[len(before.log) :])
+
+    def leave_cost(self, state: Any, player: int) -> LeaveCost | None:
+        """Leaving folds: the chips already bet are lost. An all-in or folded
+        hand loses nothing more by leaving."""
+        current = _require(state)
+        if not 0 <= player < current.players:
+            raise RulesError("bad_player", f"No player {player} in this hand")
+        if current.finished or current.folded[player] or current.stacks[player] == 0:
+            return None
+        bet = current.committed[player]
+        return LeaveCost(bet, "fold", True) if bet else None
 
     def change_of(self, events: Sequence[Event]) -> Change:
         # Every change starts with an action record: a time-out and a leave are flagged.

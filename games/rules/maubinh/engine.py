@@ -34,6 +34,7 @@ from ..game import (
     Change,
     Event,
     GameEngine,
+    LeaveCost,
     Outcome,
     PaymentJSON,
     Status,
@@ -204,6 +205,26 @@ class MauBinhEngine:
         if state.phase == "arrange":
             return self._close_if_all_submitted(state, events)
         return state, events
+
+    def leave_cost(self, state: HandState, player: int) -> LeaveCost | None:
+        """RULES.md 2.6 rule 5: the leaver loses every chi not yet revealed to
+        each opponent who does not forfeit it too, at least one unit a chi
+        (the opponents' bonuses and instant wins, still secret, may add)."""
+        self._check_player(state, player)
+        if state.phase == "finished" or not state.players[player].present:
+            return None
+        revealed = state.reveal_step if state.phase == "reveal" else 0
+        chis = range(revealed + 1, REVEAL_STEPS + 1)
+        units = sum(
+            1
+            for chi in chis
+            for i, other in enumerate(state.players)
+            if i != player and (other.left_at is None or chi <= other.left_at)
+        )
+        if not units:
+            return None
+        opponents = sum(1 for i, p in enumerate(state.players) if i != player and p.present)
+        return LeaveCost(units, "chi", False, {"chi": len(chis), "opponents": opponents})
 
     def change_of(self, events: Sequence[Event]) -> Change:
         first = events[0]

@@ -16,11 +16,12 @@ from typing import Any
 
 from ..cards import Card
 from ..errors import RulesError
-from ..game import JSON, Change, Event, GameEngine, Outcome, Status
+from ..game import JSON, Change, Event, GameEngine, LeaveCost, Outcome, Status
 from . import hand
 from .bot import choose_action
 from .rules import TienLenRules
 from .rules import ruleset as make_ruleset
+from .settle import leave_cost
 from .settle import outcome as hand_outcome
 from .state import HandState, from_dict, to_dict
 from .types import TienLenView
@@ -58,6 +59,9 @@ class TienLenEngine:
 
     def leave(self, state: Any, player: int) -> tuple[HandState, list[Event]]:
         return hand.leave(_require(state), player)
+
+    def leave_cost(self, state: Any, player: int) -> LeaveCost | None:
+        return leave_cost(_require(state), player)
 
     def change_of(self, events: Sequence[Event]) -> Change:
         first = events[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import RulesError
-from ..game import Outcome, Payment
+from ..game import LeaveCost, Outcome, Payment
 from ..settlement import cap_debts, nets
 from .order import THREE_SPADES, tl_strs
 from .scoring import is_on_ket, leftover
@@ -93,6 +93,22 @@ def _leftover_payments(state: HandState, loser: int, winner: int) -> list[Paymen
         for item in left.items
     ]
     return result
+
+
+def leave_cost(state: HandState, player: int) -> LeaveCost | None:
+    """What a player leaving now most likely pays (RULES.md 3.6: the server
+    plays their turns with the time-out action until the hand ends): what
+    their cards in hand pay if another player goes out now, cóng if they
+    have not played a card yet (the time-out only plays when they lead)."""
+    if not 0 <= player < state.players:
+        raise RulesError("bad_player", f"No player {player} in this hand")
+    if state.finished or state.left[player]:
+        return None
+    paid = _leftover_payments(state, player, (player + 1) % state.players)
+    reason = "cong" if any(p.reason == "cong" for p in paid) else "cards"
+    thoi = sum(p.amount for p in paid if p.reason == "thoi")
+    detail = {"cards": len(state.hands[player]), "thoi": thoi}
+    return LeaveCost(sum(p.amount for p in paid), reason, False, detail)
 
 
 def _instant_payments(state: HandState, winner: int) -> list[Payment]:

@@ -124,14 +124,6 @@ const game = {
       view.finished ? null : actions(ctx));
   },
 
-  leaveCost(ctx) {
-    const view = ctx.view;
-    if (view.folded[ctx.me]) return null;
-    const start = view.log[0] && view.log[0].stacks ? view.log[0].stacks[ctx.me] : view.stacks[ctx.me];
-    const bet = Math.max(0, start - view.stacks[ctx.me]);
-    return fmt(_("You fold this hand: the %(chips)s chip you have bet are lost. The rest of your stack goes back to your wallet."), { chips: chips(bet) });
-  },
-
   events(ctx, events) {
     for (const e of events) {
       if (e.type === "action") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));

@@ -198,17 +198,6 @@ const game = {
     return shownArrangement(ctx);
   },
 
-  leaveCost(ctx) {
-    const view = ctx.view;
-    const opponents = view.seats.length - 1;
-    const unrevealed = view.phase === "arrange" ? 3 : Math.max(0, 3 - view.reveal_step);
-    if (!unrevealed) return null;
-    const least = unrevealed * opponents * ctx.table.stake;
-    return view.phase === "arrange"
-      ? fmt(_("Leaving before the reveal loses all three chi to every opponent: at least −%(chips)s chip."), { chips: chips(least) })
-      : fmt(_("Leaving now loses the chi not yet revealed to every opponent: at least −%(chips)s chip."), { chips: chips(least) });
-  },
-
   events(ctx, events) {
     for (const e of events) {
       if (e.type === "reveal") {

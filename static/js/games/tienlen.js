@@ -116,16 +116,6 @@ const game = {
     return myCards(ctx);
   },
 
-  leaveCost(ctx) {
-    const view = ctx.view;
-    const played = view.history.some((m) => m.player === ctx.me && m.action !== "pass");
-    const penalty = (ctx.config.rules.cong_penalty || 0) * ctx.table.stake;
-    if (!played && penalty) {
-      return fmt(_("The server plays your cards until the hand ends. You have not played a card yet: you will most likely pay cóng, −%(chips)s chip, and any thối."), { chips: chips(penalty) });
-    }
-    return _("The server plays your cards until the hand ends, and you settle as usual: you will most likely lose this hand.");
-  },
-
   events(ctx, events) {
     for (const e of events) {
       if (e.type === "played") {

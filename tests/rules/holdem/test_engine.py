@@ -9,7 +9,7 @@ import pytest
 
 from games.rules.cards import parse_cards
 from games.rules.errors import RulesError
-from games.rules.game import Payment, Status
+from games.rules.game import LeaveCost, Payment, Status
 from games.rules.holdem.cli import deck_for
 from games.rules.holdem.engine import ENGINE
 from games.rules.holdem.state import HandState
@@ -260,3 +260,29 @@ def test_a_state_stored_before_short_blind_full_call_keeps_the_short_call() -> N
     legal = ENGINE.view(older, 0)["legal"]
     assert legal is not None
     assert legal["call"] == 1
+
+
+def test_leave_cost_is_the_chips_already_bet_and_what_leaving_loses() -> None:
+    # given three players: the small blind (1) and the big blind (2) have bet
+    state = three_handed()
+    # then leaving costs each what they put in, exactly; the button has bet nothing
+    assert ENGINE.leave_cost(state, 2) == LeaveCost(2, "fold", True)
+    assert ENGINE.leave_cost(state, 1) == LeaveCost(1, "fold", True)
+    assert ENGINE.leave_cost(state, 0) is None
+    # when the big blind leaves and the others play it out, it lost exactly that
+    state, _ = ENGINE.leave(state, 2)
+    assert ENGINE.leave_cost(state, 2) is None
+    state, _ = ENGINE.apply(state, 0, {"type": "fold"})
+    assert ENGINE.outcome(state).net[2] == -2
+    with pytest.raises(RulesError):
+        ENGINE.leave_cost(state, 3)
+
+
+def test_an_all_in_or_finished_hand_costs_nothing_more_to_leave() -> None:
+    state = three_handed()
+    state, _ = ENGINE.apply(state, 0, {"type": "all_in"})
+    assert ENGINE.leave_cost(state, 0) is None
+    state, _ = ENGINE.apply(state, 1, {"type": "fold"})
+    state, _ = ENGINE.apply(state, 2, {"type": "fold"})
+    assert state.finished
+    assert [ENGINE.leave_cost(state, p) for p in range(3)] == [None, None, None]

@@ -10,6 +10,7 @@ import pytest
 
 from games.rules.cards import cards_str, parse_cards
 from games.rules.errors import RulesError
+from games.rules.game import LeaveCost
 from games.rules.maubinh.chi import Arrangement, chi_bonus
 from games.rules.maubinh.engine import ENGINE, HandState
 from games.rules.maubinh.settle import Contender, capped_net, settle
@@ -350,3 +351,33 @@ def test_a_state_stored_before_the_contract_changes_keeps_its_rules() -> None:
     # then it settles under the rules it was dealt with: every switch off
     assert not any(getattr(older.rules, name) for name in CONTRACT_2026_11_23)
     assert older.rules.four_aces_village_units == 80
+
+
+def test_leave_cost_counts_each_chi_not_yet_revealed_per_opponent() -> None:
+    # given three players arranging
+    state = _start(3, seed=3)
+    # then leaving now loses all three chi to both opponents: at least 6 units
+    assert ENGINE.leave_cost(state, 1) == LeaveCost(6, "chi", False, {"chi": 3, "opponents": 2})
+    # when player 2 has left before the reveal, it forfeits those chi too
+    state, _ = ENGINE.leave(state, 2)
+    assert ENGINE.leave_cost(state, 2) is None
+    assert ENGINE.leave_cost(state, 1) == LeaveCost(3, "chi", False, {"chi": 3, "opponents": 1})
+    # during the reveal only the chi still hidden count
+    state, _ = ENGINE.timeout(state)
+    assert state.reveal_step == 1
+    assert ENGINE.leave_cost(state, 0) == LeaveCost(2, "chi", False, {"chi": 2, "opponents": 1})
+    with pytest.raises(RulesError):
+        ENGINE.leave_cost(state, 5)
+
+
+def test_a_leaver_pays_at_least_the_leave_cost() -> None:
+    for seed in range(8):
+        state = _start(3, seed=seed)
+        cost = ENGINE.leave_cost(state, 0)
+        assert cost is not None
+        state, _ = ENGINE.leave(state, 0)
+        while state.phase != "finished":
+            state, _ = ENGINE.timeout(state)
+        paid = sum(p.amount for p in ENGINE.outcome(state).payments if p.payer == 0)
+        assert paid >= cost.amount, seed
+    assert ENGINE.leave_cost(state, 1) is None

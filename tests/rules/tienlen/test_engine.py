@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from games.rules.cards import parse_cards
 from games.rules.errors import RulesError
-from games.rules.game import Status, payment_json
+from games.rules.game import LeaveCost, Status, payment_json
 from games.rules.tienlen.engine import ENGINE
 from games.rules.tienlen.settle import capped_units
 from games.rules.tienlen.state import HandState
@@ -322,3 +322,34 @@ def test_an_instant_win_at_the_deal_names_its_kind_and_ends_the_hand() -> None:
     instant = next(e for e in events if e.type == "instant_win")
     assert instant.data == {"player": 1, "kind": "dragon", "cards": dragon}
     assert ENGINE.status(state).finished
+
+
+def test_leave_cost_is_what_the_cards_in_hand_pay_cong_before_any_play() -> None:
+    # given player 0 leads and player 1 (holding 2♦ 2♥) has played nothing
+    state = start()
+    # then leaving now most likely costs cóng 26 plus the red twos, 6 each
+    assert ENGINE.leave_cost(state, 1) == LeaveCost(38, "cong", False, {"cards": 13, "thoi": 12})
+    # without cóng it is the card count and thối
+    plain = start(cong_penalty=0)
+    assert ENGINE.leave_cost(plain, 1) == LeaveCost(23, "cards", False, {"cards": 13, "thoi": 12})
+    # when player 0 has played its straight, its three cards left count
+    state, _ = ENGINE.apply(state, 0, play(STRAIGHT))
+    assert ENGINE.leave_cost(state, 0) == LeaveCost(3, "cards", False, {"cards": 3, "thoi": 0})
+    with pytest.raises(RulesError):
+        ENGINE.leave_cost(state, 4)
+
+
+def test_a_leaver_who_never_plays_pays_the_leave_cost() -> None:
+    # given player 1 leaves at once and the others play it out by time-outs
+    state = start()
+    cost = ENGINE.leave_cost(state, 1)
+    assert cost is not None
+    state, _ = ENGINE.leave(state, 1)
+    assert ENGINE.leave_cost(state, 1) is None
+    while not state.finished:
+        state, _ = ENGINE.timeout(state)
+    # then it paid exactly that (it never led, so never played a card)
+    assert state.winner != 1
+    paid = sum(p.amount for p in ENGINE.outcome(state).payments if p.payer == 1)
+    assert paid == cost.amount
+    assert ENGINE.leave_cost(state, 0) is None
