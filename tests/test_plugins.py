@@ -48,6 +48,8 @@ GENERIC = [
             "feel.js",
             "motion.js",
             "sound.js",
+            "result.js",
+            "icons.js",
         )
     ),
 ]

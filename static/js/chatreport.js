@@ -3,6 +3,7 @@
 // the reason, and a word back when the report is filed.
 import { h } from "./dom.js";
 import { _, fmt } from "./i18n.js";
+import { icon } from "./icons.js";
 
 const CATEGORIES = () => [
   ["abuse", _("Abuse or insults")], ["spam", _("Spam or advertising")],
@@ -18,7 +19,7 @@ export function reportButton(shell, message) {
     type: "button", class: "report", title: _("Report this line to the moderators"),
     "aria-label": _("Report this line to the moderators"), "data-report": message.id,
     onclick: (e) => ask(shell, message, e.currentTarget.closest("li")),
-  }, "⚑");
+  }, icon("flag"));
 }
 
 function ask(shell, message, line) {

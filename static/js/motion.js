@@ -201,8 +201,9 @@ const MOTIONS = {
   },
 };
 
-/** The hand's end in big letters over the felt: my win or loss and its amount,
- * or (when I was not dealt in, or broke even) who won. */
+/** The hand's end in big letters over the felt, a short flourish: my win or
+ * loss, or (when I was not dealt in, or broke even) who won. The amounts are
+ * the result card's (static/js/result.js). */
 function banner(m, shell, still) {
   let title;
   let outcome = "other";
@@ -214,13 +215,9 @@ function banner(m, shell, still) {
   } else {
     return 0;
   }
-  const chipsMoved = m.chips !== null ? m.chips : m.unit === 1 ? m.units : null;
-  const amount = m.units === null || m.units === 0 ? null
-    : chipsMoved !== null ? fmt(_("%(chips)s chip"), { chips: signed(chipsMoved) })
-      : fmt(_("%(units)s units"), { units: signed(m.units) });
   for (const old of fxLayer().querySelectorAll("[data-win-banner]")) old.remove();
   const node = h("div", { class: `win-banner ${outcome}`, role: "status", "data-win-banner": outcome },
-    h("strong", {}, title), amount ? h("span", { class: "amount" }, amount) : null);
+    h("strong", {}, title));
   const c = centreOf(shown(shell.felt) || shell.mine);
   Object.assign(node.style, { left: `${c.x}px`, top: `${c.y}px` });
   fxLayer().append(node);

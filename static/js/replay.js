@@ -6,9 +6,11 @@
 // (static/js/games/*.js: seat, center, mine, summary, events), the seats with
 // the live table's markup (table.css). The fairness check of the deal stays.
 import { h, replace, $ } from "./dom.js";
-import { _, fmt, pgettext, chips, signed, lang } from "./i18n.js";
+import { _, fmt, pgettext, chips, lang } from "./i18n.js";
 import { text } from "./cards.js";
 import { verifyHand } from "./fairness.js";
+import { resultCard } from "./result.js";
+import { icon } from "./icons.js";
 
 const data = JSON.parse($("#replay-data").textContent);
 const replayed = JSON.parse($("#replay-steps").textContent);
@@ -85,7 +87,7 @@ const summary = h("div", { class: "summary", hidden: true, "data-summary": "" })
 const mine = h("div", { class: "mine", "data-mine": "" });
 const now = h("p", { class: "replay-now", "data-replay-now": "", "aria-live": "polite" });
 const log = h("ol", { class: "replay-events", "data-replay-log": "" });
-felt.append(center, toast, summary);
+felt.append(center, toast);
 
 // What the modules call on the live table's shell; a replay only shows.
 const shell = {
@@ -115,7 +117,7 @@ function seatNode(ctx, index, acting, dealer) {
   h("div", { class: "plate" },
     h("span", { class: "name", "data-seat-name": "" }, p.name),
     stack === null || stack === undefined ? null : h("span", { class: "chips" }, h("span", { class: "chip-icon" }), chips(stack))),
-  p.bot ? h("div", { class: "badges" }, h("span", { class: "badge bot", title: _("Bot") }, "🤖")) : null,
+  p.bot ? h("div", { class: "badges" }, h("span", { class: "badge bot", title: _("Bot"), "data-bot": "" }, icon("bot", _("Bot")))) : null,
   game.seat(ctx, p.position));
 }
 
@@ -142,6 +144,7 @@ function renderSeats(ctx) {
   }
 }
 
+/** The result card (static/js/result.js) at the last step, beside the table. */
 function renderSummary(ctx) {
   const result = ctx.hand.result;
   if (!result || resultClosed) {
@@ -149,20 +152,8 @@ function renderSummary(ctx) {
     summary.hidden = true;
     return;
   }
-  const close = h("button", {
-    type: "button", class: "close", "aria-label": _("Close"),
-    onclick: () => { resultClosed = true; summary.hidden = true; },
-  }, "×");
-  const moved = result.chips;
-  replace(summary,
-    h("div", { class: "summary-head" }, h("h3", {}, fmt(_("Hand #%(n)s result"), { n: data.number })), close),
-    result.voided
-      ? h("p", { "data-voided": "" }, result.reason ? fmt(_("This hand was voided: %(reason)s"), { reason: result.reason }) : _("This hand was voided."))
-      : game.summary(ctx),
-    h("table", { class: "chips-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, _("Player")), h("th", { class: "num" }, _("Chips")))),
-      h("tbody", {}, players.map((p, i) => h("tr", { class: i === me ? "me" : "" },
-        h("td", {}, p.name), h("td", { class: "num" }, moved ? signed(moved[i]) : "…"))))));
+  const close = () => { resultClosed = true; summary.hidden = true; };
+  replace(summary, resultCard(ctx, game, { onClose: close }));
   summary.hidden = false;
 }
 
@@ -301,7 +292,7 @@ if (steps.length) {
     h("div", { class: "replay-table" }, felt),
     mine,
     controls,
-    h("div", { class: "replay-side" }, now,
+    h("div", { class: "replay-side" }, summary, now,
       h("details", { class: "panel log", open: window.innerWidth > 900 }, h("summary", {}, _("What happened")), log),
       fairness()));
   paint();

@@ -2,7 +2,7 @@
 // chat, the reconnecting banner, sit / ready / leave, the fairness panel and
 // the summary. Each game module draws its own parts (static/js/games/*.js).
 import { h, replace, svg, $ } from "./dom.js";
-import { _, fmt, chips, signed } from "./i18n.js";
+import { _, fmt, chips } from "./i18n.js";
 import { Connection } from "./socket.js";
 import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
@@ -11,6 +11,8 @@ import { cardRow } from "./cards.js";
 import { answered, autoReadySwitch, leaveControls, removedNotice, seatHints } from "./seatflow.js";
 import { Feel } from "./feel.js";
 import { mountScreen } from "./screen.js";
+import { resultCard } from "./result.js";
+import { icon } from "./icons.js";
 import { seatAvatar, showProfile } from "./profile.js";
 import { reportAcked, reportButton } from "./chatreport.js";
 
@@ -63,7 +65,7 @@ export class TableShell {
     this.toast = h("div", { class: "toast", "aria-live": "polite", "data-toast": "" });
     this.summary = h("div", { class: "summary", hidden: true, "data-summary": "" });
     this.dialog = h("div", { class: "dialog", hidden: true, role: "alertdialog", "aria-modal": "true", "data-confirm": "" });
-    this.felt.append(this.center, this.toast, this.summary);
+    this.felt.append(this.center, this.toast);
     this.mine = h("div", { class: "mine", "data-mine": "" });
     this.controls = h("div", { class: "controls", "data-controls": "" });
     this.chatLog = h("ol", { class: "chat-log", "data-chat-log": "" });
@@ -99,7 +101,7 @@ export class TableShell {
       h("details", { class: "panel log", "data-drawer": "log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
     replace(r, this.banner, this.dialog, this.statusLine,
-      h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.controls), side);
+      h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.summary, this.controls), side);
   }
 
   connectionStatus(status, code) {
@@ -328,7 +330,7 @@ export class TableShell {
       ring.append(arc);
     }
     const badges = [];
-    if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot") }, "🤖"));
+    if (seat.bot) badges.push(h("span", { class: "badge bot", title: _("Bot"), "data-bot": "" }, icon("bot", _("Bot"))));
     if (seat.ready && ctx.table.status === "waiting") badges.push(h("span", { class: "badge ready" }, _("Ready")));
     if (!seat.connected) badges.push(h("span", { class: "badge off" }, _("Disconnected")));
     if (seat.leaving) badges.push(h("span", { class: "badge off" }, _("Leaving")));
@@ -439,31 +441,19 @@ export class TableShell {
     this.request(message);
   }
 
+  /** The result card (static/js/result.js), in my bar: while the table shows
+   * this hand's result (from its end to the next hand), until it is closed. */
   renderSummary(ctx) {
     const hand = ctx.hand;
-    if (!hand || !hand.finished || hand.result?.voided) {
+    const showing = hand && hand.finished && hand.result && !hand.result.voided
+      && ctx.table.status === "summary" && this.summaryHidden !== hand.id;
+    if (!showing) {
       this.summary.hidden = true;
+      replace(this.summary);
       return;
     }
-    if (this.summaryHidden === hand.id) {
-      this.summary.hidden = true;
-      return;
-    }
-    const body = this.game.summary(ctx);
-    const chipsWon = hand.result && hand.result.chips;
-    const rows = ctx.players.map((position, index) => h("tr", { class: index === ctx.me ? "me" : "" },
-      h("td", {}, ctx.nameOf(index)),
-      h("td", { class: "num" }, chipsWon ? signed(chipsWon[index]) : "…")));
-    replace(this.summary,
-      h("div", { class: "summary-head" },
-        h("h3", {}, fmt(_("Hand #%(n)s result"), { n: hand.number })),
-        h("button", { type: "button", class: "close", "aria-label": _("Close"), onclick: () => { this.summaryHidden = hand.id; this.summary.hidden = true; } }, "×")),
-      body,
-      h("table", { class: "chips-table" },
-        h("thead", {}, h("tr", {}, h("th", {}, _("Player")), h("th", { class: "num" }, _("Chips")))),
-        h("tbody", {}, rows)),
-      hand.settled ? null : h("p", { class: "muted" }, _("Paying out…")),
-    );
+    const close = () => { this.summaryHidden = hand.id; this.summary.hidden = true; };
+    replace(this.summary, resultCard(ctx, this.game, { onClose: close }));
     this.summary.hidden = false;
   }
 

@@ -191,6 +191,16 @@ def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
 
 
+def reopen(page: Any, wait_ms: int = 1500) -> Any:
+    """The same table opened again in a new page of the same player, after
+    ``wait_ms`` (time for anything it would show on its own)."""
+    again = page.context.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("[data-table-app] .seat.you")
+    again.wait_for_timeout(wait_ms)
+    return again
+
+
 def leave_now(page: Any) -> None:
     """Leave now: in the middle of my hand the page asks first when the server
     says it costs anything (a Poker hand with nothing bet yet does not), and

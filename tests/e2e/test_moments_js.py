@@ -474,7 +474,7 @@ def test_a_won_hand_sounds_and_shows_the_win_unless_muted(blank):
 
     assert heard == {
         "played": [["card", 0], ["thoi", 0.15], ["win", 0.75]],
-        "banner": ["win", "You win!+110 units"],
+        "banner": ["win", "You win!"],  # (the amounts are on the result card)
         "stored": "0",
         "toggle": "0",
         "motion": ["play", "thoi", "thoi", "thoi", "end"],

@@ -6,7 +6,12 @@ resized to each size and checked: the page does not scroll, my cards, my
 buttons, the Tiến Lên pile, every seat and every revealed Mậu Binh chi are
 inside the viewport, my bar stays under the table, and nothing covers what it
 must not (a toast and the top seat, a seat and the centre: its heading, the
-pile, the board; the dealer chip and its avatar). Each size is photographed:
+pile, the board; the dealer chip and its avatar); no emoji in the table's own
+marks (none shows in Debian's Chromium). At the result, the result
+card is opaque, in my bar, and over no card (mine, a seat's, the board); it
+names the hand's own players, whoever sits in their seats now; in poker the
+winning five are marked; it closes, and opening the table once it has moved
+on shows no old result. Each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
 under fixed names (``docs/screenshots``, README "Screenshots")."""
@@ -19,7 +24,14 @@ from typing import Any
 
 import pytest
 
-from .conftest import next_hand_if_dealt_finished, open_play_now, shot, sign_up, table_state
+from .conftest import (
+    next_hand_if_dealt_finished,
+    open_play_now,
+    reopen,
+    shot,
+    sign_up,
+    table_state,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +89,7 @@ PROBLEMS = """() => {
   const inside = [
     "[data-mine] .card", "[data-mine] button", "[data-mine] input", "[data-controls] button",
     "[data-controls] input", "[data-pile]", "[data-board]", ".seat > *", ".seat .mini-chi",
-    "[data-drawer-toggle]",
+    "[data-drawer-toggle]", "[data-summary]",
   ];
   for (const n of all(inside.join(", "))) {
     const r = box(n);
@@ -86,7 +98,7 @@ PROBLEMS = """() => {
     }
   }
   const felt = document.querySelector("[data-felt]");
-  for (const bar of all("[data-mine] > *, [data-controls] > *")) {
+  for (const bar of all("[data-mine] > *, [data-controls] > *, [data-summary]")) {
     if (meet(box(bar), box(felt))) problems.push(`${name(bar)} is on the table at ${at(bar)}`);
     for (const seat of all(".seat")) {
       if (covers(bar, seat)) problems.push(`${name(bar)} covers seat ${seat.dataset.seat}`);
@@ -100,6 +112,29 @@ PROBLEMS = """() => {
   for (const centre of all("[data-center] .big, [data-pile], [data-board]")) {
     for (const seat of all(".seat")) {
       if (covers(centre, seat)) problems.push(`seat ${seat.dataset.seat} covers ${name(centre)}`);
+    }
+  }
+  for (const result of all("[data-summary]")) {
+    // The result card: read on an opaque card, over no card.
+    const style = getComputedStyle(result);
+    const rgba = style.backgroundColor.match(/[0-9.]+/g).map(Number);
+    if ((rgba.length > 3 ? rgba[3] : 1) !== 1 || style.opacity !== "1") {
+      problems.push(`the result card is see-through: ${style.backgroundColor}, ` +
+        `opacity ${style.opacity}`);
+    }
+    const cards = "[data-felt] .card, [data-mine] .card, [data-board], [data-pile], .mini-chi";
+    for (const card of all(cards)) {
+      if (meet(box(result), box(card))) problems.push(`the result card covers ${name(card)}`);
+    }
+  }
+  // The table's own marks are drawn, not emoji (Debian's Chromium has no emoji
+  // font: an emoji is an empty box there); the chat's lines and picker aside.
+  const app = document.querySelector("[data-table-app]");
+  const walker = document.createTreeWalker(app, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    const chat = text.parentNode.closest("[data-drawer=chat]");
+    if (/[\\u{1F000}-\\u{1FAFF}]/u.test(text.data) && !chat) {
+      problems.push(`an emoji in the table's own words: ${text.data}`);
     }
   }
   for (const chip of all(".dealer")) {
@@ -119,6 +154,19 @@ REMOVE_TOAST = """(text) => {
     if (node.textContent === text) node.remove();
   }
 }"""
+# The result card's lines once someone else sits in every other seat: [the
+# player it is about, its words, its chips].
+LINES_AFTER_NEW_NEIGHBOURS = """() => {
+  const shell = window.vipTable;
+  for (const seat of shell.state.table.seats) {
+    if (seat.position !== shell.state.seat) seat.name = "Someone new";
+  }
+  shell.render();
+  return [...document.querySelectorAll("[data-result-lines] li")].map((li) =>
+    [Number(li.dataset.against), li.querySelector(".vs").textContent, Number(li.dataset.chips)]);
+}"""
+WINNING_CARDS = """() => [...new Set([...document.querySelectorAll(
+  "[data-felt] .card.win, [data-mine] .card.win")].map((n) => n.dataset.card))].sort()"""
 NEXT_FRAMES = (
     "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 )
@@ -129,8 +177,88 @@ def settle(page: Any) -> None:
     page.evaluate(NEXT_FRAMES)
 
 
+def outside(page: Any, selector: str) -> list[str]:
+    """The elements matching ``selector`` that are not wholly inside the
+    viewport as the page stands (unscrolled)."""
+    return list(
+        page.evaluate(
+            """(selector) => [...document.querySelectorAll(selector)]
+              .filter((n) => n.offsetParent !== null)
+              .map((n) => [n, n.getBoundingClientRect()])
+              .filter(([, r]) => r.top < 0 || r.left < 0 || r.bottom > innerHeight + .5
+                || r.right > innerWidth + .5)
+              .map(([n, r]) => `${n.dataset.action || n.tagName} at ${Math.round(r.left)},` +
+                `${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`)""",
+            selector,
+        )
+    )
+
+
+def chips_text(n: int) -> str:
+    """Chips as the Vietnamese page writes them: +1.200 / -20 / 0."""
+    return ("+" if n > 0 else "") + f"{n:,}".replace(",", ".")
+
+
+def the_card_names_the_hands_players(page: Any) -> None:
+    """My chips first, then what I won or lost against each opponent, by the
+    names they were dealt in with, not by whoever sits in their seats now."""
+    state = table_state(page)
+    hand, me = state["hand"], state["you"]
+    result = hand["result"]
+    versus: dict[int, int] = {}
+    for p in result["payments"]:
+        if p["payee"] == me:
+            versus[p["payer"]] = versus.get(p["payer"], 0) + p["amount"]
+        if p["payer"] == me:
+            versus[p["payee"]] = versus.get(p["payee"], 0) - p["amount"]
+    moved = result["chips"][me] if result["chips"] else result["net"][me] * result["unit"]
+
+    lines = page.evaluate(LINES_AFTER_NEW_NEIGHBOURS)
+
+    assert page.text_content("[data-result-big] strong") == f"{chips_text(moved)} chip"
+    assert lines == [
+        [i, f"với {hand['players'][i]['name']}", n * result["unit"]]
+        for i, n in sorted(versus.items())
+        if n
+    ]
+    assert lines or result["net"][me] == 0
+
+
+def the_winning_five_are_marked(page: Any) -> None:
+    """The five cards of the main pot's winner (of each, on a split) are
+    marked on the board and in the winners' cards; none without a showdown."""
+    view = table_state(page)["hand"]["view"]
+    shown = [hand for r in view["log"] if r["kind"] == "showdown" for hand in r["hands"]]
+    winners = set(view["pots"][0]["winners"])
+    five = sorted({card for hand in shown if hand["player"] in winners for card in hand["best"]})
+    assert page.evaluate(WINNING_CARDS) == five
+    assert len(five) >= 5 or not shown
+
+
+def no_old_result_on_opening(page: Any, site: Any) -> None:
+    """The card closes; once the table has moved on, opening it again shows no
+    old result."""
+    page.click("[data-result-close]")
+    assert page.locator("[data-summary]").is_hidden()
+    table = page.url.rstrip("/").rsplit("/", 1)[-1]
+    api = f"{site.url}/api/v1/tables/{table}"
+    for _ in range(120):
+        if page.request.get(api).json()["table"]["status"] != "summary":
+            break
+        page.wait_for_timeout(250)
+    again = reopen(page)
+    assert again.locator("[data-summary]").is_hidden()
+    assert again.locator("[data-summary] *").count() == 0
+    again.close()
+
+
 def check_every_size(page: Any, game: str, phase: str) -> None:
     found = {}
+    if phase == "result":  # as it stays once the hand's toasts and the win banner have gone
+        page.evaluate(
+            "() => document.querySelectorAll('[data-flash], [data-win-banner]')"
+            ".forEach((n) => n.remove())"
+        )
     for size, viewport in SIZES.items():
         page.set_viewport_size(viewport)
         page.evaluate("(text) => window.vipTable.flash(text, 'big')", TOAST)
@@ -219,3 +347,7 @@ def test_the_game_screen_fits_every_size(pages, site, game):
             play_one_move(page, game)
     page.wait_for_function(HOLD_THE_RESULT)
     check_every_size(page, game, "result")
+    the_card_names_the_hands_players(page)
+    if game == "holdem":
+        the_winning_five_are_marked(page)
+    no_old_result_on_opening(page, site)

@@ -71,12 +71,25 @@ class HoldemView(TypedDict):
     log: list[dict[str, Any]]
 
 
+class ShownHandJSON(TypedDict):
+    """A hand turned face up at the showdown: the player's hole ``cards``, its
+    ``category`` (``high_card`` ... ``straight_flush``), ``best``: the five of the
+    seven cards that make it (a pot's winning five are its winners' ``best``),
+    and ``rank`` (1..7462, higher wins; equal ranks split)."""
+
+    player: int
+    cards: list[str]
+    category: str
+    best: list[str]
+    rank: int
+
+
 class HoldemSummary(TypedDict):
     """The result's ``summary``: the pots as paid, the hands shown, the stacks."""
 
     pots: list[dict[str, Any]]
     winners: list[int]
-    shown: list[dict[str, Any]]
+    shown: list[ShownHandJSON]
     uncalled: list[dict[str, Any]]
     board: list[str]
     start_stacks: list[int]

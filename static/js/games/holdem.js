@@ -1,12 +1,33 @@
 // Texas Hold'em: hole cards, board, pots and side pots, fold / check / call /
 // raise with a slider bounded by the legal minimum and maximum, the time bank.
 import { h } from "../dom.js";
-import { _, fmt, chips, signed } from "../i18n.js";
+import { _, fmt, chips } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { actionText, handName, streetName } from "../poker.js";
 import { dealtInTurns } from "../fairness.js";
 
 const local = { key: null, raiseTo: null };
+
+/** The hands shown at the showdown (each with its name's parts and best five). */
+const showdown = (view) => view.log.filter((r) => r.kind === "showdown").flatMap((r) => r.hands);
+
+/** The winning five: the best five of the main pot's winner (of each, on a split),
+ * to highlight on the board and in the winner's hole cards; none without a showdown. */
+function winningFive(view) {
+  if (!view.finished || !view.pots.length) return new Set();
+  const winners = new Set(view.pots[0].winners);
+  return new Set(showdown(view).filter((s) => winners.has(s.player)).flatMap((s) => s.best));
+}
+
+/** Cards with the winning five marked. */
+const marked = (cards, win, opts = {}) => h("span", { class: "cards" },
+  (cards || []).map((c) => cardEl(c, { ...opts, extra: win.has(c) ? "win" : "" })));
+
+/** The name of the hand `player` showed ("Đôi K, kicker A"), or null. */
+function shownName(view, player) {
+  const hand = showdown(view).find((s) => s.player === player);
+  return hand ? handName(hand.category, hand.best) : null;
+}
 
 function actions(ctx) {
   const view = ctx.view;
@@ -65,12 +86,14 @@ const game = {
     const index = ctx.playerAt(position);
     if (index < 0) return null;
     const parts = [];
-    if (view.shown[index]) parts.push(cardRow(view.shown[index], { small: true }));
+    if (view.shown[index]) parts.push(marked(view.shown[index], winningFive(view), { small: true }));
     else if (!view.folded[index] && index !== ctx.me && !view.finished) parts.push(backs(2, { small: true }));
     if (index === view.small_blind) parts.push(h("span", { class: "badge" }, "SB"));
     if (index === view.big_blind) parts.push(h("span", { class: "badge" }, "BB"));
     if (view.folded[index]) parts.push(h("span", { class: "badge off" }, _("Folded")));
     if (view.all_in[index]) parts.push(h("span", { class: "badge gold" }, "All-in"));
+    const named = view.finished ? shownName(view, index) : null;
+    if (named) parts.push(h("span", { class: "hand-name", "data-seat-hand": index }, named));
     if (view.bets[index]) parts.push(h("span", { class: "bet", "data-bet": view.bets[index] }, h("span", { class: "chip-icon" }), chips(view.bets[index])));
     return h("div", { class: "seat-game" }, parts);
   },
@@ -78,7 +101,8 @@ const game = {
   center(ctx) {
     const view = ctx.view;
     if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
-    const slots = [...view.board.map((c) => cardEl(c)), ...Array.from({ length: 5 - view.board.length }, () => h("span", { class: "card slot" }))];
+    const win = winningFive(view);
+    const slots = [...view.board.map((c) => cardEl(c, { extra: win.has(c) ? "win" : "" })), ...Array.from({ length: 5 - view.board.length }, () => h("span", { class: "card slot" }))];
     const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ": ", chips(p.amount),
       p.winners.length ? ` → ${p.winners.map((w) => ctx.nameOf(w)).join(", ")}` : ""));
     return h("div", { class: "center-note holdem" },
@@ -91,8 +115,12 @@ const game = {
   mine(ctx) {
     const view = ctx.view;
     if (!view || ctx.me === null) return null;
+    const win = winningFive(view);
+    const named = view.finished ? shownName(view, ctx.me) : null;
     return h("div", { class: "hole" },
-      h("div", { class: "cards hand", "data-hole": (view.hole || []).join(" ") }, (view.hole || []).map((c) => cardEl(c))),
+      h("div", { class: "cards hand", "data-hole": (view.hole || []).join(" ") },
+        (view.hole || []).map((c) => cardEl(c, { extra: win.has(c) ? "win" : "" }))),
+      named ? h("span", { class: "hand-name", "data-my-hand-name": "" }, named) : null,
       view.finished ? null : actions(ctx));
   },
 
@@ -125,12 +153,23 @@ const game = {
     return out;
   },
 
+  // On the result card (static/js/result.js), under the amount: the hand that
+  // won the main pot, by its name ("Châu: Thùng, A cao").
+  headline(ctx) {
+    const view = ctx.view;
+    if (!view || !view.finished || !view.pots.length) return null;
+    const named = view.pots[0].winners.map((w) => [w, shownName(view, w)]).filter(([, name]) => name);
+    if (!named.length) return null;
+    return h("p", { class: "result-headline", "data-result-headline": "" },
+      named.map(([w, name]) => `${ctx.nameOf(w)}: ${name}`).join(" · "));
+  },
+
+  // Folded away on the result card (static/js/result.js): each hand shown, its
+  // name and best five (the winners' marked), and who won each pot.
   summary(ctx) {
     const view = ctx.view;
     if (!view || !view.finished) return null;
-    const showdown = view.log.filter((r) => r.kind === "showdown").flatMap((r) => r.hands);
     const winners = new Set(view.pots.flatMap((p) => p.winners));
-    // Each shown hand: its hole cards, then the best five, the winners' marked.
     const shown = (s) => {
       const won = winners.has(s.player);
       return h("li", { class: won ? "won" : "", "data-showdown": s.player },
@@ -140,12 +179,10 @@ const game = {
     };
     const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ` ${chips(p.amount)}: `,
       p.winners.map((w, k) => fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(p.shares[k]) })).join(", ")));
-    const net = view.stacks.map((s, i) => s - (view.log[0].stacks ? view.log[0].stacks[i] : s));
-    return h("div", { class: "sum-body", "data-summary-game": "holdem" },
-      h("div", { class: "board" }, cardRow(view.board, { small: true })),
-      showdown.length ? h("ul", { class: "showdown" }, showdown.map(shown)) : h("p", { class: "muted" }, _("Everyone else folded: no cards shown.")),
-      h("ol", { class: "payments" }, pots),
-      h("ul", { class: "units-list" }, net.map((n, i) => h("li", {}, ctx.nameOf(i), ": ", h("strong", { class: n > 0 ? "plus" : n < 0 ? "minus" : "" }, signed(n))))));
+    const hands = showdown(view);
+    return h("div", { class: "sum-body" },
+      hands.length ? h("ul", { class: "showdown" }, hands.map(shown)) : h("p", { class: "muted" }, _("Everyone else folded: no cards shown.")),
+      h("ol", { class: "payments" }, pots));
   },
 
   known(ctx) {

@@ -6,6 +6,7 @@ import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { handName, lung, HAND_NAMES_VI, INSTANT_NAMES_VI } from "../chi.js";
 import { dealtInTurns } from "../fairness.js";
+import { against } from "../result.js";
 
 const RANK_ORDER = "23456789TJQKA";
 const byRank = (a, b) => RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]) || a.localeCompare(b);
@@ -132,16 +133,6 @@ function shownArrangement(ctx) {
       cardRow(own.submission[key]))));
 }
 
-/** Units `me` won (+) or lost (-) against each opponent in these payments. */
-function against(payments, me) {
-  const out = {};
-  for (const p of payments) {
-    if (p.payee === me) out[p.payer] = (out[p.payer] || 0) + p.amount;
-    if (p.payer === me) out[p.payee] = (out[p.payee] || 0) - p.amount;
-  }
-  return out;
-}
-
 /** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
 function versus(ctx, upTo) {
   return against((ctx.view.chi_payments || []).slice(0, upTo).flat(), ctx.me);
@@ -243,21 +234,15 @@ const game = {
     });
   },
 
+  // The itemised payments, folded away on the result card (static/js/result.js):
+  // everyone's chi are on the felt.
   summary(ctx) {
     const outcome = ctx.view && ctx.hand.result;
     if (!outcome || outcome.voided) return null;
-    const players = outcome.summary.players;
-    const arrangements = h("div", { class: "sum-hands" }, players.map((p, i) => h("div", { class: "sum-player" },
-      h("strong", {}, ctx.nameOf(i)), " ",
-      h("span", { class: outcome.net[i] > 0 ? "plus" : outcome.net[i] < 0 ? "minus" : "" }, fmt(_("%(units)s units"), { units: signed(outcome.net[i]) })),
-      p.instant ? h("span", { class: "badge gold" }, instantVi(p.instant)) : null,
-      p.lung ? h("span", { class: "badge bad" }, "Binh lủng") : null,
-      p.arrangement ? ["chi1", "chi2", "chi3"].map((key, r) => h("div", { class: "mini-chi" },
-        cardRow(p.arrangement[key], { small: true }), h("span", { class: "mini-name" }, nameVi(p.hands[r])))) : h("div", { class: "muted" }, _("Left before the reveal")))));
     const items = outcome.payments.map((p) => h("li", {},
       fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.payer), payee: ctx.nameOf(p.payee), units: p.amount }),
       " — ", reasonText(p.reason), p.detail && p.detail.hand ? ` (${nameVi(p.detail.hand)})` : ""));
-    return h("div", { class: "sum-body", "data-summary-game": "maubinh" }, arrangements,
+    return h("div", { class: "sum-body" },
       h("h4", {}, _("Payments (units of the stake)")),
       items.length ? h("ol", { class: "payments" }, items) : h("p", { class: "muted" }, _("Nobody pays: a draw.")));
   },

@@ -150,6 +150,8 @@ const game = {
     return out;
   },
 
+  // The itemised payments, folded away on the result card (static/js/result.js);
+  // the thối and cóng are also told once, as the hand ends.
   summary(ctx) {
     const view = ctx.view;
     const result = ctx.hand && ctx.hand.result;
@@ -163,10 +165,7 @@ const game = {
     const items = result.payments.map((p) => h("li", { "data-reason": p.reason },
       fmt(_("%(payer)s pays %(payee)s %(units)s"), { payer: ctx.nameOf(p.payer), payee: ctx.nameOf(p.payee), units: p.amount }), " — ", reasonText(p),
       p.detail && p.detail.cards ? h("span", { class: "muted" }, ` ${text(p.detail.cards)}`) : null));
-    return h("div", { class: "sum-body", "data-summary-game": "tienlen" },
-      h("p", { class: "winner" }, view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant} — ${ctx.nameOf(view.winner)}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })),
-      h("ul", { class: "units-list" }, result.net.map((u, i) => h("li", {}, ctx.nameOf(i), ": ",
-        h("strong", { class: u > 0 ? "plus" : u < 0 ? "minus" : "" }, fmt(_("%(units)s units"), { units: signed(u) }))))),
+    return h("div", { class: "sum-body" },
       h("h4", {}, _("Payments (units of the stake)")), h("ol", { class: "payments" }, items));
   },
 
