@@ -177,23 +177,6 @@ def settle(page: Any) -> None:
     page.evaluate(NEXT_FRAMES)
 
 
-def outside(page: Any, selector: str) -> list[str]:
-    """The elements matching ``selector`` that are not wholly inside the
-    viewport as the page stands (unscrolled)."""
-    return list(
-        page.evaluate(
-            """(selector) => [...document.querySelectorAll(selector)]
-              .filter((n) => n.offsetParent !== null)
-              .map((n) => [n, n.getBoundingClientRect()])
-              .filter(([, r]) => r.top < 0 || r.left < 0 || r.bottom > innerHeight + .5
-                || r.right > innerWidth + .5)
-              .map(([n, r]) => `${n.dataset.action || n.tagName} at ${Math.round(r.left)},` +
-                `${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`)""",
-            selector,
-        )
-    )
-
-
 def chips_text(n: int) -> str:
     """Chips as the Vietnamese page writes them: +1.200 / -20 / 0."""
     return ("+" if n > 0 else "") + f"{n:,}".replace(",", ".")
