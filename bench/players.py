@@ -66,7 +66,11 @@ def create_tables(
         )
         for position, user in enumerate(users):
             buy_in = created.buy_in_range()[1] if kind == "holdem" else None
-            services.table_sit(table_id=created.pk, user=user, position=position, buy_in=buy_in)
+            # The players ready themselves (``Run.readying``), so that a run can
+            # stop dealing: no auto-ready (on by default where bots sit).
+            services.table_sit(
+                table_id=created.pk, user=user, position=position, buy_in=buy_in, auto_ready=False
+            )
         tokens = [Token.objects.get_or_create(user=u)[0].key for u in users]
         specs.append(TableSpec(created.pk, kind, tokens, [u.pk for u in users]))
     return specs

@@ -54,7 +54,11 @@ def bot_tables(count: int) -> list[TableSpec]:
             owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
         )
         buy_in = table.buy_in_range()[1] if game == "holdem" else None
-        services.table_sit(table_id=table.pk, user=user, position=0, buy_in=buy_in)
+        # The socket player readies itself (``Run.readying``), so the test can
+        # stop the dealing: no auto-ready, on by default where bots sit.
+        services.table_sit(
+            table_id=table.pk, user=user, position=0, buy_in=buy_in, auto_ready=False
+        )
         token = Token.objects.get_or_create(user=user)[0].key
         specs.append(TableSpec(table.pk, game, [token], [user.pk]))
     return specs
@@ -89,6 +93,14 @@ def unsettled_or_open(specs: list[TableSpec]) -> int:
 
     ids = [s.id for s in specs]
     return Hand.objects.filter(table__in=ids).exclude(ended_at__isnull=False, settled=True).count()
+
+
+def open_hands(specs: list[TableSpec]) -> list[int]:
+    from games.models import Hand
+
+    ids = [s.id for s in specs]
+    unfinished = Hand.objects.filter(table__in=ids).exclude(ended_at__isnull=False, settled=True)
+    return list(unfinished.values_list("pk", flat=True))
 
 
 def mid_hand(specs: list[TableSpec]) -> dict[int, int] | None:
@@ -189,7 +201,8 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
             # Finish the hands in play, start no more: every hand must complete.
             run.readying = False
             assert wait_until(lambda: unsettled_or_open(specs) == 0, 150), (
-                f"{unsettled_or_open(specs)} hands neither finished nor settled"
+                f"{unsettled_or_open(specs)} hands neither finished nor settled\n"
+                + describe(open_hands(specs), run)
             )
         finally:
             run.window = (run.window[0], time.perf_counter())
