@@ -252,7 +252,9 @@ def check_every_size(page: Any, game: str, phase: str) -> None:
         curated = os.environ.get("SCREENSHOTS")
         if curated and size in CURATED:
             Path(curated).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(curated) / f"{game}-{phase}-{size}.png"))
+            page.screenshot(
+                path=str(Path(curated) / f"{game}-{phase}-{size}.jpg"), type="jpeg", quality=80
+            )
     page.set_viewport_size(LAPTOP)
     assert {size: problems for size, problems in found.items() if problems} == {}
 
