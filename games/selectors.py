@@ -34,7 +34,7 @@ from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
 from vipgame.accounts.avatars import avatar_url, default_avatar
 from vipgame.accounts.models import User
-from wallet.models import Account, Hold
+from wallet import selectors as wallet_selectors
 
 logger = logging.getLogger(__name__)
 
@@ -122,14 +122,9 @@ def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
         if hand is None or hand.finished or player is None or seat.leaving:
             return None
         plugin = plugin_for(table.game)
-        balance = None
-        if not plugin.uses_escrow:
-            # What settlement can take: the free chips and this seat's hold.
-            account = Account.objects.filter(key=f"user:{user.pk}").first()
-            held = Hold.objects.filter(pk=seat.hold_id or 0, status=Hold.Status.PENDING)
-            balance = (0 if account is None else account.available) + sum(
-                held.values_list("amount", flat=True)
-            )
+        balance = (
+            None if plugin.uses_escrow else wallet_selectors.spendable_with_hold(user, seat.hold_id)
+        )
         return plugin.leave_cost(table, plugin.engine.loads(hand.state), player, balance)
 
 

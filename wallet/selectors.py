@@ -2,11 +2,21 @@ from django.db.models import QuerySet
 
 from vipgame.accounts.models import User
 
-from .models import Account, LedgerEntry, LedgerTransaction
+from .models import Account, Hold, LedgerEntry, LedgerTransaction
 
 
 def user_account(user: User) -> Account | None:
     return Account.objects.filter(kind=Account.Kind.USER, user=user).first()
+
+
+def spendable_with_hold(user: User, hold_id: int | None) -> int:
+    """What a settlement can take from the user: their free chips and the
+    pending hold ``hold_id`` (a seat's), read without locking."""
+    account = user_account(user)
+    held = Hold.objects.filter(pk=hold_id or 0, status=Hold.Status.PENDING)
+    return (0 if account is None else account.available) + sum(
+        held.values_list("amount", flat=True)
+    )
 
 
 def ledger_for_user(user: User) -> QuerySet[LedgerEntry]:
