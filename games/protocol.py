@@ -23,6 +23,7 @@ class Component:
 # The state's parts a delta carries again, as the state publishes them.
 Clock = Annotated[dict[str, Any], Component("ClockInfo")]
 Event = Annotated[dict[str, Any], Component("Event")]
+SeatInfo = Annotated[dict[str, Any], Component("SeatState")]
 
 # -- client to server ----------------------------------------------------------
 
@@ -238,8 +239,8 @@ class DeltaHand(TypedDict):
 
 
 class DeltaTable(TypedDict):
-    """The table's fields that changed (never its seats: a change of a seat
-    is sent as a full state); each replaces the state's."""
+    """The table's fields that changed; each replaces the state's. A seat
+    delta (no ``hand``) carries all the ``seats``."""
 
     status: NotRequired[Literal["waiting", "playing", "summary", "closed"]]
     hands_played: NotRequired[int]
@@ -247,15 +248,18 @@ class DeltaTable(TypedDict):
     name: NotRequired[str]
     max_raise: NotRequired[int | None]
     closed_reason: NotRequired[str]
+    seats: NotRequired[list[SeatInfo]]
 
 
 class DeltaMessage(TypedDict):
-    """What one move changed, for a client holding the state of version
-    ``base``: the new version, the clock, who acts, the new events, a patch
-    of its hand's ``view``, and the hand's and table's fields that changed.
-    Everything else of the state (``seat``, ``you``, the seats, the rest of
-    ``hand`` and ``table``) is unchanged. A client that holds another version
-    sends ``sync`` (see ``apply_delta``)."""
+    """What one change did, for a client holding the state of version
+    ``base``: the new version, the clock, who acts, the new events, and the
+    hand's and table's fields that changed: after a move, a patch of its
+    hand's ``view``; after a change of the seats only (ready, present,
+    auto-ready, leaving after the hand, chips, seeds), no ``hand`` and all
+    the ``table``'s ``seats``. Everything else of the state (``seat``,
+    ``you``, the rest of ``hand`` and ``table``) is unchanged. A client that
+    holds another version sends ``sync`` (see ``apply_delta``)."""
 
     type: Literal["delta"]
     v: int
@@ -263,7 +267,7 @@ class DeltaMessage(TypedDict):
     server_time: int
     actors: list[int]
     clock: Clock | None
-    hand: DeltaHand
+    hand: NotRequired[DeltaHand]
     table: NotRequired[DeltaTable]
     events: list[Event]
 
@@ -301,24 +305,30 @@ def view_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> ViewPatch:
 def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | None:
     """The ``state`` a ``delta`` makes of ``state``, or None when it does not
     apply (``state`` is not of version ``base``, or of another hand): then
-    the client sends ``sync``. ``state`` is not changed."""
-    hand = state.get("hand")
-    if state.get("v") != delta["base"] or not hand or hand.get("id") != delta["hand"]["id"]:
+    the client sends ``sync``. A delta without ``hand`` leaves the state's
+    hand as it is. ``state`` is not changed."""
+    if state.get("v") != delta["base"]:
         return None
-    patch = delta["hand"]["view"]
-    view = dict(hand.get("view") or {})
-    view.update(patch.get("set", {}))
-    for key, items in patch.get("append", {}).items():
-        view[key] = [*view.get(key, []), *items]
-    for key in patch.get("unset", []):
-        view.pop(key, None)
+    hand = state.get("hand")
+    changed = delta.get("hand")
+    if changed is not None:
+        if not hand or hand.get("id") != changed["id"]:
+            return None
+        patch = changed["view"]
+        view = dict(hand.get("view") or {})
+        view.update(patch.get("set", {}))
+        for key, items in patch.get("append", {}).items():
+            view[key] = [*view.get(key, []), *items]
+        for key in patch.get("unset", []):
+            view.pop(key, None)
+        hand = {**hand, **changed, "view": view}
     rebuilt = {
         **state,
         "v": delta["v"],
         "server_time": delta["server_time"],
         "actors": delta["actors"],
         "clock": delta["clock"],
-        "hand": {**hand, **delta["hand"], "view": view},
+        "hand": hand,
         "events": delta["events"],
         "resync": False,
     }

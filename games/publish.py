@@ -366,9 +366,17 @@ class Publication:
     lobby: bool
     table_before: Table | None = None
     hand_before: Hand | None = None
+    # A change of the seats or the table's own fields only (see
+    # ``TableWork._seats_only``): one seat delta for every recipient.
+    seats_only: bool = False
 
     def messages(self) -> list[Message]:
-        messages = self._deltas() if self.before is not None else self._states()
+        if self.before is not None:
+            messages = self._deltas()
+        elif self.seats_only:
+            messages = self._seat_deltas()
+        else:
+            messages = self._states()
         # Private tables are never in the lobby (nor in its first list): their
         # players know them from the invite link.
         table = self.table
@@ -397,6 +405,33 @@ class Publication:
             _personal(table, user_id, {**public, "removed": removed})
             for user_id, removed in self.gone_users.items()
         ]
+        return messages
+
+    def _seat_deltas(self) -> list[Message]:
+        """The same delta for everyone: the clock, who acts, the table's
+        fields that changed and its seats; no ``hand`` (it did not change)."""
+        table, seats, hand, state = self.table, self.seats, self.hand, self.state
+        assert seats is not None
+        assert self.table_before is not None
+        actors: list[int] = []
+        if hand is not None and state is not None and not hand.finished:
+            actors = list(self.plugin.engine.status(state).actors)
+        old, new = (
+            table_fields(self.table_before),
+            table_info(table, seats, seat_chips(table, seats)),
+        )
+        payload: dict[str, Any] = {
+            "type": "delta",
+            "v": table.version,
+            "base": table.version - 1,
+            "server_time": epoch_ms(clock.now()),
+            "actors": actors,
+            "clock": clock_info(table, seats, hand, actors),
+            "table": {k: v for k, v in new.items() if k == "seats" or old.get(k) != v},
+            "events": [],
+        }
+        messages = [_personal(table, seat.user_id, payload) for seat in seats if not seat.is_bot]
+        messages.append(_public(table, payload))
         return messages
 
     def _deltas(self) -> list[Message]:

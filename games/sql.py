@@ -75,18 +75,36 @@ def _postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
+@cache
+def _cursor_classes() -> tuple[type, type]:
+    """(plain, prepared) server-side binding cursors of Django's backend."""
+    from django.db.backends.postgresql import base
+
+    class Prepared(base.ServerBindingCursor):  # type: ignore[name-defined]
+        """Runs each statement as a prepared statement of its connection
+        (parsed and planned once per connection, kept in psycopg's cache)."""
+
+        def execute(self, query: Any, params: Any = None, **options: Any) -> Any:
+            return super().execute(query, params, **{**options, "prepare": True})
+
+    return base.ServerBindingCursor, Prepared  # type: ignore[attr-defined]
+
+
 def _cursor() -> Any:
     """A cursor with server-side binding on PostgreSQL: the parameters (a
     hand's state is kilobytes of JSON) travel beside the statement instead of
-    being quoted into it, as Django's default client-side binding does. It is
-    still Django's cursor wrapper (its execute wrappers and query log apply)."""
+    being quoted into it, as Django's default client-side binding does; and
+    its statements prepared, where the connection allows it (``DB_PREPARED``).
+    It is still Django's cursor wrapper (its execute wrappers and query log
+    apply)."""
     if not _postgres():
         return connection.cursor()
-    from django.db.backends.postgresql import base
-
     connection.ensure_connection()
-    raw = base.ServerBindingCursor(connection.connection)  # type: ignore[attr-defined]
-    return connection._prepare_cursor(raw)  # type: ignore[attr-defined]
+    raw_connection = connection.connection
+    plain, prepared = _cursor_classes()
+    # (psycopg prepares nothing on a connection whose threshold is None.)
+    kind = plain if raw_connection.prepare_threshold is None else prepared
+    return connection._prepare_cursor(kind(raw_connection))  # type: ignore[attr-defined]
 
 
 @cache

@@ -102,7 +102,8 @@ def random_pair(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def cases(seed: int, count: int) -> list[tuple[dict[str, Any], DeltaMessage]]:
     """(state, delta) pairs: the hand-made and random views, and deltas that
-    do not apply (another base, another hand, no hand, a null view)."""
+    do not apply (another base, another hand, no hand, a null view), and
+    seat deltas (no ``hand``)."""
     rng = random.Random(seed)
     pairs = HAND_MADE + [random_pair(rng) for _ in range(count)]
     out = [
@@ -124,4 +125,31 @@ def cases(seed: int, count: int) -> list[tuple[dict[str, Any], DeltaMessage]]:
     end["hand"]["server_seed"] = "ab" * 32
     end["table"] = {"status": "summary"}
     out.append((state_with(old), end))
+    # Seat deltas: no hand (it stays as it was, none included), all the seats.
+    seats = seat_delta()
+    out += [
+        (state_with(old), seats),
+        ({**state_with(old), "hand": None}, seats),  # between hands
+        (state_with(old, v=6), seats),  # a gap
+        (state_with(old, v=8), seats),  # stale
+    ]
     return out
+
+
+def seat_delta(*, base: int = 7) -> DeltaMessage:
+    """A change of the seats only (a player ready, present...): no ``hand``."""
+    return {
+        "type": "delta",
+        "v": base + 1,
+        "base": base,
+        "server_time": 1_767_225_600_000 + base + 1,
+        "actors": [],
+        "clock": {"kind": "ready", "started": 5, "deadline": 6, "seats": [1]},
+        "table": {
+            "seats": [
+                {"position": 0, "chips": 100, "ready": True},
+                {"position": 1, "chips": 90, "ready": False},
+            ]
+        },
+        "events": [],
+    }

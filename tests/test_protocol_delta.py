@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from games.protocol import apply_delta, follow, view_patch
 
-from .deltas import HAND_MADE, KEYS, cases, delta_for, state_with
+from .deltas import HAND_MADE, KEYS, cases, delta_for, seat_delta, state_with
 
 # JSON values (no booleans: Python's 1 == True would hide a change of type).
 scalars = st.none() | st.integers(-3, 50) | st.sampled_from(["", "3s", "Thảo 🎴"])
@@ -155,7 +155,30 @@ def test_a_delta_for_another_version_or_hand_does_not_apply():
 def test_the_shared_cases_apply_as_their_views_say():
     applied = [apply_delta(state, delta) for state, delta in cases(3, 50)]
 
-    assert sum(r is None for r in applied) == 4  # gap, stale, another hand, no hand
+    # gap, stale, another hand, no hand; a seat delta's gap and stale
+    assert sum(r is None for r in applied) == 6
+
+
+def test_a_seat_delta_keeps_the_hand_and_replaces_the_seats():
+    old, _ = HAND_MADE[0]
+    state = state_with(old)
+    delta = seat_delta()
+
+    result = apply_delta(state, delta)
+
+    assert result is not None
+    assert result["hand"] is state["hand"]  # no hand in it: the hand as it was
+    assert result["table"] == {**state["table"], "seats": delta["table"]["seats"]}
+    assert (result["v"], result["clock"], result["actors"], result["events"]) == (
+        8,
+        delta["clock"],
+        [],
+        [],
+    )
+    between = apply_delta({**state, "hand": None}, delta)  # applies between hands too
+    assert between is not None
+    assert between["hand"] is None
+    assert apply_delta(state_with(old, v=6), delta) is None
 
 
 def test_a_client_follows_states_and_deltas_in_version_order():

@@ -131,6 +131,14 @@ else:
         "DB_APPLICATION_NAME", default="vipgame"
     )
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = env.int("DB_CONNECT_TIMEOUT", default=5)
+    # Prepared statements for the table services' hot path only (games.sql asks
+    # for them; nothing is prepared by how often it runs): PostgreSQL parses and
+    # plans a move's statements once per connection. 0 behind a pooler that
+    # cannot keep them (PgBouncer in transaction mode before 1.21, or without
+    # max_prepared_statements).
+    DB_PREPARED = env.bool("DB_PREPARED", default=True)
+    if DB_PREPARED:
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2**31 - 1
     if DB_POOL:
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         DATABASES["default"]["OPTIONS"]["pool"] = {

@@ -52,6 +52,9 @@ class TableWork:
         self._state: Any = None
         self._loaded_state: Any = None
         self._refs: list[SeatRef] | None = None
+        # Who sat where when the seats were first read: a change that keeps
+        # them and touches no hand is published as a seat delta.
+        self._seated: list[tuple[int, int]] | None = None
         self._hand_before: Hand | None = None
         # {seat id: {field: value}} written with the change (games.sql.write).
         self._seat_changes: dict[int, dict[str, Any]] = {}
@@ -79,7 +82,12 @@ class TableWork:
             # reads the seats in full may change them: it is published in full.
             self._seats = list(publish.seats_with_chips(self.table))
             self._full = True
+            self._note_seated(self._seats)
         return self._seats
+
+    def _note_seated(self, seats: list[Seat] | list[SeatRef]) -> None:
+        if self._seated is None:
+            self._seated = [(s.position, s.user_id) for s in seats]
 
     def forget_seats(self) -> None:
         self._seats = None
@@ -95,6 +103,7 @@ class TableWork:
                 self._refs = [seat_ref(s) for s in self._seats]
             else:
                 self._refs = sql.seat_refs(self.table.pk)
+            self._note_seated(self._refs)
         return self._refs
 
     def load_move(self, user_id: int | None = None) -> None:
@@ -104,6 +113,7 @@ class TableWork:
             return
         hand, refs = sql.hand_and_refs(self.table, user_id)
         self._hand, self._hand_loaded, self._refs = hand, True, refs
+        self._note_seated(refs)
         if hand is not None:
             self._state = self._loaded_state = self.plugin.engine.loads(hand.state)
             self._hand_before = sql.clone(hand)
@@ -296,6 +306,32 @@ class TableWork:
 
     # -- the end -------------------------------------------------------------
 
+    def _seats_only(self) -> bool:
+        """A change of what the seats show (ready, present, auto-ready, leave
+        after the hand, chips, a seed) or of the table's own fields, with the
+        same players in the same seats and the hand untouched: everyone's view
+        of the hand is what it was, so one seat delta tells every recipient.
+        (Called after ``commit`` has read the seats and the hand in full.)"""
+        if (
+            self._move
+            or self._events
+            or self._state_dirty
+            or self._gone_users
+            or self._after.dealt
+            or self._seats is None
+            or self._seated != [(s.position, s.user_id) for s in self._seats]
+            or self.table.current_hand_id != self._saved["current_hand_id"]
+        ):
+            return False
+        hand, before = self._hand, self._hand_before
+        if hand is None:
+            return before is None
+        return (
+            before is not None
+            and hand.pk == before.pk
+            and publish.hand_fields(hand) == publish.hand_fields(before)
+        )
+
     def commit(self) -> AfterCommit | None:
         """Save everything in one statement; register and return the
         after-commit work (None when nothing changed). The messages are built
@@ -323,6 +359,7 @@ class TableWork:
                 for name, value in self._seat_changes.get(seat.pk, {}).items():
                     setattr(seat, name, value)
             hand = self.hand
+        seats_only = not delta and self._seats_only()
         hand_write = None
         if hand is not None and self._state is not None and self._state_dirty:
             hand.state = self.plugin.engine.dumps(self._state)
@@ -345,8 +382,9 @@ class TableWork:
             events=self._events,
             gone_users=dict(sorted(self._gone_users.items())),
             lobby=self._lobby,
-            table_before=sql.table_as(table, self._saved) if delta else None,
+            table_before=sql.table_as(table, self._saved) if delta or seats_only else None,
             hand_before=self._hand_before if delta else None,
+            seats_only=seats_only,
         )
         if self._bots_to_move:
             assert hand is not None

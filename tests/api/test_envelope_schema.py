@@ -7,7 +7,7 @@ from games.api.schema import state_example
 from games.plugins import PLUGINS
 
 from .. import wire
-from ..deltas import delta_for
+from ..deltas import delta_for, seat_delta
 
 GAMES = {game: plugin.schema_name for game, plugin in PLUGINS.items()}
 
@@ -90,6 +90,19 @@ def test_a_delta_matches_the_schema_with_the_states_clock_and_events():
     assert list(wire.errors("WsServerMessage", {**ticking, "clock": {"kind": "turn"}}))
     assert list(wire.errors("WsServerMessage", {**delta, "events": [{"type": "played"}]}))
     assert list(wire.errors("WsServerMessage", {**delta, "seat": 0}))
+
+
+def test_a_seat_delta_matches_the_schema_with_the_states_seats():
+    schemas = wire.openapi()["components"]["schemas"]
+    seats = state_example("tienlen")["table"]["seats"]
+    delta = {**seat_delta(), "table": {"seats": seats}}
+
+    wire.check("WsServerMessage", delta)
+    assert "hand" not in schemas["WsDeltaMessage"]["required"]
+    assert schemas["WsDeltaTable"]["properties"]["seats"]["items"] == {
+        "$ref": "#/components/schemas/SeatState"
+    }
+    assert list(wire.errors("WsServerMessage", {**delta, "table": {"seats": [{"ready": 1}]}}))
 
 
 @pytest.mark.django_db

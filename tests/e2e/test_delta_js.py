@@ -33,7 +33,7 @@ def test_the_browser_applies_deltas_as_the_server_does(blank):
     got = page.evaluate(APPLY_ALL, [list(pair) for pair in pairs])
 
     want = [apply_delta(state, delta) for state, delta in pairs]
-    assert sum(w is None for w in want) == 4
+    assert sum(w is None for w in want) == 6
     assert len(got) == len(want)
     for n, (js, py) in enumerate(zip(got, want, strict=True)):
         assert js == py, f"case {n}: {pairs[n]}"

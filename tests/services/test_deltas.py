@@ -40,7 +40,7 @@ def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, ga
     by_group = {publish.user_group(table.pk, u.pk): u for u in users}
     by_group[publish.public_group(table.pk)] = None
     held: dict[str, dict] = {}
-    counts = {"delta": 0, "state": 0, "bytes_delta": 0, "bytes_state": 0}
+    counts = {"delta": 0, "state": 0, "bytes_delta": 0, "bytes_state": 0, "seat_delta": 0}
     original = publish.send
 
     def check(messages, **options):
@@ -57,6 +57,8 @@ def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, ga
                 held[group] = payload
                 continue
             assert payload["base"] == payload["v"] - 1
+            if "hand" not in payload:
+                counts["seat_delta"] += 1
             state = apply_delta(held[group], cast(DeltaMessage, payload))
             assert state is not None, "a delta the recipient could not apply"
             # Published after commit, before anything else ran: the table is at
@@ -74,10 +76,19 @@ def test_every_delta_rebuilds_the_fresh_state(tables, make_user, monkeypatch, ga
 
     monkeypatch.setattr(publish, "send", check)
     tables.drain()
+    # What each recipient holds on connecting.
+    for group, user in by_group.items():
+        held[group] = selectors.table_state(table_id=table.pk, user=user)
     ready_all(table)
     for _ in range(HANDS):
+        # Changes of the seats only, mid-hand: seat deltas.
+        services.seat_presence(table_id=table.pk, user=users[0], delta=1)
+        services.table_auto_ready(table_id=table.pk, user=users[1], on=False)
+        services.table_auto_ready(table_id=table.pk, user=users[1], on=True)
+        services.seat_presence(table_id=table.pk, user=users[0], delta=-1)
         play_until_finished(tables, table)
         next_hand(tables, table)
+    assert counts["seat_delta"] >= 4 * HANDS * (humans + 1)
     # A hand's moves are deltas, and they are small (Mậu Binh has four
     # arrangements and the reveal: few moves beside the deal and readies).
     assert counts["delta"] > (0 if game == "maubinh" else counts["state"])
@@ -110,15 +121,20 @@ def test_a_move_that_changes_the_seats_or_ends_the_hand_is_sent_in_full(
         )
         return last[group]
 
+    held = {
+        user: selectors.table_state(table_id=table.pk, user=user) for user in (owner, other, None)
+    }
     monkeypatch.setattr(publish, "send", record)
-    # A change that does not touch the hand (a socket closing) still shows it.
+    # A change that does not touch the hand (a socket closing) is one seat
+    # delta for everyone, which keeps the hand each recipient holds.
     services.seat_presence(table_id=table.pk, user=owner, delta=-1)
-    assert kinds == ["state", "state", "state"]
+    assert kinds == ["delta", "delta", "delta"]
     for user in (owner, other, None):
-        _same(
-            publish_of(user),
-            selectors.table_state(table_id=table.pk, user=user),
-        )
+        delta = publish_of(user)
+        assert "hand" not in delta
+        rebuilt = apply_delta(held[user], cast(DeltaMessage, delta))
+        assert rebuilt is not None
+        _same(rebuilt, selectors.table_state(table_id=table.pk, user=user))
     kinds.clear()
     # A player leaving mid-hand changes the seats: everyone gets a full state.
     services.table_leave(table_id=table.pk, user=other)

@@ -1,0 +1,89 @@
+"""A usual move is at most three statements (docs/architecture.md "How a move
+flows"), run as prepared statements of the connection unless ``DB_PREPARED``
+is off (psycopg's ``prepare_threshold`` None: nothing is prepared)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from games import services
+from games.models import Hand, Seat
+from games.plugins import engine_for
+
+from .driver import ready_all, seated_table
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="PostgreSQL's prepared statements"
+    ),
+]
+
+
+def _one_move(tables, table, step: int) -> list[str]:
+    """One human move of the running hand: the SQL it ran."""
+    tables.drain()
+    table.refresh_from_db()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    engine = engine_for(table.game)
+    state = engine.loads(hand.state)
+    player = engine.status(state).actors[0]
+    user = Seat.objects.get(table=table, position=hand.players[player]["position"]).user
+    action = engine.bot_action(engine.view(state, player), seed=step)
+    ran: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        ran.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        services.table_act(
+            table_id=table.pk, user=user, action=action, client_id=f"m{step}", version=table.version
+        )
+    # (The test's own transaction makes the service's a savepoint.)
+    return [sql for sql in ran if "SAVEPOINT" not in sql]
+
+
+def _numbered(sql: str) -> str:
+    """``%s`` placeholders as PostgreSQL numbers them ($1, $2...)."""
+    parts = sql.split("%s")
+    return parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], 1))
+
+
+def _prepared() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _in_play(tables, make_user):
+    table, _ = seated_table(make_user, "tienlen", 4, 0)
+    ready_all(table)
+    return table
+
+
+def test_a_move_is_three_prepared_statements(tables, make_user):
+    table = _in_play(tables, make_user)
+
+    statements = [_one_move(tables, table, step) for step in range(4)]
+
+    assert all(len(sql) <= 3 for sql in statements), statements
+    prepared = _prepared()
+    assert "FOR UPDATE" in statements[-1][0]
+    for sql in statements[-1]:
+        assert _numbered(sql) in prepared
+
+
+def test_nothing_is_prepared_when_the_connection_prepares_nothing(tables, make_user, monkeypatch):
+    table = _in_play(tables, make_user)
+    connection.ensure_connection()
+    monkeypatch.setattr(connection.connection, "prepare_threshold", None)  # DB_PREPARED=0
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    connection.connection._prepared.clear()
+
+    statements = [_one_move(tables, table, step) for step in range(3)]
+
+    assert all(len(sql) <= 3 for sql in statements)
+    assert _prepared() == []
