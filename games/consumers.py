@@ -64,6 +64,10 @@ TOO_MANY_SOCKETS = 4429
 # A socket that finds itself behind at a heartbeat waits this long for the
 # publication in flight before it reads the full state.
 CATCH_UP_GRACE_S = 1.0
+# A delta that arrives ahead of the one before it (two Daphne processes publish
+# a table's changes, and Redis keeps order per publisher only) waits this long
+# for the missing one before the socket reads the full state instead.
+REORDER_GRACE_S = 0.25
 HEARTBEAT_S = 15
 
 
@@ -397,6 +401,9 @@ class TableSocket(RoomSocket):
         self.groups_joined: set[str] = set()
         self.seated = False
         self.catching_up: asyncio.Future[None] | None = None
+        # Deltas that came ahead of their base, by base (``_deliver_delta``).
+        self.ahead: dict[int, dict[str, Any]] = {}
+        self.filling_gap: asyncio.Future[None] | None = None
         try:
             state = await self._state(None)
         except TableNotFound:
@@ -452,9 +459,10 @@ class TableSocket(RoomSocket):
             await self._deliver(await self._state(self.last_version), force=True)
 
     async def disconnect(self, code: int) -> None:
-        task = getattr(self, "catching_up", None)
-        if task is not None:
-            task.cancel()
+        for name in ("catching_up", "filling_gap"):
+            task = getattr(self, name, None)
+            if task is not None:
+                task.cancel()
         if getattr(self, "seated", False):
             with contextlib.suppress(ServiceError):
                 await self._call(services.seat_presence, delta=-1)
@@ -517,6 +525,7 @@ class TableSocket(RoomSocket):
             await self.send_json(payload)
         else:
             await self.send_text(text)
+        await self._send_ahead()
 
     async def handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -654,10 +663,32 @@ class TableSocket(RoomSocket):
         if (not personal and self.seated) or event["v"] <= self.last_version:
             return
         if event["base"] != self.last_version:
-            await self._deliver(await self._state(self.last_version), force=True)
+            # Usually the delta before it is a moment behind (published by the
+            # other Daphne process): wait for it a little, then read the state.
+            self.ahead[event["base"]] = event
+            if self.filling_gap is None or self.filling_gap.done():
+                self.filling_gap = asyncio.ensure_future(self._fill_gap())
             return
         self.last_version = event["v"]
         await self.send_text(event["text"])
+        await self._send_ahead()
+
+    async def _send_ahead(self) -> None:
+        """The deltas that waited for the version just sent, in order."""
+        while self.ahead:
+            event = self.ahead.pop(self.last_version, None)
+            if event is None:
+                # (Those now older than what was sent are dropped.)
+                self.ahead = {b: e for b, e in self.ahead.items() if b > self.last_version}
+                return
+            self.last_version = event["v"]
+            await self.send_text(event["text"])
+
+    async def _fill_gap(self) -> None:
+        await asyncio.sleep(REORDER_GRACE_S)
+        if self.ahead and not self.closed:
+            self.ahead.clear()
+            await self._deliver(await self._state(self.last_version), force=True)
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

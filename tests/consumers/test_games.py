@@ -1,10 +1,12 @@
 """Each game from connect to a settled result over WebSockets, humans deciding
 from the state messages their own socket received."""
 
+import asyncio
+
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from games import services
+from games import publish, services
 from games.models import Hand, Table
 from games.plugins import engine_for
 
@@ -130,6 +132,59 @@ def test_resync_after_a_gap_and_disconnects_are_shown(tables, make_user):
         kinds = [e["type"] for e in resync["events"]]
         assert "dealt" in kinds
         assert all(e["v"] > old for e in resync["events"])
+        await a.close()
+
+    async_to_sync(scenario)()
+
+
+def _published(change):
+    """What ``change`` publishes, held back instead of sent."""
+    held: list = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(publish, "send", lambda messages, **_: held.append(list(messages)))
+        change()
+    return held
+
+
+@pytest.mark.parametrize("arrives", [True, False])
+def test_a_delta_ahead_of_its_base_waits_for_it(tables, make_user, arrives):
+    """Two Daphne processes publish a table's changes, so a socket may get
+    version v + 2 before v + 1: it holds the later delta back a moment and
+    sends both in order; if v + 1 never comes, it sends the full state."""
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+    send, token = publish.send, token_for(lan)
+
+    async def scenario():
+        a = Client(f"/ws/tables/{table.pk}/", token)
+        assert await a.connect()
+        await a.until(lambda m: m["type"] == "state")
+        while not await a.ws.receive_nothing(timeout=0.3):  # (its own presence's)
+            await a.recv()
+        v = a.state["v"]
+        first, second = await sync_to_async(
+            lambda: [
+                _published(change)[0]
+                for change in (
+                    lambda: services.table_auto_ready(table_id=table.pk, user=minh, on=True),
+                    lambda: services.table_auto_ready(table_id=table.pk, user=minh, on=False),
+                )
+            ]
+        )()
+        a.raw.clear()
+        await sync_to_async(send)(second)
+        if arrives:
+            await asyncio.sleep(0.05)
+            await sync_to_async(send)(first)
+        await a.until(lambda m: m["v"] == v + 2)
+        if arrives:
+            assert [(m["type"], m["v"]) for m in a.raw] == [("delta", v + 1), ("delta", v + 2)]
+        else:
+            assert [(m["type"], m["v"]) for m in a.raw] == [("state", v + 2)]
+        minh_seat = [s for s in a.state["table"]["seats"] if s["position"] == 1]
+        assert minh_seat[0]["auto_ready"] is False
         await a.close()
 
     async_to_sync(scenario)()
