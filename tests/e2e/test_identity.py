@@ -149,9 +149,11 @@ def test_welcome_avatar_table_card_lobby_and_leaderboard(pages, site):
     bots = [s for s in seats if s["bot"]]
     assert len(bots) == 3
     assert not [s["name"] for s in bots if re.search(r"\d", s["name"])]
-    assert page.evaluate(
+    # Every avatar loads (each SVG is fetched once the seat is drawn).
+    page.wait_for_function(
         """() => [...document.querySelectorAll(".seat .avatar-img")]
-          .every((img) => img.complete && img.naturalWidth > 0)"""
+          .every((img) => img.complete && img.naturalWidth > 0)""",
+        timeout=10_000,
     )
     # A tap on a seat: the player's card.
     bot = bots[0]

@@ -4,7 +4,7 @@ before the hand is over."""
 
 import pytest
 
-from games import publish
+from games import publish, selectors
 from games.models import Hand
 from games.protocol import apply_delta
 from games.rules import fairness
@@ -50,12 +50,20 @@ def dealt(hand: Hand) -> tuple[list[str], list[set[str]], set[str]]:
 def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans, bots):
     table, users = seated_table(make_user, game, humans, bots)
     tables.drain()
+    # What each recipient holds, kept from hand to hand as a client keeps it
+    # (a ready before the deal is a seat delta on the state before).
+    held = {
+        publish.user_group(table.pk, u.pk): selectors.table_state(table_id=table.pk, user=u)
+        for u in users
+    }
+    held[publish.public_group(table.pk)] = selectors.table_state(table_id=table.pk, user=None)
+    sent.clear()
     ready_all(table)
 
     checked = 0
     for _ in range(HANDS):
         hand = play_until_finished(tables, table)
-        checked += check_hand_messages(hand, users, sent)
+        checked += check_hand_messages(hand, users, sent, held)
         sent.clear()
         next_hand(tables, table)
     assert checked > HANDS * humans
@@ -63,10 +71,10 @@ def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans
     assert_money_consistent()
 
 
-def rebuilt(sent) -> list[tuple[str, dict, str]]:
+def rebuilt(sent, held: dict[str, dict]) -> list[tuple[str, dict, str]]:
     """Each group's states in order, deltas applied to the group's state
-    before (games.protocol.apply_delta), with each message's own text."""
-    held: dict[str, dict] = {}
+    before (games.protocol.apply_delta; ``held``: the states before, updated),
+    with each message's own text."""
     out = []
     for group, message in sent:
         payload = message.get("payload")
@@ -82,11 +90,11 @@ def rebuilt(sent) -> list[tuple[str, dict, str]]:
     return out
 
 
-def check_hand_messages(hand: Hand, users, sent) -> int:
+def check_hand_messages(hand: Hand, users, sent, held: dict[str, dict]) -> int:
     _, own, undealt = dealt(hand)
     positions = [p["position"] for p in hand.players]
     checked = 0
-    states = rebuilt(sent)
+    states = rebuilt(sent, held)
     public_by_version = {}
     for group, payload, _text in states:
         if (
