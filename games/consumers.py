@@ -685,8 +685,12 @@ class TableSocket(RoomSocket):
             await self.send_text(event["text"])
 
     async def _fill_gap(self) -> None:
-        await asyncio.sleep(REORDER_GRACE_S)
-        if self.ahead and not self.closed:
+        """The full state when what a held-back delta waits for does not come
+        (again, if another gap opened while the state was read)."""
+        while not self.closed:
+            await asyncio.sleep(REORDER_GRACE_S)
+            if not self.ahead:
+                return
             self.ahead.clear()
             await self._deliver(await self._state(self.last_version), force=True)
 

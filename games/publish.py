@@ -407,27 +407,34 @@ class Publication:
         ]
         return messages
 
-    def _seat_deltas(self) -> list[Message]:
-        """The same delta for everyone: the clock, who acts, the table's
-        fields that changed and its seats; no ``hand`` (it did not change)."""
-        table, seats, hand, state = self.table, self.seats, self.hand, self.state
-        assert seats is not None
-        assert self.table_before is not None
+    def _delta_head(self, seats: Sequence[SeatLike]) -> dict[str, Any]:
+        """What every delta starts with: its version and base, the time, who
+        acts and the clock."""
+        table, hand, state = self.table, self.hand, self.state
         actors: list[int] = []
         if hand is not None and state is not None and not hand.finished:
             actors = list(self.plugin.engine.status(state).actors)
-        old, new = (
-            table_fields(self.table_before),
-            table_info(table, seats, seat_chips(table, seats)),
-        )
-        payload: dict[str, Any] = {
+        return {
             "type": "delta",
             "v": table.version,
             "base": table.version - 1,
             "server_time": epoch_ms(clock.now()),
             "actors": actors,
             "clock": clock_info(table, seats, hand, actors),
-            "table": {k: v for k, v in new.items() if k == "seats" or old.get(k) != v},
+        }
+
+    def _seat_deltas(self) -> list[Message]:
+        """The same delta for everyone: the clock, who acts, the table's
+        fields that changed and its seats; no ``hand`` (it did not change)."""
+        table, seats = self.table, self.seats
+        assert seats is not None
+        assert self.table_before is not None
+        payload = {
+            **self._delta_head(seats),
+            "table": {
+                **_changed(table_fields(self.table_before), table_fields(table)),
+                "seats": table_info(table, seats, seat_chips(table, seats))["seats"],
+            },
             "events": [],
         }
         messages = [_personal(table, seat.user_id, payload) for seat in seats if not seat.is_bot]
@@ -438,26 +445,16 @@ class Publication:
         table, hand, state, before = self.table, self.hand, self.state, self.before
         assert hand is not None
         engine = self.plugin.engine
-        actors = [] if hand.finished else list(engine.status(state).actors)
-        common: dict[str, Any] = {
-            "type": "delta",
-            "v": table.version,
-            "base": table.version - 1,
-            "server_time": epoch_ms(clock.now()),
-            "actors": actors,
-            "clock": clock_info(table, self.refs, hand, actors),
-        }
+        common = self._delta_head(self.refs)
         # The table's and the hand's own fields that changed (a hand's end:
         # the status, the result, the seed), as they replace the state's.
         if self.table_before is not None:
-            old, new = table_fields(self.table_before), table_fields(table)
-            changed = {k: v for k, v in new.items() if old.get(k) != v}
+            changed = _changed(table_fields(self.table_before), table_fields(table))
             if changed:
                 common["table"] = changed
         hand_changed: dict[str, Any] = {}
         if self.hand_before is not None:
-            old, new = hand_fields(self.hand_before), hand_fields(hand)
-            hand_changed = {k: v for k, v in new.items() if old.get(k) != v}
+            hand_changed = _changed(hand_fields(self.hand_before), hand_fields(hand))
         patches: dict[int | None, dict[str, Any]] = {}
 
         def delta(player: int | None) -> dict[str, Any]:
@@ -481,6 +478,11 @@ class Publication:
         ]
         messages.append(_public(table, delta(None)))
         return messages
+
+
+def _changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``new`` whose value is not ``old``'s."""
+    return {k: v for k, v in new.items() if old.get(k) != v}
 
 
 def _personal(table: Table, user_id: int, payload: dict[str, Any]) -> Message:
