@@ -88,14 +88,8 @@ class Playing:
         assert not self.thread.is_alive(), "the players did not stop"
 
 
-def unsettled_or_open(specs: list[TableSpec]) -> int:
-    from games.models import Hand
-
-    ids = [s.id for s in specs]
-    return Hand.objects.filter(table__in=ids).exclude(ended_at__isnull=False, settled=True).count()
-
-
 def open_hands(specs: list[TableSpec]) -> list[int]:
+    """The hands of these tables not yet finished and settled."""
     from games.models import Hand
 
     ids = [s.id for s in specs]
@@ -200,8 +194,8 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
             ), "the room did not play on after the restart"
             # Finish the hands in play, start no more: every hand must complete.
             run.readying = False
-            assert wait_until(lambda: unsettled_or_open(specs) == 0, 150), (
-                f"{unsettled_or_open(specs)} hands neither finished nor settled\n"
+            assert wait_until(lambda: not open_hands(specs), 150), (
+                f"{len(open_hands(specs))} hands neither finished nor settled\n"
                 + describe(open_hands(specs), run)
             )
         finally:
