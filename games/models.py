@@ -76,7 +76,11 @@ class Table(models.Model):
     )
     version = models.PositiveBigIntegerField(_("version"), default=1)
     hand_version = models.PositiveBigIntegerField(_("hand version"), default=1)
-    deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
+    # Not indexed, nor is ``active_at``: both change with every move, and a
+    # changed indexed column makes PostgreSQL write a new entry in every index
+    # of the table (no HOT update). The clock and idle sweeps read the open
+    # tables through ``table_open``.
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     clock = models.CharField(_("clock"), max_length=10, choices=Clock.choices, blank=True)
     clock_started_at = models.DateTimeField(_("clock started"), null=True, blank=True)
     clock_version = models.PositiveBigIntegerField(_("clock version"), default=0)
@@ -100,12 +104,15 @@ class Table(models.Model):
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last time anything changed at the table (idle tables are closed).
-    active_at = models.DateTimeField(_("last activity"), default=timezone.now, db_index=True)
+    active_at = models.DateTimeField(_("last activity"), default=timezone.now)
 
     class Meta:
         verbose_name = _("table")
         verbose_name_plural = _("tables")
-        indexes = [models.Index(fields=["game", "status"], name="table_lobby")]
+        indexes = [
+            models.Index(fields=["game", "status"], name="table_lobby"),
+            models.Index(fields=["id"], condition=~Q(status="closed"), name="table_open"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()} {self.stake}"

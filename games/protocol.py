@@ -302,6 +302,40 @@ def view_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> ViewPatch:
     return patch
 
 
+def personal_patch(
+    common: ViewPatch,
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    old_own: Mapping[str, Any],
+    new_own: Mapping[str, Any],
+) -> ViewPatch:
+    """``view_patch({**old, **old_own}, {**new, **new_own})``, given ``common``,
+    the spectators' patch ``view_patch(old, new)``: only the keys of a seat's
+    own (``GameEngine.personal_view``) are compared again. Every seat's patch
+    of a move comes from one spectator patch this way."""
+    keys = old_own.keys() | new_own.keys()
+    if not keys:
+        return common
+
+    def pick(view: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: own[k] if k in own else view[k] for k in keys if k in own or k in view}
+
+    mine = view_patch(pick(old, old_own), pick(new, new_own))
+    patch: ViewPatch = {}
+    changed = {k: v for k, v in common.get("set", {}).items() if k not in keys}
+    changed.update(mine.get("set", {}))
+    if changed:
+        patch["set"] = changed
+    grown = {k: v for k, v in common.get("append", {}).items() if k not in keys}
+    grown.update(mine.get("append", {}))
+    if grown:
+        patch["append"] = grown
+    gone = [k for k in common.get("unset", []) if k not in keys] + mine.get("unset", [])
+    if gone:
+        patch["unset"] = gone
+    return patch
+
+
 def apply_delta(state: dict[str, Any], delta: DeltaMessage) -> dict[str, Any] | None:
     """The ``state`` a ``delta`` makes of ``state``, or None when it does not
     apply (``state`` is not of version ``base``, or of another hand): then

@@ -22,7 +22,7 @@ from games import clock
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
-from games.protocol import view_patch
+from games.protocol import personal_patch, view_patch
 from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
 from vipgame import notify
@@ -153,6 +153,34 @@ def table_fields(table: Table) -> dict[str, Any]:
     return info
 
 
+# The table's columns that ``table_fields`` shows (tests/services/test_deltas.py
+# checks that no other column changes it): a change that touches none of them
+# (a move: the version and the clock) leaves the fields as they were.
+TABLE_SHOWN = (
+    "game",
+    "name",
+    "preset",
+    "stake",
+    "seat_count",
+    "is_private",
+    "status",
+    "options",
+    "max_raise",
+    "buy_in_min",
+    "buy_in_max",
+    "hands_played",
+    "next_commitment",
+    "closed_reason",
+)
+
+
+def table_fields_changed(before: Table, after: Table) -> dict[str, Any]:
+    """The fields of ``table_fields`` whose value changed from ``before``."""
+    if all(getattr(before, name) == getattr(after, name) for name in TABLE_SHOWN):
+        return {}
+    return _changed(table_fields(before), table_fields(after))
+
+
 def table_info(table: Table, seats: Sequence[Seat], chips: dict[int, int]) -> dict[str, Any]:
     return {
         **table_fields(table),
@@ -236,35 +264,28 @@ def voided_result(game: str, unit: int, players: int, reason: str) -> dict[str, 
 def hand_info(hand: Hand | None, view: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if hand is None:
         return None
-    return {
-        "id": hand.pk,
-        "number": hand.number,
-        "players": hand_players(hand),
-        # The hand's last event so far: a client opening the table starts from it.
-        "last_seq": hand.event_count,
-        "commitment": hand.commitment,
-        "fair_id": hand.fair_id,
-        "view": view,
-        "finished": hand.finished,
-        "settled": hand.settled,
-        # Each player's seed for this hand and whose it was: not secret (without
-        # the server seed they say nothing about the deck).
-        "client_seeds": hand.client_seeds,
-        "seed_sources": hand.seed_sources,
-        "result": hand.result if hand.finished else None,
-        "server_seed": hand.server_seed if hand.finished else None,
-    }
-
-
-_HAND_FIXED = ("id", "players", "view")
+    # (``last_seq``: the hand's last event so far, a client opening the table
+    # starts from it; ``client_seeds``: each player's seed for this hand and
+    # whose it was, not secret: without the server seed they say nothing
+    # about the deck.)
+    return {"id": hand.pk, "players": hand_players(hand), "view": view, **hand_fields(hand)}
 
 
 def hand_fields(hand: Hand) -> dict[str, Any]:
     """What the state shows of the hand row itself (``hand`` but its id,
     players and view)."""
-    info = hand_info(hand, None)
-    assert info is not None
-    return {k: v for k, v in info.items() if k not in _HAND_FIXED}
+    return {
+        "number": hand.number,
+        "last_seq": hand.event_count,
+        "commitment": hand.commitment,
+        "fair_id": hand.fair_id,
+        "finished": hand.finished,
+        "settled": hand.settled,
+        "client_seeds": hand.client_seeds,
+        "seed_sources": hand.seed_sources,
+        "result": hand.result if hand.finished else None,
+        "server_seed": hand.server_seed if hand.finished else None,
+    }
 
 
 def clock_info(
@@ -316,11 +337,13 @@ def state_payload(
     viewer: Seat | None,
     events: Sequence[EventLike] = (),
     status: Status | None = None,
+    public_view: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``state`` message for one viewer (a seat, or None for spectators).
 
-    ``status`` is the engine's status of ``state`` when the caller has it (one
-    per publication, not one per viewer)."""
+    ``status`` and ``public_view`` (the spectators' view of ``state``) are the
+    engine's when the caller has them (one per publication, not one per
+    viewer)."""
     player = None
     if hand is not None and viewer is not None:
         player = player_of_user(hand, viewer.user_id)
@@ -328,7 +351,12 @@ def state_payload(
     actors: list[int] = []
     if hand is not None and state is not None:
         engine = plugin_for(table.game).engine
-        view = engine.view(state, player)
+        if public_view is None:
+            view = engine.view(state, player)
+        elif player is None:
+            view = public_view
+        else:
+            view = {**public_view, **engine.personal_view(state, player)}
         if not hand.finished:
             actors = list((status or engine.status(state)).actors)
     return {
@@ -389,17 +417,23 @@ class Publication:
         table, seats, hand, state = self.table, self.seats, self.hand, self.state
         assert seats is not None
         chips = seat_chips(table, seats)
-        status = None if state is None else self.plugin.engine.status(state)
+        engine = self.plugin.engine
+        status = None if state is None else engine.status(state)
+        spectators = None if hand is None or state is None else engine.view(state, None)
         messages = [
             _personal(
                 table,
                 seat.user_id,
-                state_payload(table, seats, chips, hand, state, seat, self.events, status),
+                state_payload(
+                    table, seats, chips, hand, state, seat, self.events, status, spectators
+                ),
             )
             for seat in seats
             if not seat.is_bot
         ]
-        public = state_payload(table, seats, chips, hand, state, None, self.events, status)
+        public = state_payload(
+            table, seats, chips, hand, state, None, self.events, status, spectators
+        )
         messages.append(_public(table, public))
         messages += [
             _personal(table, user_id, {**public, "removed": removed})
@@ -432,7 +466,7 @@ class Publication:
         payload = {
             **self._delta_head(seats),
             "table": {
-                **_changed(table_fields(self.table_before), table_fields(table)),
+                **table_fields_changed(self.table_before, table),
                 "seats": table_info(table, seats, seat_chips(table, seats))["seats"],
             },
             "events": [],
@@ -449,23 +483,36 @@ class Publication:
         # The table's and the hand's own fields that changed (a hand's end:
         # the status, the result, the seed), as they replace the state's.
         if self.table_before is not None:
-            changed = _changed(table_fields(self.table_before), table_fields(table))
+            changed = table_fields_changed(self.table_before, table)
             if changed:
                 common["table"] = changed
         hand_changed: dict[str, Any] = {}
         if self.hand_before is not None:
             hand_changed = _changed(hand_fields(self.hand_before), hand_fields(hand))
         patches: dict[int | None, dict[str, Any]] = {}
+        # The spectators' views of the two states, and their patch, once; a
+        # seat's patch adds only what it sees of its own (personal_patch).
+        old_public, new_public = engine.view(before, None), engine.view(state, None)
+        public_patch = view_patch(old_public, new_public)
 
         def delta(player: int | None) -> dict[str, Any]:
             if player not in patches:
+                patch = public_patch
+                if player is not None:
+                    patch = personal_patch(
+                        public_patch,
+                        old_public,
+                        new_public,
+                        engine.personal_view(before, player),
+                        engine.personal_view(state, player),
+                    )
                 patches[player] = {
                     **common,
                     "hand": {
                         **hand_changed,
                         "id": hand.pk,
                         "last_seq": hand.event_count,
-                        "view": view_patch(engine.view(before, player), engine.view(state, player)),
+                        "view": patch,
                     },
                     "events": visible_events(self.events, player),
                 }

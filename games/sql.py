@@ -24,8 +24,10 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
 from games.models import Hand, HandEvent, Seat, Table
@@ -57,22 +59,37 @@ def _attnames(model: Any) -> list[str]:
     return [f.attname for f in _fields(model)]
 
 
-def _from_row(model: Any, row: Sequence[Any]) -> Any:
+def _db() -> Any:
+    """The default connection itself: ``django.db.connection`` is a proxy that
+    looks it up (in an asgiref ``Local``) on every attribute read; the hot
+    path reads it once per call."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def _from_row(db: Any, model: Any, row: Sequence[Any]) -> Any:
     values = list(row)
     for i, column, converters in _converters_of(model):
         value = values[i]
         for convert in converters:
-            value = convert(value, column, connection)
+            value = convert(value, column, db)
         values[i] = value
-    return model.from_db(DEFAULT_DB_ALIAS, _attnames(model), values)
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db(DEFAULT_DB_ALIAS, _attnames(model), values)
+    # What Model.from_db makes of a row of every concrete field, without
+    # Model.__init__'s walk over the fields (nobody listens to its signals).
+    instance = object.__new__(model)
+    instance.__dict__.update(zip(_attnames(model), values, strict=True))
+    state = instance._state = ModelState()
+    state.adding, state.db = False, DEFAULT_DB_ALIAS
+    return instance
 
 
 def _columns(alias: str, model: Any) -> str:
     return ", ".join(f'{alias}."{f.column}"' for f in _fields(model))
 
 
-def _postgres() -> bool:
-    return connection.vendor == "postgresql"
+def _postgres(db: Any = None) -> bool:
+    return (db or _db()).vendor == "postgresql"
 
 
 @cache
@@ -90,21 +107,22 @@ def _cursor_classes() -> tuple[type, type]:
     return base.ServerBindingCursor, Prepared  # type: ignore[attr-defined]
 
 
-def _cursor() -> Any:
+def _cursor(db: Any = None) -> Any:
     """A cursor with server-side binding on PostgreSQL: the parameters (a
     hand's state is kilobytes of JSON) travel beside the statement instead of
     being quoted into it, as Django's default client-side binding does; and
     its statements prepared, where the connection allows it (``DB_PREPARED``).
     It is still Django's cursor wrapper (its execute wrappers and query log
     apply)."""
-    if not _postgres():
-        return connection.cursor()
-    connection.ensure_connection()
-    raw_connection = connection.connection
+    db = db or _db()
+    if db.vendor != "postgresql":
+        return db.cursor()
+    db.ensure_connection()
+    raw_connection = db.connection
     plain, prepared = _cursor_classes()
     # (psycopg prepares nothing on a connection whose threshold is None.)
     kind = plain if raw_connection.prepare_threshold is None else prepared
-    return connection._prepare_cursor(kind(raw_connection))  # type: ignore[attr-defined]
+    return db._prepare_cursor(kind(raw_connection))
 
 
 @cache
@@ -115,11 +133,12 @@ def _lock_sql(locks: bool) -> str:
 
 
 def lock_table(table_id: int) -> Table | None:
-    with _cursor() as cursor:
+    db = _db()
+    with _cursor(db) as cursor:
         # (SQLite has no row locks: its one writer at a time serialises.)
-        cursor.execute(_lock_sql(connection.features.has_select_for_update), [table_id])
+        cursor.execute(_lock_sql(db.features.has_select_for_update), [table_id])
         row = cursor.fetchone()
-    table: Table | None = None if row is None else _from_row(Table, row)
+    table: Table | None = None if row is None else _from_row(db, Table, row)
     return table
 
 
@@ -190,7 +209,7 @@ def _refs(raw: str | list[Any]) -> list[SeatRef]:
 
 
 def seat_refs(table_id: int, user_id: int | None = None) -> list[SeatRef]:
-    with _cursor() as cursor:
+    with _cursor(_db()) as cursor:
         cursor.execute(
             f"SELECT {_SEAT_COLUMNS} {_SEAT_FROM} ORDER BY s.position", [user_id, table_id]
         )
@@ -207,22 +226,23 @@ def _hand_sql() -> str:
 
 def hand_and_refs(table: Table, user_id: int | None) -> tuple[Hand | None, list[SeatRef]]:
     """The table's current hand and its seats in short (one statement)."""
-    if not _postgres():
+    db = _db()
+    if not _postgres(db):
         hand = None
         if table.current_hand_id is not None:
-            with _cursor() as cursor:
+            with _cursor(db) as cursor:
                 cursor.execute(
                     f'SELECT {_columns("h", Hand)} FROM {Hand._meta.db_table} h WHERE h."id" = %s',
                     [table.current_hand_id],
                 )
                 row = cursor.fetchone()
-            hand = None if row is None else _from_row(Hand, row)
+            hand = None if row is None else _from_row(db, Hand, row)
         return hand, seat_refs(table.pk, user_id)
-    with _cursor() as cursor:
+    with _cursor(db) as cursor:
         cursor.execute(_hand_sql(), [user_id, table.pk, table.current_hand_id])
         row = cursor.fetchone()
     refs = _refs(row[0])
-    hand = None if row[1] is None else _from_row(Hand, row[1:])
+    hand = None if row[1] is None else _from_row(db, Hand, row[1:])
     return hand, refs
 
 
@@ -231,7 +251,7 @@ def hand_and_refs(table: Table, user_id: int | None) -> tuple[Hand | None, list[
 
 def table_version(table_id: int) -> int | None:
     """The table's version (a socket's heartbeat: has it fallen behind?)."""
-    with _cursor() as cursor:
+    with _cursor(_db()) as cursor:
         cursor.execute(f'SELECT "version" FROM {Table._meta.db_table} WHERE "id" = %s', [table_id])
         row = cursor.fetchone()
     return None if row is None else int(row[0])
@@ -240,7 +260,7 @@ def table_version(table_id: int) -> int | None:
 def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -> bool:
     """A connected seat seen since ``recently`` is seen ``now`` (one UPDATE, no
     lock on the table); False when the seat is not connected or looked gone."""
-    with _cursor() as cursor:
+    with _cursor(_db()) as cursor:
         cursor.execute(
             f'UPDATE {Seat._meta.db_table} SET "last_seen" = %s WHERE "table_id" = %s '
             'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s',
@@ -260,11 +280,11 @@ def _field_of(model: Any, attname: str) -> Field[Any, Any]:
     return next(f for f in _fields(model) if f.attname == attname)
 
 
-def _update(model: Any, pk: int, values: dict[str, Any]) -> tuple[str, list[Any]]:
+def _update(db: Any, model: Any, pk: int, values: dict[str, Any]) -> tuple[str, list[Any]]:
     """``UPDATE`` of one row's fields (``{attname: value}``), with its parameters."""
     fields = [_field_of(model, name) for name in values]
     sets = ", ".join(f'"{f.column}" = %s' for f in fields)
-    params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
+    params = [f.get_db_prep_save(values[f.attname], db) for f in fields]
     return f'UPDATE {model._meta.db_table} SET {sets} WHERE "id" = %s', [*params, pk]
 
 
@@ -280,16 +300,19 @@ def write(
     changed fields (``{seat id: {field: value}}``)."""
     # (statement, parameters): on PostgreSQL all but the last become
     # data-modifying CTEs of the last, run as one statement.
+    db = _db()
     parts: list[tuple[str, list[Any]]] = []
     if hand is not None:
-        parts.append(_update(Hand, hand.pk, {name: getattr(hand, name) for name in _HAND_WRITE}))
+        parts.append(
+            _update(db, Hand, hand.pk, {name: getattr(hand, name) for name in _HAND_WRITE})
+        )
     if events:
         assert hand is not None
         names = ", ".join(f'"{c}"' for c in _EVENT_COLUMNS)
         created = _field_of(HandEvent, "created_at")
         row = "(" + ", ".join(["%s"] * (len(_EVENT_COLUMNS) + 1)) + ")"
         payload = _field_of(HandEvent, "payload")
-        now = created.get_db_prep_save(timezone.now(), connection)
+        now = created.get_db_prep_save(timezone.now(), db)
         values: list[Any] = []
         for e in events:
             values += [
@@ -297,7 +320,7 @@ def write(
                 e.seq,
                 e.table_version,
                 e.type,
-                payload.get_db_prep_save(e.payload, connection),
+                payload.get_db_prep_save(e.payload, db),
                 e.visibility,
                 e.player,
                 now,
@@ -309,13 +332,13 @@ def write(
                 values,
             )
         )
-    parts += [_update(Seat, seat_id, changed) for seat_id, changed in sorted(seats.items())]
+    parts += [_update(db, Seat, seat_id, changed) for seat_id, changed in sorted(seats.items())]
     if columns:
-        parts.append(_update(Table, table.pk, columns))
+        parts.append(_update(db, Table, table.pk, columns))
     if not parts:
         return
-    with _cursor() as cursor:
-        if not _postgres():
+    with _cursor(db) as cursor:
+        if not _postgres(db):
             for statement, params in parts:
                 cursor.execute(statement, params)
             return

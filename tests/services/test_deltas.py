@@ -141,3 +141,43 @@ def test_a_move_that_changes_the_seats_or_ends_the_hand_is_sent_in_full(
     assert kinds
     assert set(kinds) == {"state"}
     assert Seat.objects.get(table=table, user=other).leaving
+
+
+def test_no_column_but_the_shown_ones_changes_the_table_fields(tables, make_user):
+    # given a table as a move would load it, and each column the state does
+    # not show of it (publish.TABLE_SHOWN: a delta compares only those)
+    from datetime import timedelta
+
+    from games.models import Table
+    from games.sql import clone
+
+    table = Table.objects.get(pk=seated_table(make_user, "holdem", 2, 0)[0].pk)
+    closed = clone(table)
+    closed.status = Table.Status.CLOSED  # (shows its reason too)
+    for base in (table, closed):
+        shown = publish.table_fields(base)
+        for field in Table._meta.concrete_fields:
+            if field.attname in publish.TABLE_SHOWN or field.primary_key:
+                continue  # (a delta is of one table: its id is the same)
+            value = getattr(base, field.attname)
+            changed = clone(base)
+            if isinstance(value, bool):
+                other = not value
+            elif isinstance(value, int):
+                other = value + 1
+            elif isinstance(value, str):
+                other = value + "x"
+            elif value is None:
+                other = 1
+            elif hasattr(value, "tzinfo"):
+                other = value + timedelta(seconds=1)
+            else:
+                pytest.fail(f"no other value for {field.attname}: {value!r}")
+            setattr(changed, field.attname, other)
+            # when only that column changes, then the table's fields do not
+            assert publish.table_fields(changed) == shown, field.attname
+            assert publish.table_fields_changed(base, changed) == {}
+    # and a shown column that changes is in the delta
+    changed = clone(table)
+    changed.hands_played += 1
+    assert publish.table_fields_changed(table, changed) == {"hands_played": table.hands_played + 1}

@@ -25,7 +25,8 @@ from .pots import build_pots, seat_order, transfers
 from .rules import HoldemRules
 from .rules import ruleset as make_ruleset
 from .state import HandState, Record, from_dict, json_copy, to_dict
-from .types import HoldemSummary, HoldemView
+from .types import HoldemSummary, HoldemView, PersonalJSON
+from .view import personal_view as make_personal_view
 from .view import view as make_view
 
 
@@ -120,6 +121,9 @@ class HoldemEngine:
 
     def view(self, state: Any, player: int | None) -> HoldemView:
         return make_view(_require(state), player)
+
+    def personal_view(self, state: Any, player: int) -> PersonalJSON:
+        return make_personal_view(_require(state), player)
 
     def outcome(self, state: Any) -> Outcome:
         return outcome(_require(state))

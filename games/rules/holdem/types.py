@@ -71,6 +71,14 @@ class HoldemView(TypedDict):
     log: list[dict[str, Any]]
 
 
+class PersonalJSON(TypedDict):
+    """The keys of a player's view that are not the spectators' (``view``)."""
+
+    you: int
+    hole: list[str]
+    legal: LegalJSON | None
+
+
 class ShownHandJSON(TypedDict):
     """A hand turned face up at the showdown: the player's hole ``cards``, its
     ``category`` (``high_card`` ... ``straight_flush``), ``best``: the five of the

@@ -11,7 +11,7 @@ from ..errors import RulesError
 from .betting import legal_actions
 from .pots import build_pots
 from .state import HandState, json_copy
-from .types import HoldemView, PotJSON
+from .types import HoldemView, PersonalJSON, PotJSON
 
 
 def current_pots(state: HandState) -> list[PotJSON]:
@@ -37,18 +37,26 @@ def view(state: HandState, player: int | None) -> HoldemView:
     """The view of ``player`` (an index below ``state.players``), None for spectators.
 
     Whose turn it is is the table's (``status``); ``legal`` is the viewer's own,
-    on their turn only."""
-    if player is not None and (
-        not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players
-    ):
+    on their turn only. A player's view is the spectators' with
+    :func:`personal_view` over it."""
+    if player is None:
+        return public_view(state)
+    return {**public_view(state), **personal_view(state, player)}  # type: ignore[typeddict-item]
+
+
+def _check_player(state: HandState, player: object) -> None:
+    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players:
         raise RulesError("bad_player", f"No player {player!r} in this hand")
+
+
+def public_view(state: HandState) -> HoldemView:
+    """The spectators' view (``you``, ``hole`` and ``legal`` None)."""
     actor = state.to_act
     legal = None if actor is None else legal_actions(state, actor)
-    mine = legal if player is not None and player == actor else None
     shown = [cards_str(state.hole[p]) if state.shown[p] else None for p in range(state.players)]
     return {
         "game": "holdem",
-        "you": player,
+        "you": None,
         "players": state.players,
         "phase": state.phase,
         "finished": state.finished,
@@ -59,7 +67,7 @@ def view(state: HandState, player: int | None) -> HoldemView:
         "button": state.button,
         "small_blind": state.small_blind,
         "big_blind": state.big_blind,
-        "hole": None if player is None else cards_str(state.hole[player]),
+        "hole": None,
         "board": cards_str(state.board_dealt),
         "stacks": list(state.stacks),
         "bets": list(state.bets),
@@ -69,10 +77,22 @@ def view(state: HandState, player: int | None) -> HoldemView:
         "pot": sum(state.committed) if not state.finished else 0,
         "pots": current_pots(state),
         "to_call": None if legal is None else legal.call or 0,
-        "legal": None if mine is None else mine.as_dict(),
+        "legal": None,
         "shown": shown,
         "action_clock_ms": state.rules.action_clock_ms,
         "time_banks_ms": list(state.time_banks),
         "timeouts": list(state.timeouts),
         "log": json_copy(state.log),
+    }
+
+
+def personal_view(state: HandState, player: int) -> PersonalJSON:
+    """What ``player`` sees that spectators do not: who they are, their hole
+    cards and, on their turn, what they may do."""
+    _check_player(state, player)
+    mine = legal_actions(state, player) if player == state.to_act else None
+    return {
+        "you": player,
+        "hole": cards_str(state.hole[player]),
+        "legal": None if mine is None else mine.as_dict(),
     }

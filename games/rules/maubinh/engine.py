@@ -50,6 +50,7 @@ from .types import (
     MauBinhSummary,
     MauBinhView,
     OwnViewJSON,
+    PersonalJSON,
     PlayerSummaryJSON,
     SeatViewJSON,
     SuggestionJSON,
@@ -276,6 +277,12 @@ class MauBinhEngine:
         if player is not None:
             view["own"] = self._own_view(state, player)
         return view
+
+    def personal_view(self, state: HandState, player: int) -> PersonalJSON:
+        """What ``player`` sees that spectators do not: who they are and their
+        own cards, arrangement and suggestions."""
+        self._check_player(state, player)
+        return {"you": player, "own": self._own_view(state, player)}
 
     def outcome(self, state: HandState) -> Outcome:
         if state.phase != "finished":

@@ -67,6 +67,13 @@ class MauBinhView(TypedDict):
     own: NotRequired[OwnViewJSON]
 
 
+class PersonalJSON(TypedDict):
+    """The keys of a player's view that are not the spectators' (``view``)."""
+
+    you: int
+    own: OwnViewJSON
+
+
 class PlayerSummaryJSON(TypedDict):
     arrangement: ArrangementJSON | None
     hands: list[str] | None

@@ -24,7 +24,8 @@ from .rules import ruleset as make_ruleset
 from .settle import leave_cost
 from .settle import outcome as hand_outcome
 from .state import HandState, from_dict, to_dict
-from .types import TienLenView
+from .types import PersonalJSON, TienLenView
+from .view import personal_view as make_personal_view
 from .view import view as make_view
 
 
@@ -85,6 +86,9 @@ class TienLenEngine:
 
     def view(self, state: Any, player: int | None) -> TienLenView:
         return make_view(_require(state), player)
+
+    def personal_view(self, state: Any, player: int) -> PersonalJSON:
+        return make_personal_view(_require(state), player)
 
     def outcome(self, state: Any) -> Outcome:
         return hand_outcome(_require(state))

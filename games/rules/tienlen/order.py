@@ -49,5 +49,21 @@ def parse_tl(items: object, *, field: str = "cards") -> tuple[TlCard, ...]:
     return tuple(sorted(to_tl(c) for c in parse_cards(items, field=field)))
 
 
+def parse_saved_tl(items: object) -> tuple[TlCard, ...]:
+    """``parse_tl`` for the card names a saved state holds: the names
+    ``tl_strs`` writes are looked up; anything else goes through ``parse_tl``
+    (the same cards, or the same error)."""
+    if not isinstance(items, list):
+        return parse_tl(items)
+    try:
+        cards = tuple(sorted([_TL_OF[name] for name in items]))
+    except (KeyError, TypeError):
+        return parse_tl(items)
+    if len(set(cards)) != len(cards):
+        return parse_tl(items)
+    return cards
+
+
 # Views and saved states spell out every card of the hand's history: looked up.
 _TL_STR: tuple[str, ...] = tuple(card_str(from_tl(c)) for c in range(52))
+_TL_OF: dict[str, TlCard] = {name: c for c, name in enumerate(_TL_STR)}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..errors import RulesError
 from ..game import JSON, Payment, payment_from_json, payment_json
 from .combos import Combo, Play, classify
-from .order import TlCard, parse_tl, tl_str, tl_strs
+from .order import TlCard, parse_saved_tl, tl_str, tl_strs
 from .rules import TienLenRules, rules_from_dict, rules_to_dict
 from .scoring import Instant
 
@@ -97,12 +97,12 @@ def _chain_to_dict(chain: Chain | None) -> JSON | None:
 def _chain_from_dict(d: JSON | None) -> Chain | None:
     if d is None:
         return None
-    links = tuple(Link(k["owner"], parse_tl(k["cards"]), k["units"]) for k in d["links"])
-    return Chain(links, d["chopper"], parse_tl(d["chopper_cards"]))
+    links = tuple(Link(k["owner"], parse_saved_tl(k["cards"]), k["units"]) for k in d["links"])
+    return Chain(links, d["chopper"], parse_saved_tl(d["chopper_cards"]))
 
 
 def _instant_from_dict(d: JSON | None) -> Instant | None:
-    return None if d is None else Instant(d["type"], parse_tl([d["top"]])[0])
+    return None if d is None else Instant(d["type"], parse_saved_tl([d["top"]])[0])
 
 
 def to_dict(state: HandState) -> JSON:
@@ -144,19 +144,20 @@ def _from_dict(data: JSON) -> HandState:
     must = data["must_include"]
     return HandState(
         rules=rules_from_dict(data["rules"]),
-        hands=tuple(parse_tl(h) for h in data["hands"]),
+        hands=tuple(parse_saved_tl(h) for h in data["hands"]),
         turn=data["turn"],
-        table=parse_tl(data["table"]),
+        table=parse_saved_tl(data["table"]),
         table_owner=data["table_owner"],
         passed=tuple(bool(x) for x in data["passed"]),
         round=data["round"],
         history=tuple(
-            Move(m["player"], parse_tl(m["cards"]), m["round"], m["chop"]) for m in data["history"]
+            Move(m["player"], parse_saved_tl(m["cards"]), m["round"], m["chop"])
+            for m in data["history"]
         ),
         chain=_chain_from_dict(data["chain"]),
         settled=tuple(payment_from_json(p) for p in data["settled"]),
         left=tuple(bool(x) for x in data["left"]),
-        must_include=None if must is None else parse_tl([must])[0],
+        must_include=None if must is None else parse_saved_tl([must])[0],
         first=data["first"],
         winner=data["winner"],
         instant=_instant_from_dict(data["instant"]),

@@ -74,6 +74,14 @@ class TienLenView(TypedDict):
     hands: NotRequired[list[list[str]]]
 
 
+class PersonalJSON(TypedDict):
+    """The keys of a player's view that are not the spectators' (``view``)."""
+
+    you: int
+    hand: list[str]
+    hints: HintsJSON | None
+
+
 class TienLenSummary(TypedDict):
     """The result's ``summary``: the winner, an instant win, every hand left."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ..errors import RulesError
@@ -10,7 +11,15 @@ from .moves import legal_plays
 from .order import tl_str, tl_strs
 from .rules import rules_to_dict
 from .state import HandState, Move
-from .types import ChainJSON, HintsJSON, MoveJSON, RulesJSON, TableJSON, TienLenView
+from .types import (
+    ChainJSON,
+    HintsJSON,
+    MoveJSON,
+    PersonalJSON,
+    RulesJSON,
+    TableJSON,
+    TienLenView,
+)
 
 
 def view(state: HandState, player: int | None) -> TienLenView:
@@ -18,18 +27,22 @@ def view(state: HandState, player: int | None) -> TienLenView:
 
     Other players' cards appear only once the hand is over. Whose turn it is
     and the result are the table's (``status`` and ``outcome``), not the view's.
+    A player's view is the spectators' with :func:`personal_view` over it.
     """
-    if player is not None and (
-        not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players
-    ):
-        raise RulesError("bad_player", f"No player {player!r} in this hand")
+    if player is None:
+        return public_view(state)
+    return {**public_view(state), **personal_view(state, player)}  # type: ignore[typeddict-item]
+
+
+def public_view(state: HandState) -> TienLenView:
+    """The spectators' view (``you``, ``hand`` and ``hints`` None)."""
     rules: dict[str, Any] = rules_to_dict(state.rules)
     data: TienLenView = {
         "game": "tienlen",
         "rules": RulesJSON(preset=rules["preset"], options=rules["options"]),
         "players": state.players,
-        "you": player,
-        "hand": None if player is None else tl_strs(state.hands[player]),
+        "you": None,
+        "hand": None,
         "card_counts": [len(h) for h in state.hands],
         "first": state.first,
         "round": state.round,
@@ -40,7 +53,7 @@ def view(state: HandState, player: int | None) -> TienLenView:
         "chain": _chain(state),
         "history": _history_json(state.history),
         "settled": [payment_json(p) for p in state.settled],
-        "hints": _hints(state, player),
+        "hints": None,
         "finished": state.finished,
     }
     if state.finished:
@@ -50,31 +63,56 @@ def view(state: HandState, player: int | None) -> TienLenView:
     return data
 
 
+def personal_view(state: HandState, player: int) -> PersonalJSON:
+    """What ``player`` sees that spectators do not: who they are, their cards
+    and, on their turn, the hints."""
+    if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player < state.players:
+        raise RulesError("bad_player", f"No player {player!r} in this hand")
+    return {"you": player, "hand": tl_strs(state.hands[player]), "hints": _hints(state, player)}
+
+
 # Each state's history as JSON, built once and shared by every view of that
 # state (every player's and the public one repeat it). Keyed by the history
-# tuple, kept with it so that the key stays its own.
+# tuple, kept with it so that the key stays its own. The state after a move
+# shares every earlier Move with the state before it: its list is that
+# state's and one more item (_ENDING: the history that a Move ends).
 _HISTORIES: dict[int, tuple[tuple[Move, ...], list[MoveJSON]]] = {}
+_ENDING: dict[int, int] = {}
 
 
 def _history_json(history: tuple[Move, ...]) -> list[MoveJSON]:
-    """Shared: never change the list it returns."""
+    """Shared: never change the list it returns (nor its items)."""
     found = _HISTORIES.get(id(history))
     if found is not None and found[0] is history:
         return found[1]
     if len(_HISTORIES) >= 256:
         _HISTORIES.clear()
-    data: list[MoveJSON] = [
-        {
-            "player": m.player,
-            "action": "play" if m.cards else "pass",
-            "cards": tl_strs(m.cards),
-            "round": m.round,
-            "chop": m.chop,
-        }
-        for m in history
-    ]
+        _ENDING.clear()
+    data = None
+    if len(history) > 1:
+        shorter = _HISTORIES.get(_ENDING.get(id(history[-2]), -1))
+        if (
+            shorter is not None
+            and len(shorter[0]) == len(history) - 1
+            and all(map(operator.is_, shorter[0], history))
+        ):
+            data = [*shorter[1], _move_json(history[-1])]
+    if data is None:
+        data = [_move_json(m) for m in history]
     _HISTORIES[id(history)] = (history, data)
+    if history:
+        _ENDING[id(history[-1])] = id(history)
     return data
+
+
+def _move_json(move: Move) -> MoveJSON:
+    return {
+        "player": move.player,
+        "action": "play" if move.cards else "pass",
+        "cards": tl_strs(move.cards),
+        "round": move.round,
+        "chop": move.chop,
+    }
 
 
 def _table(state: HandState) -> TableJSON | None:
@@ -95,7 +133,11 @@ def _hints(state: HandState, player: int | None) -> HintsJSON | None:
     """For the player to act: the cards that are part of some legal play, and whether passing is."""
     if player is None or player != state.turn or state.finished:
         return None
-    plays = legal_plays(state.hands[player], state.table_combo, state.rules, state.must_include)
+    hand = state.hands[player]
+    if state.table_combo is None and state.must_include is None:
+        # A lead: every card is a legal single (hands are kept sorted).
+        return {"cards": tl_strs(sorted(hand)), "can_pass": bool(state.table)}
+    plays = legal_plays(hand, state.table_combo, state.rules, state.must_include)
     return {
         "cards": tl_strs(sorted({c for p in plays for c in p})),
         "can_pass": bool(state.table),
