@@ -67,7 +67,82 @@ class Recorder:
         self.settlements.append(hand_id)
 
 
-def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) -> dict[str, Any]:
+# ``--phases``: the parts of a timed move, each timed in thread CPU (no
+# profiler: only these functions are wrapped): (label, where, name), where is
+# a module, a module and class ("module:Class"), or "engine" (the game's).
+PHASES = [
+    ("the move (table_act and its transaction)", "games.services", "table_act"),
+    ("sql.lock_table: the table row, locked", "games.sql", "lock_table"),
+    ("load_move: the hand and the seats in short", "games.services.work:TableWork", "load_move"),
+    ("sql.hand_and_refs: their statement", "games.sql", "hand_and_refs"),
+    ("engine.loads: the state from its JSON", "engine", "loads"),
+    ("engine.apply: the rules", "engine", "apply"),
+    ("TableWork.commit: what changed, written", "games.services.work:TableWork", "commit"),
+    ("sql.write: the one write", "games.sql", "write"),
+    ("engine.dumps: the state to JSON", "engine", "dumps"),
+    ("the commit (psycopg)", "psycopg:Connection", "commit"),
+    ("aftercommit.run: after the commit", "games.aftercommit", "run"),
+    ("Publication.messages: every recipient's message", "games.publish:Publication", "messages"),
+    ("engine.view: the spectators' views", "engine", "view"),
+    ("engine.personal_view: each seat's own", "engine", "personal_view"),
+    ("publish.send (here: encoding to count bytes)", "games.publish", "send"),
+]
+
+
+class Phases:
+    """Thread CPU spent in each of ``PHASES`` during timed moves (nested:
+    a part includes the parts it calls)."""
+
+    def __init__(self) -> None:
+        self.cpu: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()
+        self.timing = False
+
+    def install(self, engine: Any) -> None:
+        import importlib
+
+        for label, where, name in PHASES:
+            if where == "engine":
+                target = type(engine)
+            else:
+                module, _, owner = where.partition(":")
+                target = importlib.import_module(module)
+                if owner:
+                    target = getattr(target, owner)
+            setattr(target, name, self._wrap(label, getattr(target, name)))
+
+    def _wrap(self, label: str, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if not self.timing:
+                return function(*args, **kwargs)
+            started = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.cpu[label] += time.thread_time() - started
+                self.calls[label] += 1
+
+        return timed
+
+    def report(self, moves: int) -> dict[str, dict[str, float]]:
+        return {
+            label: {
+                "cpu_ms_per_move": round(self.cpu[label] * 1000 / moves, 3),
+                "calls_per_move": round(self.calls[label] / moves, 2),
+            }
+            for label, _, _ in PHASES
+            if self.calls[label]
+        }
+
+
+def run(
+    game: str,
+    tables: int,
+    moves: int,
+    warmup: int,
+    profile: Any = None,
+    phases: Phases | None = None,
+) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
 
@@ -89,6 +164,8 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
         kinds.extend(str((m.get("payload") or {}).get("type")) for _, m in messages)
 
     publish.send = measure
+    if phases is not None:
+        phases.install(engine_for(game))  # (after the stand-in for send: timed too)
     statements = [0]
 
     def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
@@ -174,12 +251,16 @@ def run(game: str, tables: int, moves: int, warmup: int, profile: Any = None) ->
         started_cpu, started = time.thread_time(), time.perf_counter()
         if profile is not None and done >= warmup:
             profile.enable()
+        if phases is not None:
+            phases.timing = done >= warmup
         with connection.execute_wrapper(count):
             services.table_act(
                 table_id=table_id, user=user, action=action, client_id=f"m{done}", version=version
             )
         if profile is not None:
             profile.disable()
+        if phases is not None:
+            phases.timing = False
         elapsed_cpu, elapsed = time.thread_time() - started_cpu, time.perf_counter() - started
         pg = _backend_cpu(backend) - pg_before
         done += 1
@@ -238,6 +319,12 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also time the parts of a move in thread CPU (a few wrapped functions, "
+        "no profiler) and print them",
+    )
+    parser.add_argument(
         "--profile",
         type=int,
         metavar="N",
@@ -260,7 +347,10 @@ def main() -> None:
 
     django.setup()
     profile = cProfile.Profile() if args.profile else None
-    result = run(args.game, args.tables, args.moves, args.warmup, profile)
+    phases = Phases() if args.phases else None
+    result = run(args.game, args.tables, args.moves, args.warmup, profile, phases)
+    if phases is not None:
+        result["phases"] = phases.report(result["moves"])
     if profile is not None:
         stats = pstats.Stats(profile)
         stats.sort_stats("cumulative").print_stats(args.profile)
