@@ -94,7 +94,7 @@ class Phases:
     a part includes the parts it calls)."""
 
     def __init__(self) -> None:
-        self.cpu: Counter[str] = Counter()
+        self.cpu: dict[str, float] = {label: 0.0 for label, _, _ in PHASES}
         self.calls: Counter[str] = Counter()
         self.timing = False
 
@@ -102,6 +102,7 @@ class Phases:
         import importlib
 
         for label, where, name in PHASES:
+            target: Any
             if where == "engine":
                 target = type(engine)
             else:

@@ -7,6 +7,7 @@ Tiến Lên views and saved states take give what the long way gives."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -17,7 +18,7 @@ from games.rules.tienlen import view as tienlen_view
 from games.rules.tienlen.moves import legal_plays
 from games.rules.tienlen.order import parse_saved_tl, parse_tl, tl_strs
 
-from .test_replay import ENGINES, play_live
+from .test_replay import play_live
 
 
 def normal(patch: dict) -> dict:
@@ -33,7 +34,7 @@ def test_every_seat_s_view_and_patch_come_from_the_spectators(game: str, seed: i
     engine = extra["engine"]
     seated = states[0].players  # (Mậu Binh: each player's state; else how many)
     players = range(len(seated) if isinstance(seated, tuple) else seated)
-    for before, after in zip(states, states[1:], strict=False):
+    for before, after in itertools.pairwise(states):
         old, new = engine.view(before, None), engine.view(after, None)
         common = view_patch(old, new)
         for p in players:
@@ -48,7 +49,8 @@ def test_every_seat_s_view_and_patch_come_from_the_spectators(game: str, seed: i
         # and spectators see no seat's own cards
         assert new.get("you") is None
         assert not {"own"} & new.keys()
-        assert new.get("hand") is None and new.get("hole") is None
+        assert new.get("hand") is None
+        assert new.get("hole") is None
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -161,6 +161,7 @@ def test_no_column_but_the_shown_ones_changes_the_table_fields(tables, make_user
                 continue  # (a delta is of one table: its id is the same)
             value = getattr(base, field.attname)
             changed = clone(base)
+            other: object
             if isinstance(value, bool):
                 other = not value
             elif isinstance(value, int):

@@ -41,7 +41,7 @@ def view(state: HandState, player: int | None) -> HoldemView:
     :func:`personal_view` over it."""
     if player is None:
         return public_view(state)
-    return {**public_view(state), **personal_view(state, player)}  # type: ignore[typeddict-item]
+    return {**public_view(state), **personal_view(state, player)}
 
 
 def _check_player(state: HandState, player: object) -> None:

@@ -31,7 +31,7 @@ def view(state: HandState, player: int | None) -> TienLenView:
     """
     if player is None:
         return public_view(state)
-    return {**public_view(state), **personal_view(state, player)}  # type: ignore[typeddict-item]
+    return {**public_view(state), **personal_view(state, player)}
 
 
 def public_view(state: HandState) -> TienLenView:
