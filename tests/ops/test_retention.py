@@ -18,6 +18,7 @@ from vipgame.ops import retention
 from vipgame.ops.tasks import clean_up
 from wallet.models import LedgerEntry, LedgerTransaction
 
+from ..seeds import ORDINARY
 from ..services.driver import play_until_finished
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,7 @@ def _session(expires_in):
     return store.session_key
 
 
-def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, make_user, settings):
+def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, dealer, make_user, settings):
     settings.RETENTION_AXES_DAYS = 30
     settings.RETENTION_SIGHTINGS_DAYS = 60
     settings.RETENTION_BATCH = 2  # several batches
@@ -65,7 +66,9 @@ def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, make_user, sett
         user=lan, ip="198.51.100.3", device="new-device-0001", at=now - timedelta(days=59)
     )
     sighting_record(user=minh, ip="198.51.100.2", device="", at=now)
-    # A played and settled hand, with its events and ledger transaction.
+    # A played and settled hand, with its events and ledger transaction (a
+    # deck with no tới trắng: the same hand whatever the table's id).
+    dealer.stack(*ORDINARY)
     table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
     services.table_sit(table_id=table.pk, user=lan)
     services.table_sit(table_id=table.pk, user=minh)
