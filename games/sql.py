@@ -88,8 +88,8 @@ def _columns(alias: str, model: Any) -> str:
     return ", ".join(f'{alias}."{f.column}"' for f in _fields(model))
 
 
-def _postgres(db: Any = None) -> bool:
-    return (db or _db()).vendor == "postgresql"
+def _postgres(db: Any) -> bool:
+    return bool(db.vendor == "postgresql")
 
 
 @cache
@@ -107,15 +107,14 @@ def _cursor_classes() -> tuple[type, type]:
     return base.ServerBindingCursor, Prepared  # type: ignore[attr-defined]
 
 
-def _cursor(db: Any = None) -> Any:
+def _cursor(db: Any) -> Any:
     """A cursor with server-side binding on PostgreSQL: the parameters (a
     hand's state is kilobytes of JSON) travel beside the statement instead of
     being quoted into it, as Django's default client-side binding does; and
     its statements prepared, where the connection allows it (``DB_PREPARED``).
     It is still Django's cursor wrapper (its execute wrappers and query log
     apply)."""
-    db = db or _db()
-    if db.vendor != "postgresql":
+    if not _postgres(db):
         return db.cursor()
     db.ensure_connection()
     raw_connection = db.connection

@@ -129,13 +129,13 @@ def _chain(state: HandState) -> ChainJSON | None:
     return {"victim": chain.victim, "chopper": chain.chopper, "units": chain.units}
 
 
-def _hints(state: HandState, player: int | None) -> HintsJSON | None:
+def _hints(state: HandState, player: int) -> HintsJSON | None:
     """For the player to act: the cards that are part of some legal play, and whether passing is."""
-    if player is None or player != state.turn or state.finished:
+    if player != state.turn or state.finished:
         return None
     hand = state.hands[player]
     if state.table_combo is None and state.must_include is None:
-        # A lead: every card is a legal single (hands are kept sorted).
+        # A lead: every card is a legal single.
         return {"cards": tl_strs(sorted(hand)), "can_pass": bool(state.table)}
     plays = legal_plays(hand, state.table_combo, state.rules, state.must_include)
     return {
