@@ -52,6 +52,19 @@ def hands_in_play(specs: list[TableSpec]) -> dict[int, int]:
     )
 
 
+def wait_for_hands(specs: list[TableSpec]) -> dict[int, int] | None:
+    """The hands in play to interrupt: every table's, if every table is mid-hand
+    within a minute (on a loaded machine, the other half of a parallel test
+    run, the first deals can take that long), else those of the tables that
+    are mid-hand within the next minute; None if none is."""
+
+    def every_table() -> dict[int, int] | None:
+        playing = hands_in_play(specs)
+        return playing if len(playing) == len(specs) else None
+
+    return wait_until(every_table, 60) or wait_until(lambda: hands_in_play(specs), 60)
+
+
 def play_in_background(run: Run, specs: list[TableSpec], stack: Stack) -> threading.Thread:
     players = players_for(run, specs, urls(stack))
 
@@ -124,9 +137,7 @@ def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
     thread = play_in_background(run, specs, stack)
     # On a loaded machine (the other half of a parallel test run) the first
     # deals can take a while: wait up to a minute for every table's hand.
-    in_play = wait_until(
-        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 60
-    )
+    in_play = wait_for_hands(specs)
     killed_at = time.time()
     stack.kill("daphne-a")
     interrupted = list((in_play or {}).values())
@@ -212,9 +223,7 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     start = time.perf_counter()
     run = Run((start, start + 150))
     thread = play_in_background(run, specs, stack)
-    in_play = wait_until(
-        lambda: len(hands_in_play(specs)) == len(specs) and hands_in_play(specs), 60
-    )
+    in_play = wait_for_hands(specs)
     restarted_at = time.time()
     stack.restart_redis()
     interrupted = list((in_play or {}).values())

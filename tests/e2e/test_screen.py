@@ -6,12 +6,16 @@ resized to each size and checked: the page does not scroll, my cards, my
 buttons, the Tiến Lên pile, every seat and every revealed Mậu Binh chi are
 inside the viewport, my bar stays under the table, and nothing covers what it
 must not (a toast and the top seat, a seat and the centre: its heading, the
-pile, the board; the dealer chip and its avatar); no emoji in the table's own
+pile, the board; a seat and another, but on a phone on its side; the dealer
+chip and its avatar); no emoji in the table's own
 marks (none shows in Debian's Chromium). At the result, the result
 card is opaque, in my bar, and over no card (mine, a seat's, the board); it
 names the hand's own players, whoever sits in their seats now; in poker the
 winning five are marked; it closes, and opening the table once it has moved
-on shows no old result. Each size is photographed:
+on shows no old result. The result is checked again as the biggest ones
+a hand can show look (the deal decides which comes: every opponent binh lủng,
+auto-arranged or with an instant win, the longest chi names; in poker every
+seat all-in at the showdown with two side pots). Each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
 under fixed names (``docs/screenshots``, README "Screenshots")."""
@@ -109,6 +113,18 @@ PROBLEMS = """() => {
       if (covers(toast, seat)) problems.push(`a toast covers the top seat ${seat.dataset.seat}`);
     }
   }
+  // Seats apart (a phone on its side has no room for four revealed Mậu Binh
+  // hands: there the seats may touch).
+  const seats = all("[data-felt] .seat");
+  if (innerHeight > 500 || innerWidth < innerHeight) {
+    for (const [i, a] of seats.entries()) {
+      for (const b of seats.slice(i + 1)) {
+        if ([...a.children].filter(shown).some((part) => covers(part, b))) {
+          problems.push(`seat ${a.dataset.seat} and seat ${b.dataset.seat} meet`);
+        }
+      }
+    }
+  }
   for (const centre of all("[data-center] .big, [data-pile], [data-board]")) {
     for (const seat of all(".seat")) {
       if (covers(centre, seat)) problems.push(`seat ${seat.dataset.seat} covers ${name(centre)}`);
@@ -147,6 +163,47 @@ PROBLEMS = """() => {
     if (Math.hypot(dx, dy) < a.width / 2) problems.push(`the dealer chip is on its avatar`);
   }
   return problems;
+}"""
+
+# The biggest a Mậu Binh result can look, drawn from the hand's own state:
+# every opponent (or the top seat's alone) with the given marks and the
+# longest chi names.
+MAUBINH_AT_MOST = """(marks) => {
+  const shell = window.vipTable;
+  const view = shell.state.hand.view;
+  const top = [...document.querySelectorAll("[data-felt] .seat.top")]
+    .map((n) => Number(n.dataset.seat));
+  view.seats.forEach((seat, i) => {
+    if (i === shell.state.you) return;
+    const marked = !marks.top || top.includes(shell.state.hand.players[i].position);
+    seat.hands = ["straight_flush", "straight_flush", "straight_flush"];
+    seat.lung = marked && !!marks.lung;
+    seat.instant = marked && marks.instant ? "three_straight_flushes" : null;
+    seat.auto = marked && !!marks.auto;
+  });
+  shell.render();
+}"""
+MAUBINH_MARKS = {
+    "lung": {"lung": 1},
+    "auto": {"auto": 1},
+    "instant": {"instant": 1},
+    "top": {"instant": 1, "auto": 1, "top": 1},
+}
+# Poker: every seat shows two cards and is all-in, two side pots.
+HOLDEM_AT_MOST = """() => {
+  const shell = window.vipTable;
+  const view = shell.state.hand.view;
+  const cards = [["Ah", "Kh"], ["Qs", "Qd"], ["Jc", "Tc"], ["9s", "9h"]];
+  view.shown = view.shown.map((shown, i) => shown || cards[i]);
+  view.all_in = view.all_in.map(() => true);
+  view.folded = view.folded.map(() => false);
+  const best = ["Ks", "Kd", "Qh", "Qc", "Ah"];
+  const hands = view.shown.map((_, player) => ({ player, category: "two_pair", best }));
+  view.log = [...view.log.filter((r) => r.kind !== "showdown"), { kind: "showdown", hands }];
+  view.pots = [{ amount: 1200, winners: [0], shares: [1200] },
+    { amount: 800, winners: [1, 2], shares: [400, 400] },
+    { amount: 400, winners: [3], shares: [400] }];
+  shell.render();
 }"""
 
 REMOVE_TOAST = """(text) => {
@@ -235,9 +292,20 @@ def no_old_result_on_opening(page: Any, site: Any) -> None:
     again.close()
 
 
+def check_the_biggest_results(page: Any, game: str) -> None:
+    """The result screen again, as the biggest results a hand can show."""
+    if game == "maubinh":
+        for name, marks in MAUBINH_MARKS.items():
+            page.evaluate(MAUBINH_AT_MOST, marks)
+            check_every_size(page, game, f"result-{name}")
+    elif game == "holdem":
+        page.evaluate(HOLDEM_AT_MOST)
+        check_every_size(page, game, "result-all-in")
+
+
 def check_every_size(page: Any, game: str, phase: str) -> None:
     found = {}
-    if phase == "result":  # as it stays once the hand's toasts and the win banner have gone
+    if phase.startswith("result"):  # as it stays once the toasts and the win banner have gone
         page.evaluate(
             "() => document.querySelectorAll('[data-flash], [data-win-banner]')"
             ".forEach((n) => n.remove())"
@@ -250,7 +318,7 @@ def check_every_size(page: Any, game: str, phase: str) -> None:
         page.evaluate(REMOVE_TOAST, TOAST)
         shot(page, f"screen-{game}-{phase}-{size}")
         curated = os.environ.get("SCREENSHOTS")
-        if curated and size in CURATED:
+        if curated and size in CURATED and phase in ("mid", "result"):
             Path(curated).mkdir(parents=True, exist_ok=True)
             page.screenshot(
                 path=str(Path(curated) / f"{game}-{phase}-{size}.jpg"), type="jpeg", quality=80
@@ -335,4 +403,5 @@ def test_the_game_screen_fits_every_size(pages, site, game):
     the_card_names_the_hands_players(page)
     if game == "holdem":
         the_winning_five_are_marked(page)
+    check_the_biggest_results(page, game)
     no_old_result_on_opening(page, site)

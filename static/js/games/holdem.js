@@ -104,7 +104,7 @@ const game = {
     const win = winningFive(view);
     const slots = [...view.board.map((c) => cardEl(c, { extra: win.has(c) ? "win" : "" })), ...Array.from({ length: 5 - view.board.length }, () => h("span", { class: "card slot" }))];
     const pots = view.pots.map((p, i) => h("li", {}, i === 0 ? _("Main pot") : fmt(_("Side pot %(n)s"), { n: i }), ": ", chips(p.amount),
-      p.winners.length ? ` → ${p.winners.map((w) => ctx.nameOf(w)).join(", ")}` : ""));
+      p.winners.length ? h("span", { class: "pot-winners" }, ` → ${p.winners.map((w) => ctx.nameOf(w)).join(", ")}`) : ""));
     return h("div", { class: "center-note holdem" },
       h("div", { class: "board cards", "data-board": view.board.join(" ") }, slots),
       h("div", { class: "pot", "data-pot": view.pot }, view.finished ? "" : fmt(_("Pot: %(amount)s"), { amount: chips(view.pot) })),

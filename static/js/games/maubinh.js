@@ -151,6 +151,7 @@ const game = {
     if (index < 0) return null;
     const seat = view.seats[index];
     const parts = [];
+    const marks = [];
     if (view.phase === "arrange") {
       if (index !== ctx.me) parts.push(backs(13, { small: true, max: 5 }));
       parts.push(h("span", { class: `badge ${seat.submitted ? "ready" : ""}`, "data-submitted": seat.submitted ? "1" : "0" },
@@ -161,15 +162,18 @@ const game = {
         if (cards) parts.push(h("div", { class: "mini-chi" }, cardRow(cards, { small: true }),
           h("span", { class: "mini-name" }, nameVi(seat.hands[chi - 1]))));
       }
-      if (seat.lung) parts.push(h("span", { class: "badge bad" }, "Binh lủng"));
-      if (seat.instant) parts.push(h("span", { class: "badge gold" }, instantVi(seat.instant)));
-      if (seat.auto) parts.push(h("span", { class: "badge" }, _("Auto")));
+      if (seat.lung) marks.push(h("span", { class: "badge bad" }, "Binh lủng"));
+      if (seat.instant) marks.push(h("span", { class: "badge gold" }, instantVi(seat.instant)));
+      if (seat.auto) marks.push(h("span", { class: "badge" }, _("Auto")));
       if (ctx.me !== null && index !== ctx.me) {
         const units = versus(ctx, view.reveal_step)[index] || 0;
-        parts.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index }, signed(units)));
+        marks.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index }, signed(units)));
       }
     }
-    return h("div", { class: "seat-game" }, parts);
+    // The marks (binh lủng, an instant win, auto, my units against the seat)
+    // are the seat's own part: each layout places them where the seat has room
+    // (static/css/table.css, "Seat marks").
+    return [h("div", { class: "seat-game" }, parts), marks.length ? h("div", { class: "seat-marks" }, marks) : null];
   },
 
   center(ctx) {
