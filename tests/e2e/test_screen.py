@@ -14,8 +14,9 @@ names the hand's own players, whoever sits in their seats now; in poker the
 winning five are marked; it closes, and opening the table once it has moved
 on shows no old result. The result is checked again as the biggest ones
 a hand can show look (the deal decides which comes: every opponent binh lủng,
-auto-arranged or with an instant win, the longest chi names; in poker every
-seat all-in at the showdown with two side pots). Each size is photographed:
+auto-arranged or with an instant win, the longest chi names; in Tiến Lên
+every opponent left with thirteen cards; in poker every seat all-in at the
+showdown with two side pots). Each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
 under fixed names (``docs/screenshots``, README "Screenshots")."""
@@ -189,6 +190,18 @@ MAUBINH_MARKS = {
     "instant": {"instant": 1},
     "top": {"instant": 1, "auto": 1, "top": 1},
 }
+# Tiến Lên: every opponent left with thirteen cards (one of them marked as
+# the winner, one as gone).
+TIENLEN_AT_MOST = """() => {
+  const shell = window.vipTable;
+  const view = shell.state.hand.view;
+  const thirteen = ["3s", "4c", "5d", "6h", "7s", "8c", "9d", "Th", "Js", "Qc", "Kd", "Ah", "2s"];
+  const others = view.hands.map((_, i) => i).filter((i) => i !== shell.state.you);
+  for (const i of others) view.hands[i] = thirteen;
+  view.winner = others[0];
+  view.left = view.left.map((_, i) => i === others[others.length - 1]);
+  shell.render();
+}"""
 # Poker: every seat shows two cards and is all-in, two side pots.
 HOLDEM_AT_MOST = """() => {
   const shell = window.vipTable;
@@ -301,6 +314,9 @@ def check_the_biggest_results(page: Any, game: str) -> None:
     elif game == "holdem":
         page.evaluate(HOLDEM_AT_MOST)
         check_every_size(page, game, "result-all-in")
+    else:
+        page.evaluate(TIENLEN_AT_MOST)
+        check_every_size(page, game, "result-thirteen")
 
 
 def check_every_size(page: Any, game: str, phase: str) -> None:
