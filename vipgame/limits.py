@@ -90,9 +90,19 @@ def parse_rate(text: str | None) -> Rate | None:
 
 
 def _client() -> Any:
-    from django.core.cache import cache
+    """One client a process, for every thread (redis-py's clients and pools are
+    thread-safe; a forked child's pool reconnects by itself). Django's `cache`
+    is bound to the asyncio context: through ``asyncio.to_thread`` each call
+    built a new one, with a new pool and a new connection (400 sockets'
+    heartbeats opened 20-40 connections a second in bench.tables)."""
+    return _client_for(settings.CACHES["default"]["LOCATION"])
 
-    return cache._cache.get_client(write=True)  # type: ignore[attr-defined]
+
+@lru_cache(maxsize=4)
+def _client_for(location: str) -> Any:
+    import redis
+
+    return redis.Redis.from_url(location)
 
 
 def _key(scope: str, ident: str) -> str:

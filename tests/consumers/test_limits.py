@@ -5,6 +5,8 @@ and the Origin compared by scheme, host and port."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
@@ -278,3 +280,20 @@ def test_configured_origins_replace_the_derived_ones(settings):
         assert results == [True, True, True, False, False, False]
 
     run(scenario)
+
+
+def test_the_socket_registry_keeps_one_redis_pool_for_every_thread_and_context():
+    """The sockets call the registry through ``asyncio.to_thread``, a new
+    context each time: every call uses the process's one pool (it once built
+    a new one, and opened a new Redis connection, on every heartbeat)."""
+
+    async def pools() -> list[object]:
+        seen = []
+        for _ in range(5):
+            await asyncio.to_thread(limits.socket_count, "user", "pool-check")
+            seen.append(await asyncio.to_thread(lambda: limits._client().connection_pool))
+        return seen
+
+    seen = asyncio.run(pools())
+    assert all(pool is seen[0] for pool in seen)
+    assert limits.socket_count("user", "pool-check") == 0
