@@ -37,6 +37,7 @@ from games.errors import (
     TooManyTables,
 )
 from games.models import Departure, HandPlayer, Seat, Table
+from games.refs import SeatRef
 from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.bots import bot_name
@@ -465,7 +466,9 @@ def short_of_chips(work: TableWork, seat: Seat) -> bool:
     return wallet.account_for_user(user=seat.user).available + held < min_balance(work.table)
 
 
-def _check_seed(work: TableWork, seat: Seat, client_seed: object, commitment: object) -> str:
+def _check_seed(
+    work: TableWork, seat: Seat | SeatRef, client_seed: object, commitment: object
+) -> str:
     """A player's seed for the next hand, refused unless it is 1 to 64
     characters, answers the table's next commitment (``commitment`` None: the
     one current when it arrives, for clients that do not say) and was never
@@ -496,17 +499,21 @@ def table_seed(
     """The player's seed for the next hand, sent for the commitment it answers
     (docs/fairness.md). Sending again before the deal replaces it."""
     work = TableWork(table_id)
-    seat = work.require_seat(user)
+    # The seats in short (one statement, no names, no chips): a seed shows in
+    # no state, so nothing is published unless it lets the deal go ahead.
+    ref = work.require_ref(user)
     if work.table.status == Table.Status.CLOSED:
         raise TableClosed()
     if not isinstance(commitment, str):
         raise StaleCommitment(commitment=work.table.next_commitment)
-    seed = _check_seed(work, seat, client_seed, commitment)
-    _store_seed(work, seat, seed)
+    seed = _check_seed(work, ref, client_seed, commitment)
+    Seat.objects.filter(pk=ref.id).update(
+        client_seed=seed, seed_commitment=work.table.next_commitment
+    )
     if work.table.clock == Table.Clock.SEEDS:
-        maybe_deal(work)  # the seed the deal was waiting for
+        maybe_deal(work)  # the seed the deal was waiting for (it reads the seats anew)
     work.commit()
-    return {"commitment": seat.seed_commitment}
+    return {"commitment": commitment}
 
 
 @transaction.atomic

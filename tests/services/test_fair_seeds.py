@@ -8,6 +8,8 @@ import secrets
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.errors import BadClientSeed, SeedReused, StaleCommitment
@@ -15,6 +17,7 @@ from games.models import Hand, HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.cards import cards_str
 from vipgame.moderation.selectors import hand_inspection
+from wallet.models import Account
 
 from ..tables import Harness
 from .driver import play_until_finished
@@ -307,3 +310,23 @@ def test_players_without_a_socket_are_not_waited_for(tables, make_user, settings
     hand = current_hand(table)
     assert hand is not None
     assert hand.seed_sources == ["server", "server", "bot"]
+
+
+def test_a_seed_reads_no_chips_and_tells_nobody(tables, make_user, wire_checked):
+    """A seed shows in no state: it reads the seats in short (no wallet
+    account), and nothing is published while the table is not waiting for it."""
+    table, (lan, _minh) = table_with_bot(make_user, tables, "tienlen")
+    commitment = table.next_commitment
+    sent = wire_checked.count
+    with CaptureQueriesContext(connection) as queries:
+        answer = services.table_seed(
+            table_id=table.pk, user=lan, client_seed="lan-seed", commitment=commitment
+        )
+    tables.drain()
+
+    assert answer == {"commitment": commitment}
+    assert Seat.objects.values_list("client_seed", "seed_commitment").get(
+        table=table, user=lan
+    ) == ("lan-seed", commitment)
+    assert [q for q in queries if Account._meta.db_table in (q["sql"] or "")] == []
+    assert wire_checked.count == sent
