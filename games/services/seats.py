@@ -37,7 +37,6 @@ from games.errors import (
     TooManyTables,
 )
 from games.models import Departure, HandPlayer, Seat, Table
-from games.refs import SeatRef
 from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.bots import bot_name
@@ -466,9 +465,7 @@ def short_of_chips(work: TableWork, seat: Seat) -> bool:
     return wallet.account_for_user(user=seat.user).available + held < min_balance(work.table)
 
 
-def _check_seed(
-    work: TableWork, seat: Seat | SeatRef, client_seed: object, commitment: object
-) -> str:
+def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: object) -> str:
     """A player's seed for the next hand, refused unless it is 1 to 64
     characters, answers the table's next commitment (``commitment`` None: the
     one current when it arrives, for clients that do not say) and was never
@@ -482,7 +479,7 @@ def _check_seed(
     current = work.table.next_commitment
     if commitment is not None and commitment != current:
         raise StaleCommitment(commitment=current)
-    if HandPlayer.objects.filter(user_id=seat.user_id, client_seed=seed).exists():
+    if HandPlayer.objects.filter(user_id=user_id, client_seed=seed).exists():
         raise SeedReused()
     return seed
 
@@ -506,7 +503,7 @@ def table_seed(
         raise TableClosed()
     if not isinstance(commitment, str):
         raise StaleCommitment(commitment=work.table.next_commitment)
-    seed = _check_seed(work, ref, client_seed, commitment)
+    seed = _check_seed(work, ref.user_id, client_seed, commitment)
     Seat.objects.filter(pk=ref.id).update(
         client_seed=seed, seed_commitment=work.table.next_commitment
     )
@@ -532,7 +529,7 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
         raise TableClosed()
     seed = None
     if client_seed != "":  # "" (or no seed): keep the one sent, or the server draws one
-        seed = _check_seed(work, seat, client_seed, commitment)
+        seed = _check_seed(work, seat.user_id, client_seed, commitment)
     if work.plugin.uses_escrow:
         stack = (
             Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")

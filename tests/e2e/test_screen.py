@@ -12,8 +12,8 @@ marks (none shows in Debian's Chromium). At the result, the result
 card is opaque, in my bar, and over no card (mine, a seat's, the board); it
 names the hand's own players, whoever sits in their seats now; in poker the
 winning five are marked; it closes, and opening the table once it has moved
-on shows no old result. The result is checked again as the biggest ones
-a hand can show look (the deal decides which comes: every opponent binh lủng,
+on shows no old result. The result is then checked again as it looks at its
+biggest, whatever this deal brought (in Mậu Binh every opponent binh lủng,
 auto-arranged or with an instant win, the longest chi names; in Tiến Lên
 every opponent left with thirteen cards; in poker every seat all-in at the
 showdown with two side pots). Each size is photographed:
