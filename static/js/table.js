@@ -42,7 +42,11 @@ export class TableShell {
     this.seedFor = null; // the commitment this.clientSeed was sent for
     this.seedId = null;
     this.summaryHidden = null;
+    // A tap in progress: the server's updates wait for it (see holdWhilePressed).
+    this.pressing = false;
+    this.held = null;
     this.build();
+    this.holdWhilePressed();
     this.feel = new Feel(this);
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
     this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
@@ -220,8 +224,42 @@ export class TableShell {
     if (state.seat !== null) this.removed = null;
     else if (state.removed && state.removed.at !== this.removedClosed) this.removed = state.removed;
     this.sendSeed(state);
+    if (this.pressing) {
+      // The table is drawn once the tap is over, from the state it held before.
+      if (!this.held) this.held = { before };
+      return;
+    }
     this.render();
     this.feel.changed(before, state);
+  }
+
+  /** A click is a press and a release on the same element: an update drawn in
+   * between would replace the button under the finger and the tap would be
+   * lost (a player presses Ready as the bots become ready, and nothing
+   * happens). So while a pointer is down on the table, states from the
+   * server are applied but drawn only after its click (or after a second, for
+   * a long press; at once when a drag starts, which cancels the pointer).
+   * The player's own changes (a card selected) are drawn at once. */
+  holdWhilePressed() {
+    let timer = null;
+    const release = () => {
+      clearTimeout(timer);
+      if (!this.pressing) return;
+      this.pressing = false;
+      const held = this.held;
+      this.held = null;
+      if (held && this.state) {
+        this.render();
+        this.feel.changed(held.before, this.state);
+      }
+    };
+    const later = (ms) => { clearTimeout(timer); timer = setTimeout(release, ms); };
+    this.root.addEventListener("pointerdown", () => { this.pressing = true; later(1000); }, true);
+    // The click follows the release in the same task (a touch's may come a
+    // moment later): draw after it, never between.
+    this.root.addEventListener("pointerup", () => later(50), true);
+    this.root.addEventListener("pointercancel", () => later(0), true);
+    this.root.addEventListener("click", () => later(0), true);
   }
 
   /** A move's `delta` (docs/protocol.md): the state it makes of ours goes the
@@ -389,7 +427,7 @@ export class TableShell {
       if (between && !mySeat.ready && !mySeat.leaving && !mySeat.sitting_out) {
         items.push(h("button", {
           type: "button", class: "button ready", "data-action": "ready",
-          onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: t.next_commitment }),
+          onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: this.state.table.next_commitment }),
         }, _("Ready")));
       }
       if (between && mySeat.ready && t.status === "waiting") {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .conftest import open_play_now, shot, sign_up, table_state
-from .test_play import MY_TURN_OR_DONE, act_and_wait, ready
+from .test_play import MY_TURN_OR_DONE, act_and_wait, no_auto_ready, ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -92,3 +92,30 @@ def test_the_next_hand_comes_by_itself_and_leaving_waits_for_the_hand(pages, sit
     page.click("[data-way-back=sit]")
     page.wait_for_selector("[data-table-app] .seat.you")
     assert page.locator("[data-removed]").count() == 0
+
+
+def test_a_tap_on_ready_survives_an_update_during_the_press(pages, site):
+    """A click is a press and a release on the same button. The table is
+    redrawn on every update from the server, and an update that lands while the
+    finger is down would replace the Ready button under it: the tap was lost and
+    nothing happened (a CI run of test_tien_len_with_bots caught it when the
+    bots became ready as the test pressed Ready). While a press is on, updates
+    are drawn after its click."""
+    page = pages.new()
+    sign_up(page, site)
+    open_play_now(page, site, "tienlen")
+    no_auto_ready(page)
+    button = page.locator("[data-action=ready]")
+    box = button.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    # A real update from the server mid-press: the full state, asked for again.
+    page.evaluate(
+        "window.heldState = window.vipTable.state; window.vipTable.conn.send({type: 'sync', v: 0})"
+    )
+    page.wait_for_function("() => window.vipTable.state !== window.heldState")
+    page.mouse.up()
+    page.wait_for_function("() => !!window.vipTable.state.hand", timeout=10_000)
+    # The update was drawn after the tap: the table shows the hand.
+    page.wait_for_selector("[data-my-hand] .card")
