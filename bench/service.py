@@ -8,8 +8,9 @@ statements sent, PostgreSQL's CPU (the backend process of this connection,
 from ``/proc``), and the bytes the move publishes (every message JSON-encoded;
 nothing is sent: the transport is measured by ``bench.transport``). Choosing a
 move (the bot policy on the player's view, read from the database) and ending
-hands (settlement, the summary clock, readying up) happen between timed moves
-and are not counted.
+hands (settlement, the summary clock) happen between timed moves and are not
+counted. Between hands each player sends a seed and presses Ready, as the
+browser does: those two services are timed apart (``between_hands``).
 
 It creates a fresh database ``<name>_bench`` from ``DATABASE_URL`` (the
 server must be PostgreSQL), migrates it, prints a table and writes JSON to
@@ -186,12 +187,31 @@ def run(
             services.table_sit(table_id=table.pk, user=user, position=position, buy_in=buy_in)
         ids.append(table.pk)
 
+    # Between hands, each player does what the browser does: sends a new seed
+    # for the next commitment (``seed``), then presses Ready with it (``ready``).
+    # Timed like a move (thread CPU, statements) once the warm-up is over.
+    between: dict[str, dict[str, list[float]]] = {
+        name: {"cpu": [], "statements": []} for name in ("seed", "ready")
+    }
+
+    def timed(name: str, call: Any, **kwargs: Any) -> None:
+        statements[0] = 0
+        started = time.thread_time()
+        with connection.execute_wrapper(count):
+            call(**kwargs)
+        if done >= warmup:
+            between[name]["cpu"].append((time.thread_time() - started) * 1000)
+            between[name]["statements"].append(statements[0])
+
     def ready(table_id: int) -> None:
         """Ready everyone; a Hold'em player who went broke buys in again first."""
+        commitment = Table.objects.values_list("next_commitment", flat=True).get(pk=table_id)
         for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
             seed = os.urandom(8).hex()
+            mine = {"table_id": table_id, "user": seat.user, "client_seed": seed}
+            timed("seed", services.table_seed, commitment=commitment, **mine)
             try:
-                services.table_ready(table_id=table_id, user=seat.user, client_seed=seed)
+                timed("ready", services.table_ready, commitment=commitment, **mine)
             except NotEnoughChips:
                 table = Table.objects.get(pk=table_id)
                 services.table_buy_in(
@@ -309,6 +329,14 @@ def run(
         "bytes_published_per_move": {
             "mean": round(statistics.fmean(sizes)),
             "p50": _p([float(s) for s in sizes], 50),
+        },
+        "between_hands": {
+            name: {
+                "calls": len(values["cpu"]),
+                "service_cpu_ms": round(statistics.fmean(values["cpu"] or [0]), 3),
+                "statements": round(statistics.fmean(values["statements"] or [0]), 2),
+            }
+            for name, values in between.items()
         },
     }
 

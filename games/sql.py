@@ -30,7 +30,7 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
-from games.models import Hand, HandEvent, Seat, Table
+from games.models import Hand, HandEvent, HandPlayer, Seat, Table
 from games.refs import EventRecord, SeatRef
 from vipgame.accounts.models import User
 
@@ -266,6 +266,27 @@ def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -
             [now, table_id, user_id, recently],
         )
         return bool(cursor.rowcount)
+
+
+def seed_used(user_id: int, seed: str) -> bool:
+    """Whether this player was dealt a hand with this seed (index ``player_seeds_used``)."""
+    with _cursor(_db()) as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {HandPlayer._meta.db_table} "
+            'WHERE "user_id" = %s AND "client_seed" = %s LIMIT 1',
+            [user_id, seed],
+        )
+        return cursor.fetchone() is not None
+
+
+def store_seed(seat_id: int, seed: str, commitment: str) -> None:
+    """A player's seed for the hand dealt under ``commitment``, on their seat."""
+    with _cursor(_db()) as cursor:
+        cursor.execute(
+            f'UPDATE {Seat._meta.db_table} SET "client_seed" = %s, "seed_commitment" = %s '
+            'WHERE "id" = %s',
+            [seed, commitment, seat_id],
+        )
 
 
 # -- the one write ---------------------------------------------------------------

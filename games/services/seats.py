@@ -36,7 +36,7 @@ from games.errors import (
     TooManyBots,
     TooManyTables,
 )
-from games.models import Departure, HandPlayer, Seat, Table
+from games.models import Departure, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.bots import bot_name
@@ -479,7 +479,7 @@ def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: 
     current = work.table.next_commitment
     if commitment is not None and commitment != current:
         raise StaleCommitment(commitment=current)
-    if HandPlayer.objects.filter(user_id=user_id, client_seed=seed).exists():
+    if sql.seed_used(user_id, seed):
         raise SeedReused()
     return seed
 
@@ -504,9 +504,7 @@ def table_seed(
     if not isinstance(commitment, str):
         raise StaleCommitment(commitment=work.table.next_commitment)
     seed = _check_seed(work, ref.user_id, client_seed, commitment)
-    Seat.objects.filter(pk=ref.id).update(
-        client_seed=seed, seed_commitment=work.table.next_commitment
-    )
+    sql.store_seed(ref.id, seed, work.table.next_commitment)
     if work.table.clock == Table.Clock.SEEDS:
         maybe_deal(work)  # the seed the deal was waiting for (it reads the seats anew)
     work.commit()
@@ -528,7 +526,15 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
     if table.status == Table.Status.CLOSED:
         raise TableClosed()
     seed = None
-    if client_seed != "":  # "" (or no seed): keep the one sent, or the server draws one
+    # "" (or no seed): keep the one sent, or the server draws one. The browser
+    # presses Ready with the seed it sent for this commitment: the seat holds
+    # it already, checked when it came, and nothing is read or written again.
+    held = (
+        client_seed == seat.client_seed
+        and seat.seed_commitment == table.next_commitment
+        and commitment in (None, table.next_commitment)
+    )
+    if client_seed != "" and not held:
         seed = _check_seed(work, seat.user_id, client_seed, commitment)
     if work.plugin.uses_escrow:
         stack = (

@@ -255,6 +255,40 @@ def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user):
     assert second.seed_sources[0] == "server"
 
 
+def test_ready_with_the_seed_already_sent_checks_it_once(tables, make_user):
+    """The browser presses Ready with the seed it sent for this commitment: the
+    seat holds it, checked when it came, so Ready reads no seed history. The
+    deal still refuses a seed used since (the same one pending at two tables)."""
+    lan = make_user()
+    dealt = []
+    for _ in range(2):
+        other = make_user()
+        table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+        services.table_sit(table_id=table.pk, user=lan)
+        services.table_sit(table_id=table.pk, user=other)
+        mine = {"client_seed": "same", "commitment": table.next_commitment}
+        services.table_seed(table_id=table.pk, user=lan, **mine)
+        with CaptureQueriesContext(connection) as queries:
+            services.table_ready(table_id=table.pk, user=lan, **mine)
+        assert [q for q in queries if HandPlayer._meta.db_table in (q["sql"] or "")] == []
+        assert seat_seeds(table)[0] == ("same", table.next_commitment)
+        dealt.append((table, other))
+    for table, other in dealt:
+        services.table_ready(table_id=table.pk, user=other)
+    first, second = (current_hand(t) for t, _ in dealt)
+    assert first is not None
+    assert second is not None
+    assert (first.client_seeds[0], first.seed_sources[0]) == ("same", "player")
+    assert (second.client_seeds[0] != "same", second.seed_sources[0]) == (True, "server")
+    # A seed the seat does not hold is checked as before: used, refused.
+    third = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
+    services.table_sit(table_id=third.pk, user=lan)
+    with pytest.raises(SeedReused):
+        services.table_ready(
+            table_id=third.pk, user=lan, client_seed="same", commitment=third.next_commitment
+        )
+
+
 def connect(table: Table, user: Any) -> None:
     services.seat_presence(table_id=table.pk, user=user, delta=1)
 
