@@ -117,5 +117,7 @@ def test_a_tap_on_ready_survives_an_update_during_the_press(pages, site):
     page.wait_for_function("() => window.vipTable.state !== window.heldState")
     page.mouse.up()
     page.wait_for_function("() => !!window.vipTable.state.hand", timeout=10_000)
-    # The update was drawn after the tap: the table shows the hand.
-    page.wait_for_selector("[data-my-hand] .card")
+    # The update was drawn after the tap: the table shows the hand (even one
+    # that a tới trắng ended at the deal).
+    hand = table_state(page)["hand"]["id"]
+    page.wait_for_selector(f"[data-table-app][data-hand='{hand}']")
