@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from django.db.models import CharField, OuterRef, QuerySet, Subquery, Value
-from django.db.models.functions import Cast, Concat
-
-from games import clock
+from games import clock, sql
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
@@ -92,20 +89,10 @@ def epoch_ms(moment: datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp() * 1000)
 
 
-def seats_with_chips(table: Table) -> QuerySet[Seat]:
+def seats_with_chips(table: Table) -> list[Seat]:
     """The table's seats with their players and, as ``chips``, what each shows:
-    the Hold'em stack on the seat, else the wallet balance (one query)."""
-    if plugin_for(table.game).uses_escrow:
-        key = Concat(Value(f"seat:{table.pk}:"), Cast(OuterRef("position"), CharField()))
-        accounts = Account.objects.filter(key=key)
-    else:
-        accounts = Account.objects.filter(kind=Account.Kind.USER, user=OuterRef("user"))
-    return (
-        Seat.objects.filter(table=table)
-        .select_related("user")
-        .order_by("position")
-        .annotate(chips=Subquery(accounts.values("balance")[:1]))
-    )
+    the Hold'em stack on the seat, else the wallet balance (one statement)."""
+    return sql.seats_with_chips(table, plugin_for(table.game).uses_escrow)
 
 
 def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:

@@ -87,3 +87,50 @@ def test_nothing_is_prepared_when_the_connection_prepares_nothing(tables, make_u
 
     assert all(len(sql) <= 3 for sql in statements)
     assert _prepared() == []
+
+
+def _orm_seats(table):
+    """The seats as the ORM read them before ``sql.seats_with_chips``: with
+    their users, and the chips each shows from a subquery."""
+    from django.db.models import CharField, OuterRef, Subquery, Value
+    from django.db.models.functions import Cast, Concat
+
+    from games.plugins import plugin_for
+    from wallet.models import Account
+
+    if plugin_for(table.game).uses_escrow:
+        key = Concat(Value(f"seat:{table.pk}:"), Cast(OuterRef("position"), CharField()))
+        accounts = Account.objects.filter(key=key)
+    else:
+        accounts = Account.objects.filter(kind=Account.Kind.USER, user=OuterRef("user"))
+    return list(
+        Seat.objects.filter(table=table)
+        .select_related("user")
+        .order_by("position")
+        .annotate(chips=Subquery(accounts.values("balance")[:1]))
+    )
+
+
+@pytest.mark.parametrize("game", ["tienlen", "holdem"])
+def test_the_seats_in_full_read_as_the_orm_read_them(tables, make_user, game):
+    """One statement, no ORM compiling: the same seats, users and chips (a
+    Hold'em stack, else the wallet), field for field."""
+    from games import publish, sql
+
+    table, _users = seated_table(make_user, game, 2, 1)
+    ready_all(table)
+    tables.drain()
+    mine = sql.seats_with_chips(table, escrow=game == "holdem")
+    theirs = _orm_seats(table)
+    assert publish.seats_with_chips(table)[0].chips == theirs[0].chips
+    assert len(mine) == len(theirs) == 3
+    for a, b in zip(mine, theirs, strict=True):
+        assert {f.attname: getattr(a, f.attname) for f in Seat._meta.concrete_fields} == {
+            f.attname: getattr(b, f.attname) for f in Seat._meta.concrete_fields
+        }
+        user_fields = type(b.user)._meta.concrete_fields
+        assert {f.attname: getattr(a.user, f.attname) for f in user_fields} == {
+            f.attname: getattr(b.user, f.attname) for f in user_fields
+        }
+        assert (a.chips, a.user.shown_name) == (b.chips, b.user.shown_name)
+        assert a.chips is not None
