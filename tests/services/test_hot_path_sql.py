@@ -4,6 +4,8 @@ is off (psycopg's ``prepare_threshold`` None: nothing is prepared)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection
 
@@ -120,9 +122,11 @@ def test_the_seats_in_full_read_as_the_orm_read_them(tables, make_user, game):
     table, _users = seated_table(make_user, game, 2, 1)
     ready_all(table)
     tables.drain()
-    mine = sql.seats_with_chips(table, escrow=game == "holdem")
-    theirs = _orm_seats(table)
-    assert publish.seats_with_chips(table)[0].chips == theirs[0].chips
+    # (Any: ``chips`` is an annotation, not a field of Seat.)
+    mine: list[Any] = sql.seats_with_chips(table, escrow=game == "holdem")
+    theirs: list[Any] = _orm_seats(table)
+    shown: list[Any] = publish.seats_with_chips(table)
+    assert shown[0].chips == theirs[0].chips
     assert len(mine) == len(theirs) == 3
     for a, b in zip(mine, theirs, strict=True):
         assert {f.attname: getattr(a, f.attname) for f in Seat._meta.concrete_fields} == {
