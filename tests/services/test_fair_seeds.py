@@ -230,9 +230,13 @@ def test_a_seed_sent_again_before_the_deal_replaces_the_first(tables, make_user)
     assert hand.seed_sources == ["player", "player", "bot"]
 
 
-def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user):
+@pytest.mark.parametrize("again", [False, True], ids=["ready-alone", "ready-with-the-seed"])
+def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user, again):
     """The same seed sent to two tables before either dealt: the second deal
-    finds it used and draws one instead (never a reused contribution)."""
+    finds it used and draws one instead (never a reused contribution). The
+    browser presses Ready with the seed it sent (``again``): the seat holds it,
+    checked when it came, so Ready reads no seed history, and the deal still
+    finds it used since."""
     lan = make_user()
     dealt = []
     for _ in range(2):
@@ -245,7 +249,10 @@ def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user):
         )
         dealt.append((table, other))
     for table, other in dealt:
-        services.table_ready(table_id=table.pk, user=lan)
+        sent = {"client_seed": "same", "commitment": table.next_commitment} if again else {}
+        with CaptureQueriesContext(connection) as queries:
+            services.table_ready(table_id=table.pk, user=lan, **sent)
+        assert [q for q in queries if HandPlayer._meta.db_table in (q["sql"] or "")] == []
         services.table_ready(table_id=table.pk, user=other)
     first, second = (current_hand(t) for t, _ in dealt)
     assert first is not None
@@ -253,40 +260,6 @@ def test_a_seed_pending_at_two_tables_is_used_at_one_only(tables, make_user):
     assert (first.client_seeds[0], first.seed_sources[0]) == ("same", "player")
     assert second.client_seeds[0] != "same"
     assert second.seed_sources[0] == "server"
-
-
-def test_ready_with_the_seed_already_sent_checks_it_once(tables, make_user):
-    """The browser presses Ready with the seed it sent for this commitment: the
-    seat holds it, checked when it came, so Ready reads no seed history. The
-    deal still refuses a seed used since (the same one pending at two tables)."""
-    lan = make_user()
-    dealt = []
-    for _ in range(2):
-        other = make_user()
-        table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
-        services.table_sit(table_id=table.pk, user=lan)
-        services.table_sit(table_id=table.pk, user=other)
-        mine = {"client_seed": "same", "commitment": table.next_commitment}
-        services.table_seed(table_id=table.pk, user=lan, **mine)
-        with CaptureQueriesContext(connection) as queries:
-            services.table_ready(table_id=table.pk, user=lan, **mine)
-        assert [q for q in queries if HandPlayer._meta.db_table in (q["sql"] or "")] == []
-        assert seat_seeds(table)[0] == ("same", table.next_commitment)
-        dealt.append((table, other))
-    for table, other in dealt:
-        services.table_ready(table_id=table.pk, user=other)
-    first, second = (current_hand(t) for t, _ in dealt)
-    assert first is not None
-    assert second is not None
-    assert (first.client_seeds[0], first.seed_sources[0]) == ("same", "player")
-    assert (second.client_seeds[0] != "same", second.seed_sources[0]) == (True, "server")
-    # A seed the seat does not hold is checked as before: used, refused.
-    third = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
-    services.table_sit(table_id=third.pk, user=lan)
-    with pytest.raises(SeedReused):
-        services.table_ready(
-            table_id=third.pk, user=lan, client_seed="same", commitment=third.next_commitment
-        )
 
 
 def connect(table: Table, user: Any) -> None:
