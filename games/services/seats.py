@@ -484,11 +484,6 @@ def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: 
     return seed
 
 
-def _store_seed(work: TableWork, seat: Seat, seed: str) -> None:
-    seat.client_seed, seat.seed_commitment = seed, work.table.next_commitment
-    seat.save(update_fields=["client_seed", "seed_commitment"])
-
-
 @transaction.atomic
 def table_seed(
     *, table_id: int, user: User, client_seed: object, commitment: object
@@ -548,11 +543,14 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
         _hold_for_next_hand(work, seat)
     if seat.leaving:
         raise HandInProgress()
+    # Ready for the next hand: no longer leaving after this one (and the new
+    # seed stored in the same write).
+    fields = ["ready", "sitting_out", "timeouts", "leave_after_hand"]
     if seed is not None:
-        _store_seed(work, seat, seed)
-    # Ready for the next hand: no longer leaving after this one.
+        seat.client_seed, seat.seed_commitment = seed, table.next_commitment
+        fields += ["client_seed", "seed_commitment"]
     seat.ready, seat.sitting_out, seat.timeouts, seat.leave_after_hand = True, False, 0, False
-    seat.save(update_fields=["ready", "sitting_out", "timeouts", "leave_after_hand"])
+    seat.save(update_fields=fields)
     work.bump()
     ready_clock(work)
     maybe_deal(work)
