@@ -143,7 +143,7 @@ def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
     interrupted = list((in_play or {}).values())
     completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
     more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 40)
-    run.window = (run.window[0], time.perf_counter())  # the players stop
+    run.stop()  # the players stop, now
     thread.join(timeout=30)
     result: dict[str, Any] = {
         "drill": "daphne",
@@ -199,7 +199,7 @@ def drill_celery(stack: Stack, tables: int) -> dict[str, Any]:
     }
     run.acting = True
     time.sleep(5)  # the players play on for a while
-    run.window = (run.window[0], time.perf_counter())
+    run.stop()
     thread.join(timeout=30)
     result: dict[str, Any] = {
         "drill": "celery",
@@ -229,7 +229,7 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     interrupted = list((in_play or {}).values())
     more = wait_until(lambda: hands_finished_since(specs, restarted_at) >= 2 * len(specs), 60)
     completed = wait_until(lambda: finished_hands(interrupted), timeout=10)
-    run.window = (run.window[0], time.perf_counter())
+    run.stop()
     thread.join(timeout=30)
     result: dict[str, Any] = {
         "drill": "redis",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import json
 import random
 import secrets
@@ -104,6 +105,26 @@ class Run:
         # Table messages received in the window, and their bytes, by type.
         self.received: Counter[str] = Counter()
         self.received_bytes: Counter[str] = Counter()
+        self.stopped = False
+        self.loop: asyncio.AbstractEventLoop | None = None  # the players'
+        self.sockets: set[Any] = set()  # the players' open sockets
+        self.closing: set[asyncio.Future[None]] = set()
+
+    def stop(self) -> None:
+        """End the window now, and have every player close its socket and
+        return (``play``'s own end may be minutes away). Any thread may call it."""
+        self.window = (self.window[0], time.perf_counter())
+        self.stopped = True
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._close_sockets)
+
+    def _close_sockets(self) -> None:
+        for ws in list(self.sockets):
+            task = asyncio.ensure_future(ws.close())
+            self.closing.add(task)
+            task.add_done_callback(self.closing.discard)
 
     def arrived(self, table: int, position: int, version: int, at: float) -> None:
         versions, times = self.arrivals.setdefault((table, position), ([], []))
@@ -166,9 +187,10 @@ class Player:
         first ``ramp`` seconds (players arrive over time, not all at once)."""
         from websockets.asyncio.client import connect
 
+        self.run.loop = asyncio.get_running_loop()
         if ramp:
             await asyncio.sleep(self.rng.random() * ramp)
-        while time.perf_counter() < until:
+        while time.perf_counter() < until and not self.run.stopped:
             try:
                 async with connect(
                     self.urls[self.server],
@@ -177,6 +199,7 @@ class Player:
                     open_timeout=20,
                     ping_interval=None,
                 ) as ws:
+                    self.run.sockets.add(ws)
                     self.pending, self.syncing = None, None
                     await ws.send(json.dumps({"type": "sync", "v": 0}))
                     pinger = asyncio.create_task(self._ping(ws, until))
@@ -184,12 +207,15 @@ class Player:
                         await self._listen(ws, until)
                     finally:
                         pinger.cancel()
-                    if time.perf_counter() >= until:
+                        self.run.sockets.discard(ws)
+                    if time.perf_counter() >= until or self.run.stopped:
                         return
             except Dropped:
                 self.run.reconnects += 1
                 await asyncio.sleep(self.rng.random() * 2)
             except Exception as exc:  # the server went away: try the next one
+                if self.run.stopped:
+                    return  # (the run closed the socket)
                 self.run.reconnects += 1
                 self.run.errors[f"socket:{type(exc).__name__}"] += 1
                 self.run.error_times.append(time.perf_counter() - self.run.window[0])
@@ -206,7 +232,7 @@ class Player:
     async def _listen(self, ws: Any, until: float) -> None:
         while True:
             left = until - time.perf_counter()
-            if left <= 0:
+            if left <= 0 or self.run.stopped:
                 return
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=left)

@@ -73,7 +73,7 @@ def soak(
             if all(n >= hands for n in counts.values()):
                 break
         elapsed = time.perf_counter() - start
-        run.window = (run.window[0], time.perf_counter())  # the players stop
+        run.stop()  # the players stop, now
         thread.join(timeout=60)
         deadline = time.monotonic() + 30
         while money_checks()["hands_unsettled"] and time.monotonic() < deadline:

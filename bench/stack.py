@@ -93,12 +93,21 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 def stop_group(process: subprocess.Popen[bytes], timeout: float) -> None:
     """SIGTERM to the process group; SIGKILL if it is still there after ``timeout``."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(process)
+    stop_groups([process], timeout)
+
+
+def stop_groups(processes: list[subprocess.Popen[bytes]], timeout: float) -> None:
+    """SIGTERM to each process group at once; SIGKILL to those still there
+    after ``timeout``."""
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            kill_group(process)
 
 
 def wait_http(port: int, timeout: float = 60) -> None:
@@ -217,8 +226,9 @@ class Stack:
         self._unsupervised.set()
         if self._supervisor is not None:
             self._supervisor.join()
-        for name in list(self.processes):
-            self.stop(name)
+        # Every process told at once, then waited for together: a Celery worker's
+        # warm shutdown can take seconds, and the others need not queue behind it.
+        stop_groups([self.processes.pop(name) for name in list(self.processes)], timeout=10)
         if self.redis is not None:
             self.redis.terminate()
             self.redis.wait()

@@ -11,7 +11,6 @@ Redis are the tests' own. Processes can be killed and started again by name
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import ipaddress
 import os
@@ -19,14 +18,19 @@ import re
 import secrets
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
-from bench.stack import free_port, kill_group, raise_file_limit, stop_group, wait_until
+from bench.stack import (
+    free_port,
+    kill_group,
+    raise_file_limit,
+    stop_group,
+    stop_groups,
+    wait_until,
+)
 
 from . import processes
 
@@ -307,17 +311,7 @@ class Topology:
 
     def __exit__(self, *exc: object) -> None:
         """SIGTERM to everything at once, SIGKILL to what is left after 15 s."""
-        for process in self.processes.values():
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_groups(list(self.processes.values()), timeout=15)
         self.processes.clear()
 
     # -- looking at it ------------------------------------------------------------

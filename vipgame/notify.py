@@ -61,7 +61,7 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
     if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
         return None
-    return loop if loop is not None and loop.is_running() else None
+    return loop
 
 
 def send(messages: Sequence[Message], *, sent: Callable[[], None] | None = None) -> bool:
@@ -74,10 +74,19 @@ def send(messages: Sequence[Message], *, sent: Callable[[], None] | None = None)
     if layer is None or not messages:
         return False
     loop = _server_loop()
-    if loop is not None:
+    if loop is not None and loop.is_running():
         work: Coroutine[Any, Any, bool] = _send_logged(layer, list(messages), sent)
         asyncio.run_coroutine_threadsafe(work, loop)
         return True
+    if loop is not None and not loop.is_closed():
+        # The server is stopping (its loop has ended; a socket's last service,
+        # such as its seat's presence, committed meanwhile). ``async_to_sync``
+        # would hand the send to that loop and wait for ever, and the process
+        # would hang at exit until killed. Its sockets are closing: they resync
+        # by version wherever they reconnect.
+        kinds = sorted({str(m.get("type")) for _, m in messages})
+        logger.info("%s not sent: the server is stopping", ", ".join(kinds))
+        return False
     return bool(async_to_sync(_send_logged)(layer, messages, sent))
 
 
