@@ -13,6 +13,7 @@ the table showed to everyone.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -70,16 +71,26 @@ def secrets_now() -> tuple[set[str], set[str], dict[str, set[str]]]:
     return seeds, cards, public
 
 
+@functools.lru_cache(maxsize=64)
+def shown_cards(cards: frozenset[str]) -> re.Pattern[str]:
+    """Any of these cards, raw (``Qd``) or as rendered (``Q♦``), standing
+    alone: one pattern, so that a page is read once, not twice per card."""
+    shown = {form for card in cards for form in (card, card_display(parse_card(card)))}
+    either = "|".join(re.escape(form) for form in sorted(shown, key=len, reverse=True))
+    return re.compile(rf"(?<![\w\-\\*])(?:{either})(?![\w\-\\*])")
+
+
 def leaks(text: str, seeds: set[str], cards: set[str]) -> list[str]:
     text = NOISE.sub("", text)
     found = [seed for seed in seeds if seed in text or seed.upper() in text]
     lower = text.lower()
     found += [seed for seed in seeds if seed in lower and seed not in found]
-    for card in cards:
-        for shown in {card, card_display(parse_card(card))}:
-            match = re.search(rf"(?<![\w\-\\*]){re.escape(shown)}(?![\w\-\\*])", text)
-            if match:
-                found.append(f"{shown} in …{text[match.start() - 80 : match.end() + 40]}…")
+    if cards:
+        first: dict[str, re.Match[str]] = {}
+        for match in shown_cards(frozenset(cards)).finditer(text):
+            first.setdefault(match.group(), match)
+        for shown, match in first.items():
+            found.append(f"{shown} in …{text[match.start() - 80 : match.end() + 40]}…")
     return found
 
 
