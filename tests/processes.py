@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from typing import Any
 
 from django.db import connection
 
-from bench.stack import free_port, wait_http, wait_until
+from bench.stack import free_port, stop_group, wait_http, wait_until
 
 __all__ = ["free_port", "wait_http"]
 
@@ -49,12 +48,7 @@ def running(command: list[str], env: dict[str, str], log: Path) -> Iterator[subp
             yield process
         finally:
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
+                stop_group(process, timeout=10)
 
 
 def daphne(port: int) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from bench.stack import stop_groups
 from tests.processes import (
     celery_worker,
     daphne,
@@ -75,12 +76,13 @@ def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
     )
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     with (
-        running(daphne(port), env, var / "daphne.log"),
-        running(celery_worker(var, beat=True), env, var / "celery.log"),
+        running(daphne(port), env, var / "daphne.log") as server,
+        running(celery_worker(var, beat=True), env, var / "celery.log") as worker,
     ):
         wait_http(port)
         wait_for(lambda: "ready" in (var / "celery.log").read_text(), timeout=60)
         yield Site(f"http://127.0.0.1:{port}", var)
+        stop_groups([server, worker], timeout=10)  # together: the worker's stop takes seconds
 
 
 @pytest.fixture(scope="module")
