@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, publish
+from games import clock, publish, sql
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
@@ -151,7 +151,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     secret.save(update_fields=["server_seed"])
     for seat in players:
         seat.client_seed, seat.seed_commitment = "", ""
-        seat.save(update_fields=["client_seed", "seed_commitment"])
+    sql.forget_seeds([seat.pk for seat in players])
     work.set_hand(hand, state)
     work.announce()
     work.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])
