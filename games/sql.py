@@ -333,19 +333,6 @@ def store_seed(seat_id: int, seed: str, commitment: str) -> None:
         )
 
 
-def forget_seeds(seat_ids: Sequence[int]) -> None:
-    """The seeds of these seats, used by the hand just dealt: one ``UPDATE``."""
-    if not seat_ids:
-        return
-    marks = ", ".join(["%s"] * len(seat_ids))
-    with _cursor(_db()) as cursor:
-        cursor.execute(
-            f"UPDATE {Seat._meta.db_table} SET \"client_seed\" = '', \"seed_commitment\" = '' "
-            f'WHERE "id" IN ({marks})',
-            list(seat_ids),
-        )
-
-
 # -- the one write ---------------------------------------------------------------
 
 _HAND_WRITE = ("state", "event_count", "ended_at", "result")

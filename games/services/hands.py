@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, publish, sql
+from games import clock, publish
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
@@ -149,9 +149,11 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     table.status = Table.Status.PLAYING
     secret.server_seed, table.next_commitment = seed_source.new_seed()
     secret.save(update_fields=["server_seed"])
+    # The seeds are used up: cleared in the change's one write (which also
+    # holds a seed that came with the Ready that dealt: this clears it).
     for seat in players:
         seat.client_seed, seat.seed_commitment = "", ""
-    sql.forget_seeds([seat.pk for seat in players])
+    work.update_seats({seat.pk: {"client_seed": "", "seed_commitment": ""} for seat in players})
     work.set_hand(hand, state)
     work.announce()
     work.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])

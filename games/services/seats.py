@@ -544,13 +544,13 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
     if seat.leaving:
         raise HandInProgress()
     # Ready for the next hand: no longer leaving after this one (and the new
-    # seed stored in the same write).
+    # seed stored with it), written with the change's one write.
     fields = ["ready", "sitting_out", "timeouts", "leave_after_hand"]
     if seed is not None:
         seat.client_seed, seat.seed_commitment = seed, table.next_commitment
         fields += ["client_seed", "seed_commitment"]
     seat.ready, seat.sitting_out, seat.timeouts, seat.leave_after_hand = True, False, 0, False
-    seat.save(update_fields=fields)
+    work.update_seats({seat.pk: {name: getattr(seat, name) for name in fields}})
     work.bump()
     ready_clock(work)
     maybe_deal(work)

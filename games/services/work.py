@@ -11,6 +11,7 @@ registered with ``transaction.on_commit`` to be run by
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import timedelta
 from typing import Any
@@ -31,6 +32,7 @@ from vipgame.ops import context
 
 # Seat fields no state shows: changing only these still allows a delta.
 SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts"})
+REF_FIELDS = frozenset(f.name for f in dataclasses.fields(SeatRef))
 
 
 class TableWork:
@@ -81,6 +83,9 @@ class TableWork:
             # move, and whoever moves them calls forget_seats(). A change that
             # reads the seats in full may change them: it is published in full.
             self._seats = list(publish.seats_with_chips(self.table))
+            for seat in self._seats:
+                for name, value in self._seat_changes.get(seat.pk, {}).items():
+                    setattr(seat, name, value)  # (seats read anew: see _pending_of)
             self._full = True
             self._note_seated(self._seats)
         return self._seats
@@ -103,8 +108,19 @@ class TableWork:
                 self._refs = [seat_ref(s) for s in self._seats]
             else:
                 self._refs = sql.seat_refs(self.table.pk)
+                if self._seat_changes:
+                    self._refs = [
+                        dataclasses.replace(ref, **self._pending_of(ref.id)) for ref in self._refs
+                    ]
             self._note_seated(self._refs)
         return self._refs
+
+    def _pending_of(self, seat_id: int) -> dict[str, Any]:
+        """What this unit of work will write to the seat (``update_seats``) of
+        the fields a seat in short has: seats read anew (after
+        ``forget_seats``) must show it to the rest of the work."""
+        changes = self._seat_changes.get(seat_id, {})
+        return {k: v for k, v in changes.items() if k in REF_FIELDS}
 
     def load_move(self, user_id: int | None = None) -> None:
         """The current hand, its state and the seats in short, in one
