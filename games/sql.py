@@ -33,7 +33,7 @@ from django.utils import timezone
 from games.models import Hand, HandEvent, HandPlayer, Seat, Table
 from games.refs import EventRecord, SeatRef
 from vipgame.accounts.models import User
-from wallet.models import Account
+from wallet.models import Account, Hold
 
 
 @cache
@@ -321,6 +321,21 @@ def seed_used(user_id: int, seed: str) -> bool:
             [user_id, seed],
         )
         return cursor.fetchone() is not None
+
+
+def held(hold_id: int) -> int:
+    """What a seat's wallet hold holds while pending (0 once it is not), its
+    row locked as ``seats.seat_hold`` locks it: a Ready's check that the hold
+    covers the table's minimum, without the ORM's query compilation."""
+    db = _db()
+    lock = " FOR UPDATE" if db.features.has_select_for_update else ""
+    with _cursor(db) as cursor:
+        cursor.execute(
+            f'SELECT "amount" FROM {Hold._meta.db_table} WHERE "id" = %s AND "status" = %s{lock}',
+            [hold_id, Hold.Status.PENDING.value],
+        )
+        row = cursor.fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def store_seed(seat_id: int, seed: str, commitment: str) -> None:

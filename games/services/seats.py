@@ -577,8 +577,7 @@ def _hold_for_next_hand(work: TableWork, seat: Seat) -> None:
     """Mậu Binh, Tiến Lên: the seat's hold must cover the minimum balance
     before the player is dealt in (after a loss it may hold less)."""
     needed = min_balance(work.table)
-    hold = seat_hold(seat)
-    held = 0 if hold is None else hold.amount
+    held = 0 if seat.hold_id is None else sql.held(seat.hold_id)
     if held >= needed:
         return
     if wallet.account_for_user(user=seat.user).available + held < needed:

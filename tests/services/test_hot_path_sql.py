@@ -138,3 +138,22 @@ def test_the_seats_in_full_read_as_the_orm_read_them(tables, make_user, game):
         }
         assert (a.chips, a.user.shown_name) == (b.chips, b.user.shown_name)
         assert a.chips is not None
+
+
+def test_a_holds_amount_reads_as_the_orm_reads_it(tables, make_user):
+    """``sql.held`` (a Ready's check of the seat's hold, no ORM compiling): the
+    pending hold's amount, as ``seat_hold`` reads it; 0 once it is not pending."""
+    from games import sql
+    from games.services.seats import seat_hold
+    from wallet.models import Hold
+
+    lan = make_user()
+    table = services.table_create(owner=make_user(), game="tienlen", stake=5, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    seat = Seat.objects.get(table=table, user=lan)
+    hold = seat_hold(seat)
+    assert seat.hold_id is not None and hold is not None
+    assert sql.held(seat.hold_id) == hold.amount == 150  # 30 stakes
+    Hold.objects.filter(pk=seat.hold_id).update(status=Hold.Status.VOIDED)
+    assert seat_hold(seat) is None
+    assert sql.held(seat.hold_id) == 0
