@@ -152,7 +152,8 @@ def test_a_holds_amount_reads_as_the_orm_reads_it(tables, make_user):
     services.table_sit(table_id=table.pk, user=lan)
     seat = Seat.objects.get(table=table, user=lan)
     hold = seat_hold(seat)
-    assert seat.hold_id is not None and hold is not None
+    assert seat.hold_id is not None
+    assert hold is not None
     assert sql.held(seat.hold_id) == hold.amount == 150  # 30 stakes
     Hold.objects.filter(pk=seat.hold_id).update(status=Hold.Status.VOIDED)
     assert seat_hold(seat) is None
