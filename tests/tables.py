@@ -7,8 +7,9 @@ and runs its timer, as the timer task would.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import ModuleType
@@ -21,6 +22,21 @@ from django.utils import timezone
 from games import services
 from games.models import Hand, Table
 from wallet.models import Account, LedgerTransaction
+
+
+@contextlib.contextmanager
+def statements_run() -> Iterator[list[str]]:
+    """The SQL text of every statement run inside, in order. (Django's
+    ``CaptureQueriesContext`` records a prepared statement of the hot path,
+    ``games.sql``, without its text.)"""
+    ran: list[str] = []
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        ran.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        yield ran
 
 
 @dataclass

@@ -13,6 +13,7 @@ from games import services
 from games.models import Hand, Seat
 from games.plugins import engine_for
 
+from ..tables import statements_run
 from .driver import ready_all, seated_table
 
 pytestmark = [
@@ -33,13 +34,7 @@ def _one_move(tables, table, step: int) -> list[str]:
     player = engine.status(state).actors[0]
     user = Seat.objects.get(table=table, position=hand.players[player]["position"]).user
     action = engine.bot_action(engine.view(state, player), seed=step)
-    ran: list[str] = []
-
-    def record(execute, sql, params, many, context):
-        ran.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(record):
+    with statements_run() as ran:
         services.table_act(
             table_id=table.pk, user=user, action=action, client_id=f"m{step}", version=table.version
         )
