@@ -83,9 +83,7 @@ class TableWork:
             # move, and whoever moves them calls forget_seats(). A change that
             # reads the seats in full may change them: it is published in full.
             self._seats = list(publish.seats_with_chips(self.table))
-            for seat in self._seats:
-                for name, value in self._seat_changes.get(seat.pk, {}).items():
-                    setattr(seat, name, value)  # (seats read anew: see _pending_of)
+            self._show_pending(self._seats)
             self._full = True
             self._note_seated(self._seats)
         return self._seats
@@ -115,10 +113,16 @@ class TableWork:
             self._note_seated(self._refs)
         return self._refs
 
+    def _show_pending(self, seats: list[Seat]) -> None:
+        """Seats with what this unit of work will write to them
+        (``update_seats``): seats read anew (after ``forget_seats``) must show
+        it to the rest of the work, and a full state must show it."""
+        for seat in seats:
+            for name, value in self._seat_changes.get(seat.pk, {}).items():
+                setattr(seat, name, value)
+
     def _pending_of(self, seat_id: int) -> dict[str, Any]:
-        """What this unit of work will write to the seat (``update_seats``) of
-        the fields a seat in short has: seats read anew (after
-        ``forget_seats``) must show it to the rest of the work."""
+        """``_show_pending`` for a seat in short: the changes to its fields."""
         changes = self._seat_changes.get(seat_id, {})
         return {k: v for k, v in changes.items() if k in REF_FIELDS}
 
@@ -371,9 +375,7 @@ class TableWork:
         delta = self._move and not self._full and self._loaded_state is not None
         if not delta:
             # A full state shows the seats and the hand: read them under the lock.
-            for seat in self.seats:
-                for name, value in self._seat_changes.get(seat.pk, {}).items():
-                    setattr(seat, name, value)
+            self._show_pending(self.seats)
             hand = self.hand
         seats_only = not delta and self._seats_only()
         hand_write = None

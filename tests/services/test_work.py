@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from games import publish, selectors, services
 from games.aftercommit import AfterCommit
-from games.models import Hand, Table
+from games.models import Hand, Seat, Table
 from games.services.work import TableWork
 
 from ..tables import assert_money_consistent
@@ -141,3 +141,29 @@ def test_reading_a_table_never_waits_for_a_move_holding_its_lock(tables, make_us
         thread.join()
         with connection.cursor() as cursor:
             cursor.execute("RESET lock_timeout")
+
+
+@pytest.mark.django_db
+def test_seats_read_anew_show_the_seat_changes_still_to_be_written(tables, make_user):
+    """A unit of work writes its seat changes with its one write, at commit
+    (``update_seats``: a Ready, the seeds a deal used up). Seats it reads again
+    before then (``forget_seats``, after chips moved), in full or in short,
+    show those changes to the rest of the work; the database has them after."""
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    for user in (lan, minh):
+        services.table_sit(table_id=table.pk, user=user)
+    with transaction.atomic():
+        work = TableWork(table.pk)
+        seat = work.require_seat(lan)
+        work.update_seats({seat.pk: {"ready": True, "client_seed": "s1"}})
+        work.forget_seats()
+        again = {s.user_id: s for s in work.seats}
+        assert (again[lan.pk].ready, again[lan.pk].client_seed) == (True, "s1")
+        assert again[minh.pk].ready is False
+        work.forget_seats()
+        assert {r.user_id: r.ready for r in work.refs} == {lan.pk: True, minh.pk: False}
+        assert Seat.objects.get(pk=seat.pk).ready is False  # not written yet
+        work.bump()
+        work.commit()
+    assert Seat.objects.values_list("ready", "client_seed").get(pk=seat.pk) == (True, "s1")
