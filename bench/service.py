@@ -7,10 +7,11 @@ service thread's CPU time (``time.thread_time``) and wall time, the SQL
 statements sent, PostgreSQL's CPU (the backend process of this connection,
 from ``/proc``), and the bytes the move publishes (every message JSON-encoded;
 nothing is sent: the transport is measured by ``bench.transport``). Choosing a
-move (the bot policy on the player's view, read from the database) and ending
-hands (settlement, the summary clock) happen between timed moves and are not
-counted. Between hands each player sends a seed and presses Ready, as the
-browser does: those two services are timed apart (``between_hands``).
+move (the bot policy on the player's view, read from the database) happens
+between timed moves and is not counted. The work between hands is timed apart
+(``between_hands``): the settlement of each finished hand and the end of its
+summary (Celery's work in the whole stack), then each player's seed and Ready,
+as the browser sends them.
 
 It creates a fresh database ``<name>_bench`` from ``DATABASE_URL`` (the
 server must be PostgreSQL), migrates it, prints a table and writes JSON to
@@ -192,21 +193,27 @@ def run(
     # Timed like a move (thread CPU, statements) once the warm-up is over.
     # Ready is split by whether it dealt the hand (the last player's does).
     between: dict[str, dict[str, list[float]]] = {
-        name: {"cpu": [], "statements": []} for name in ("seed", "ready", "ready_that_deals")
+        name: {"cpu": [], "statements": []}
+        for name in ("seed", "ready", "ready_that_deals", "settle", "summary_ends")
     }
 
     def hands_played(table_id: int) -> int:
         return Table.objects.values_list("hands_played", flat=True).get(pk=table_id)
 
-    def timed(name: str, call: Any, **kwargs: Any) -> None:
-        before = hands_played(kwargs["table_id"])
+    def timed(name: str, call: Any, table_id: int, **kwargs: Any) -> None:
+        before = hands_played(table_id)
         statements[0] = 0
         started = time.thread_time()
         with connection.execute_wrapper(count):
-            call(**kwargs)
+            if name == "settle":
+                call(**kwargs)
+            else:
+                call(table_id=table_id, **kwargs)
         elapsed = (time.thread_time() - started) * 1000
-        if hands_played(kwargs["table_id"]) != before:
+        if name == "ready" and hands_played(table_id) != before:
             name = "ready_that_deals"
+        if name == "summary_ends" and Table.objects.get(pk=table_id).status == Table.Status.SUMMARY:
+            return  # (its clock has not run out yet: nothing done, not counted)
         if done >= warmup:
             between[name]["cpu"].append(elapsed)
             between[name]["statements"].append(statements[0])
@@ -216,10 +223,10 @@ def run(
         commitment = Table.objects.values_list("next_commitment", flat=True).get(pk=table_id)
         for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
             seed = os.urandom(8).hex()
-            mine = {"table_id": table_id, "user": seat.user, "client_seed": seed}
-            timed("seed", services.table_seed, commitment=commitment, **mine)
+            mine = {"user": seat.user, "client_seed": seed, "commitment": commitment}
+            timed("seed", services.table_seed, table_id, **mine)
             try:
-                timed("ready", services.table_ready, commitment=commitment, **mine)
+                timed("ready", services.table_ready, table_id, **mine)
             except NotEnoughChips:
                 table = Table.objects.get(pk=table_id)
                 services.table_buy_in(
@@ -239,10 +246,16 @@ def run(
             )
             if hand is None or hand.ended_at is not None:
                 while recorder.settlements:
-                    services.hand_settle(hand_id=recorder.settlements.pop())
+                    hand_id = recorder.settlements.pop()
+                    timed("settle", services.hand_settle, table_id, hand_id=hand_id)
                 table.refresh_from_db()
                 if table.status == Table.Status.SUMMARY and table.deadline is not None:
-                    services.table_timeout(table_id=table_id, clock_version=table.clock_version)
+                    timed(
+                        "summary_ends",
+                        services.table_timeout,
+                        table_id,
+                        clock_version=table.clock_version,
+                    )
                 ready(table_id)
                 continue
             state = engine.loads(hand.state)

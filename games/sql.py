@@ -338,6 +338,23 @@ def held(hold_id: int) -> int:
     return 0 if row is None else int(row[0])
 
 
+def set_nets(hand_id: int, nets: Sequence[int]) -> None:
+    """Each player's chips won or lost (``HandPlayer.net``, by player index),
+    in one statement on PostgreSQL (the settlement's)."""
+    db = _db()
+    if not _postgres(db):
+        for index, net in enumerate(nets):
+            HandPlayer.objects.filter(hand_id=hand_id, index=index).update(net=net)
+        return
+    with _cursor(db) as cursor:
+        cursor.execute(
+            f'UPDATE {HandPlayer._meta.db_table} p SET "net" = n."net" '
+            'FROM UNNEST(%s::int[], %s::bigint[]) AS n("index", "net") '
+            'WHERE p."hand_id" = %s AND p."index" = n."index"',
+            [list(range(len(nets))), list(nets), hand_id],
+        )
+
+
 def store_seed(seat_id: int, seed: str, commitment: str) -> None:
     """A player's seed for the hand dealt under ``commitment``, on their seat."""
     with _cursor(_db()) as cursor:

@@ -1,7 +1,8 @@
 """The only code that moves chips. Every write goes through ``ledger_post``.
 
 Each function runs in one transaction, locks the accounts it touches in
-primary-key order, updates balances with ``F()`` expressions and notifies
+primary-key order, updates balances in the database (``F()`` expressions, or
+on PostgreSQL one statement for several accounts: ``wallet.sql``) and notifies
 clients only after commit.
 """
 
@@ -16,7 +17,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from vipgame.ops.isolation import each_on_its_own
 
+from . import sql
 from .errors import (
     AccountClosed,
     BonusAlreadyClaimed,
@@ -210,14 +212,12 @@ def ledger_post(
             raise InsufficientChips(
                 needed=-amount, available=account.balance - account.held + freed
             )
-        Account.objects.filter(pk=account.pk).update(
-            balance=F("balance") + amount, held=F("held") - freed
-        )
         entries.append(
             LedgerEntry(transaction=txn, account=account, amount=amount, balance_after=new_balance)
         )
         if account.user_id is not None and account.kind == Account.Kind.USER:
             owners[account.user_id] = (new_balance, new_balance - new_held)
+    _move_balances([(a.pk, amounts[a.pk], release.get(a.pk, 0)) for a in locked])
     LedgerEntry.objects.bulk_create(entries)
     if owners:
         # Their open pages show the new balance (after commit, best effort).
@@ -231,6 +231,19 @@ def ledger_post(
             ]
         )
     return PostResult(txn, created=True)
+
+
+def _move_balances(changes: Sequence[tuple[int, int, int]]) -> None:
+    """Each (account id, amount, freed): the balance moved by ``amount`` and
+    the held chips lowered by ``freed``, as ``F()`` updates would; the accounts
+    are locked by the caller. One statement on PostgreSQL."""
+    if connection.vendor != "postgresql":
+        for pk, amount, freed in changes:
+            Account.objects.filter(pk=pk).update(
+                balance=F("balance") + amount, held=F("held") - freed
+            )
+        return
+    sql.move_balances(changes)
 
 
 def transfer(
@@ -354,6 +367,74 @@ def _release(hold: Hold, status: str) -> None:
 @transaction.atomic
 def hold_void(*, hold: Hold) -> None:
     _release(_locked_hold(hold), Hold.Status.VOIDED)
+
+
+def holds_void(hold_ids: Sequence[int]) -> dict[int, int]:
+    """``hold_void`` for every hold of ``hold_ids`` still pending: ``{hold id:
+    amount}`` of those voided (a hold that is not pending is left alone). For a
+    table's settlement, in two statements on PostgreSQL: the holds' accounts
+    locked in primary-key order, then the holds voided and the accounts' held
+    chips released together. Call it inside a transaction."""
+    ids = sorted(set(hold_ids))
+    if not ids:
+        return {}
+    if connection.vendor != "postgresql":
+        voided = {}
+        for hold in Hold.objects.filter(pk__in=ids, status=Hold.Status.PENDING).order_by("pk"):
+            hold_void(hold=hold)
+            voided[hold.pk] = hold.amount
+        return voided
+    sql.lock_accounts_of_holds(ids)
+    return dict(sql.void_pending(ids))
+
+
+@dataclass(frozen=True)
+class HoldUpTo:
+    """A hold of up to ``most`` chips of a user's wallet (``holds_up_to``)."""
+
+    user_id: int
+    most: int
+    key: str
+
+
+def holds_up_to(wanted: Sequence[HoldUpTo], *, expires_at: datetime, reason: str) -> dict[int, int]:
+    """For each user, hold what their wallet has available, up to ``most``
+    (nothing when that is 0): ``{user id: hold id}`` of the holds made. What
+    ``hold_create`` does for each (a closed account with chips to hold raises
+    ``AccountClosed``), for a table's settlement: on PostgreSQL in two
+    statements, the accounts locked in primary-key order, then the holds
+    inserted and the held chips raised together. A user without an account
+    has nothing to hold. Call it inside a transaction."""
+    by_key = {f"user:{w.user_id}": w for w in wanted}
+    if len(by_key) != len(wanted):
+        raise ValueError("one hold per user")
+    if not wanted:
+        return {}
+    if connection.vendor != "postgresql":
+        held: dict[int, int] = {}
+        for account in Account.objects.filter(key__in=by_key).order_by("pk"):
+            w = by_key[account.key]
+            amount = min(w.most, account.available)
+            if amount > 0:
+                held[w.user_id] = hold_create(
+                    account=account, amount=amount, key=w.key, expires_at=expires_at, reason=reason
+                ).pk
+        return held
+    holds: list[tuple[int, int, str]] = []  # (account id, amount, key)
+    users: dict[int, int] = {}
+    for pk, key, available, closed in sql.lock_by_key(list(by_key)):
+        w = by_key[key]
+        amount = min(w.most, available)
+        if amount <= 0:
+            continue
+        if closed:
+            raise AccountClosed()
+        holds.append((pk, amount, w.key))
+        users[pk] = w.user_id
+    if not holds:
+        return {}
+    made = sql.insert_holds(holds, reason=reason, expires_at=expires_at, now=timezone.now())
+    return {users[account_id]: pk for pk, account_id in made}
 
 
 def _hold_expire(hold_id: int, moment: datetime) -> bool:

@@ -168,6 +168,33 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
     seat.save(update_fields=["hold"])
 
 
+def rehold_seats(work: TableWork, seats: list[Seat]) -> None:
+    """``rehold_seat`` for the seats that stay after a settlement, whose holds
+    ``settle_in`` has voided: each holds what the player has available again,
+    up to the table's minimum, in two statements for the table
+    (``wallet.holds_up_to``); the seats' new holds go into the change's one
+    write."""
+    if not seats:
+        return
+    table = work.table
+    needed = min_balance(table)
+    made = wallet.holds_up_to(
+        [
+            wallet.HoldUpTo(
+                user_id=seat.user_id,
+                most=needed,
+                key=f"table:{table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
+            )
+            for seat in seats
+        ],
+        expires_at=clock.now() + SEAT_HOLD_TTL,
+        reason=f"{table.get_game_display()} #{table.pk}",
+    )
+    work.update_seats({seat.pk: {"hold_id": made.get(seat.user_id)} for seat in seats})
+    for seat in seats:
+        seat.hold_id = made.get(seat.user_id)
+
+
 def _switch(value: object) -> bool:
     """A seat switch (``auto_ready``): true or false, nothing else."""
     if not isinstance(value, bool):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from games import clock
-from games.models import Departure, Hand, HandPlayer, Table
+from games import clock, sql
+from games.models import Departure, Hand, Table
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
 from .hands import maybe_deal
-from .seats import free_seat, rehold_seat, release_seat_hold, seat_key
+from .seats import free_seat, rehold_seats, seat_key
 from .work import TableWork
 
 
@@ -58,11 +58,14 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     if not plugin.uses_escrow:
         # The chips held for this table back what each player pays: released
         # here, in the settlement's transaction, then held again for the next
-        # hand (up to the minimum balance) for those who stay.
+        # hand (up to the minimum balance) for those who stay. Every seat's
+        # hold is released at once (a seat taken during the hand is held again
+        # with the others).
+        freed = wallet.holds_void([s.hold_id for s in seats.values() if s.hold_id is not None])
         for i, p in enumerate(players):
             seat = seats.get(p["position"])
-            if seat is not None and seat.user_id == p["user_id"]:
-                balances[i] += release_seat_hold(seat)
+            if seat is not None and seat.user_id == p["user_id"] and seat.hold_id is not None:
+                balances[i] += freed.get(seat.hold_id, 0)
     outcome = plugin.engine.outcome(plugin.engine.loads(hand.state))
     moves, net = plugin.transfers(table, outcome, balances)
     amounts: dict[int, int] = {}
@@ -82,20 +85,19 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     hand.settled_at = clock.now()
     hand.result = {**(hand.result or {}), "chips": net}
     hand.save(update_fields=["settled", "settled_at", "result"])
-    for entry in HandPlayer.objects.filter(hand=hand):
-        entry.net = net[entry.index]
-        entry.save(update_fields=["net"])
+    sql.set_nets(hand.pk, net)
     work.set_hand(hand, work.plugin.engine.loads(hand.state))
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
     for seat in [s for s in work.seats if s.leaving or s.leave_after_hand]:
         # (the last person leaving takes the bots along)
         free_seat(work, seat, Departure.Reason.LEFT)
-    for seat in list(work.seats):
-        if not plugin.uses_escrow:
-            rehold_seat(work, seat)
-        elif stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
-            # No chips left: sit out until the player buys in again (RULES.md 4).
-            seat.sitting_out, seat.ready = True, False
-            seat.save(update_fields=["sitting_out", "ready"])
+    if not plugin.uses_escrow:
+        rehold_seats(work, list(work.seats))
+    else:
+        for seat in work.seats:
+            if stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
+                # No chips left: sit out until the player buys in again (RULES.md 4).
+                seat.sitting_out, seat.ready = True, False
+                seat.save(update_fields=["sitting_out", "ready"])
     work.bump()
     return True

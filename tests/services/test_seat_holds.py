@@ -12,7 +12,7 @@ from games.models import Hand, Seat, Table
 from vipgame.moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
-from ..tables import assert_money_consistent
+from ..tables import assert_money_consistent, statements_run
 from ..wallet.helpers import assert_ledger_consistent, snapshot
 from .driver import play_until_finished
 
@@ -147,3 +147,48 @@ def test_holds_are_released_by_force_close_ban_and_the_ready_clock(tables, make_
     assert [wallet_of(u).balance for u in (lan, minh, hoa)] == [10_000] * 3
     assert LedgerEntry.objects.filter(transaction__kind="settlement").count() == 0
     assert_money_consistent()
+
+
+def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
+    tables, make_user, monkeypatch
+):
+    """Three players dealt in, a fourth seated during the hand: the settlement
+    releases all four holds and holds each wallet again (the minimum, or what
+    is left of it), with one wallet statement per step for the whole table,
+    not a few per player (62 statements before, 21 now, savepoints aside)."""
+    table = services.table_create(owner=make_user(), game="tienlen", stake=300, seat_count=4)
+    players = [table.owner, make_user(), make_user()]
+    for user in players:
+        services.table_sit(table_id=table.pk, user=user)
+    for user in players:
+        services.table_ready(table_id=table.pk, user=user)
+    late = make_user()
+    services.table_sit(table_id=table.pk, user=late)
+    old_holds = set(Seat.objects.filter(table=table).values_list("hold_id", flat=True))
+    due: list[int] = []  # (settled below, not by the harness)
+    monkeypatch.setattr(tables.scheduler, "settle", due.append)
+    hand = play_until_finished(tables, table)
+    total = Account.objects.aggregate(total=Sum("balance"))["total"]
+
+    assert due == [hand.pk]
+    with statements_run() as ran:
+        services.hand_settle(hand_id=hand.pk)
+
+    run = [s for s in ran if "SAVEPOINT" not in s]
+    assert len(run) <= 21, "\n".join(run)
+    hold_writes = [s for s in run if s.startswith(("UPDATE wallet_hold", "WITH v AS"))]
+    assert len(hold_writes) == 1
+    assert Hand.objects.get(pk=hand.pk).settled
+    assert Account.objects.aggregate(total=Sum("balance"))["total"] == total
+    assert None not in old_holds
+    assert len(old_holds) == 4
+    assert set(Hold.objects.filter(pk__in=old_holds).values_list("status", flat=True)) == {
+        Hold.Status.VOIDED
+    }
+    for user in [*players, late]:
+        account = wallet_of(user)
+        seat = Seat.objects.get(table=table, user=user)
+        assert account.held == min(9_000, account.balance)
+        held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
+        assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
+    assert_ledger_consistent()
