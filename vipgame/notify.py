@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -64,12 +65,56 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop
 
 
+# A process's own event loop, in a thread of its own (Celery's pool processes:
+# ``keep_a_loop``): (pid, loop). None, or another pid's (a forked child's
+# inheritance): none.
+_own: tuple[int, asyncio.AbstractEventLoop] | None = None
+# How long a send on that loop may take before it is given up (logged).
+OWN_LOOP_TIMEOUT_S = 10.0
+
+
+def keep_a_loop() -> None:
+    """Send on one event loop of this process from now on, run by a thread of
+    its own (a Celery pool process calls it when it starts). ``async_to_sync``
+    would make a new loop for every send, and the channel layer a new Redis
+    connection for each loop: a connection made and closed for every
+    publication of a timer, a settlement or a bot's move."""
+    global _own
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="notify-loop", daemon=True).start()
+    _own = (os.getpid(), loop)
+
+
+def _own_loop() -> asyncio.AbstractEventLoop | None:
+    if _own is None or _own[0] != os.getpid():
+        return None
+    return _own[1]
+
+
+def _send_on_own_loop(
+    loop: asyncio.AbstractEventLoop,
+    layer: Any,
+    messages: Sequence[Message],
+    sent: Callable[[], None] | None,
+) -> bool:
+    future = asyncio.run_coroutine_threadsafe(_send_logged(layer, list(messages), sent), loop)
+    try:
+        return bool(future.result(timeout=OWN_LOOP_TIMEOUT_S))
+    except TimeoutError:
+        future.cancel()
+        kinds = sorted({str(m.get("type")) for _, m in messages})
+        logger.warning("%s not sent in %s s", ", ".join(kinds), OWN_LOOP_TIMEOUT_S)
+        return False
+
+
 def send(messages: Sequence[Message], *, sent: Callable[[], None] | None = None) -> bool:
     """Send now (call it after commit). Inside the server the sends are handed
     to its event loop and this returns at once (the mover's ``ack`` need not
-    wait for everyone's ``state``); elsewhere (Celery, management commands)
-    they are sent here. ``sent`` runs once they are out. Returns False when the
-    channel layer cannot be reached (a warning is logged)."""
+    wait for everyone's ``state``); elsewhere they are sent before this
+    returns: on the process's own loop where it keeps one (Celery's pool
+    processes, ``keep_a_loop``), else on a new loop (management commands).
+    ``sent`` runs once they are out. Returns False when the channel layer
+    cannot be reached (a warning is logged)."""
     layer = get_channel_layer()
     if layer is None or not messages:
         return False
@@ -87,6 +132,9 @@ def send(messages: Sequence[Message], *, sent: Callable[[], None] | None = None)
         kinds = sorted({str(m.get("type")) for _, m in messages})
         logger.info("%s not sent: the server is stopping", ", ".join(kinds))
         return False
+    own = _own_loop()
+    if own is not None:
+        return _send_on_own_loop(own, layer, messages, sent)
     return bool(async_to_sync(_send_logged)(layer, messages, sent))
 
 

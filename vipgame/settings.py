@@ -271,6 +271,12 @@ TIMER_QUEUE_AHEAD_S = env.float("TIMER_QUEUE_AHEAD_S", default=4.0)
 # arrived: wait this long for it before the server draws one (docs/fairness.md).
 SEED_GRACE_MS = env.int("SEED_GRACE_MS", default=1500)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# A worker's pool process keeps its database connection from task to task
+# (vipgame/ops/celery_hooks.py): for this many seconds, closed sooner after an
+# error. Celery's Django fix-up would close it around every task; it does so
+# only every CELERY_DB_REUSE_MAX tasks.
+WORKER_CONN_MAX_AGE = env.int("WORKER_CONN_MAX_AGE", default=300)
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [

@@ -191,9 +191,12 @@ def test_sentry_reports_carry_no_seeds_cards_or_passwords():
     assert all("vars" not in frame for frame in frames)
 
 
-def test_celery_workers_connect_per_task_without_the_pool():
+def test_celery_workers_keep_a_connection_without_the_pool():
     from vipgame.ops.celery_hooks import drop_pool
 
     databases = {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {"pool": {"a": 1}}}}
-    drop_pool(databases)
-    assert databases == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}
+    drop_pool(databases, 300)
+    assert databases == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 300, "OPTIONS": {}}}
+    without = {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}
+    drop_pool(without, 300)  # DB_POOL=0: CONN_MAX_AGE is the operator's
+    assert without == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}

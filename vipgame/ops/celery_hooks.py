@@ -45,39 +45,62 @@ def _task_logger(logger: logging.Logger, **kwargs: Any) -> None:
     _apply_format(logger)
 
 
+def _check_connections(sender: Any) -> None:
+    """Before and after each task (not one run eagerly, inside its caller's
+    transaction): close a connection that is past ``CONN_MAX_AGE`` or
+    unusable after an error, as Django does around each request. Celery's own
+    fix-up closes them only every ``CELERY_DB_REUSE_MAX`` tasks."""
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
 @task_prerun.connect
-def _task_started(task_id: str | None = None, **kwargs: Any) -> None:
+def _task_started(task_id: str | None = None, sender: Any = None, **kwargs: Any) -> None:
     context.clear()
     context.bind(request_id=task_id)
+    _check_connections(sender)
 
 
 @task_postrun.connect
-def _task_done(**kwargs: Any) -> None:
+def _task_done(sender: Any = None, **kwargs: Any) -> None:
     context.clear()
+    _check_connections(sender)
 
 
 @worker_init.connect
 def no_pool_in_workers(**kwargs: Any) -> None:
-    """Celery's Django fix-up closes the database connections (and, in prefork
-    children, the pool) before and after every task: a pool would be built
-    and torn down, threads and all, for each task. Workers connect per task,
-    as they did before the pool; one connection per child process."""
+    """No connection pool in workers: Celery's Django fix-up closes it in
+    prefork children whenever it closes the connections, and a pool would be
+    built and torn down, threads and all, for each task. Each pool process
+    keeps one connection instead, from task to task (``WORKER_CONN_MAX_AGE``
+    seconds; Celery's fix-up closes it every ``CELERY_DB_REUSE_MAX`` tasks):
+    a connection made for every task cost the worker about a tenth of its CPU,
+    PostgreSQL a new backend each time, and the hot path its prepared
+    statements."""
     from django.conf import settings
 
-    drop_pool(settings.DATABASES)
+    drop_pool(settings.DATABASES, settings.WORKER_CONN_MAX_AGE)
 
 
-def drop_pool(databases: dict[str, Any]) -> None:
+def drop_pool(databases: dict[str, Any], conn_max_age: int) -> None:
     for database in databases.values():
         if (database.get("OPTIONS") or {}).pop("pool", None) is not None:
-            database["CONN_MAX_AGE"] = 0
+            database["CONN_MAX_AGE"] = conn_max_age
 
 
 @worker_process_init.connect
 def _forget_inherited_pools(**kwargs: Any) -> None:
     """A forked child must not use its parent's connection pool (its sockets
-    and threads belong to the parent): forget it without closing it."""
+    and threads belong to the parent): forget it without closing it. It
+    sends its publications on an event loop of its own (``notify.keep_a_loop``:
+    one Redis connection, not one per publication)."""
     from django.db.backends.postgresql.base import DatabaseWrapper
+
+    from vipgame import notify
 
     pools: dict[str, Any] = getattr(DatabaseWrapper, "_connection_pools", {})
     pools.clear()
+    notify.keep_a_loop()
