@@ -196,7 +196,9 @@ def test_celery_workers_keep_a_connection_without_the_pool():
 
     databases = {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {"pool": {"a": 1}}}}
     drop_pool(databases, 300)
-    assert databases == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 300, "OPTIONS": {}}}
+    assert databases == {
+        "default": {"ENGINE": "x", "CONN_MAX_AGE": 300, "CONN_HEALTH_CHECKS": True, "OPTIONS": {}}
+    }
     without = {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}
     drop_pool(without, 300)  # DB_POOL=0: CONN_MAX_AGE is the operator's
     assert without == {"default": {"ENGINE": "x", "CONN_MAX_AGE": 0, "OPTIONS": {}}}

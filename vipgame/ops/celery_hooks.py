@@ -86,9 +86,14 @@ def no_pool_in_workers(**kwargs: Any) -> None:
 
 
 def drop_pool(databases: dict[str, Any], conn_max_age: int) -> None:
+    """The pool's place taken by one kept connection, checked (one ``SELECT
+    1``) before the first query of each task: one the server dropped (a
+    restart, an idle time-out) is replaced before the task uses it, instead of
+    failing that task."""
     for database in databases.values():
         if (database.get("OPTIONS") or {}).pop("pool", None) is not None:
             database["CONN_MAX_AGE"] = conn_max_age
+            database["CONN_HEALTH_CHECKS"] = True
 
 
 @worker_process_init.connect
