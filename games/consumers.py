@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.db import InterfaceError, OperationalError
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from redis.exceptions import RedisError
@@ -29,7 +30,7 @@ from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from vipgame import limits
 from vipgame.accounts.services import credential_mark
-from vipgame.errors import PermissionDenied, ServiceError
+from vipgame.errors import PermissionDenied, ServerError, ServiceError
 from vipgame.middleware import language_for
 from vipgame.moderation.errors import AccountBanned
 from vipgame.moderation.services import chat_report
@@ -125,8 +126,10 @@ class RoomSocket(AsyncWebsocketConsumer):
         context.bind(request_id=f"ws-{secrets.token_hex(6)}", user=None, table=None, hand=None)
         try:
             await super().__call__(scope, receive, send)
-        except (RedisError, OSError) as exc:
-            logger.warning("socket closed, the channel layer is unreachable: %s", exc)
+        except (RedisError, OSError, OperationalError, InterfaceError) as exc:
+            # (or the database, where a message's own answer could not say so:
+            # while it connects, or in a delivery's catch-up)
+            logger.warning("socket closed, Redis or the database is unreachable: %s", exc)
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": SERVICE_RESTART})
             with contextlib.suppress(Exception):  # presence; the groups went with Redis
@@ -233,6 +236,16 @@ class RoomSocket(AsyncWebsocketConsumer):
                 await self.handle(message)
             except ServiceError as err:
                 await self.refuse(err, message.get("id"))
+            except (OperationalError, InterfaceError) as exc:
+                # The database dropped the connection (a restart, a fail-over;
+                # the pool discards it). The socket stays open and the client
+                # may send the message again: its transaction rolled back (or,
+                # dropped during its commit, is read back by the resync of
+                # versions; a move's client id makes a resend harmless).
+                logger.warning(
+                    "%s not done, the database is unreachable: %s", message.get("type"), exc
+                )
+                await self.refuse(ServerError(), message.get("id"))
 
     def _parse(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
         now = time.monotonic()

@@ -42,6 +42,16 @@ class ServiceError(Exception):
         return {"code": self.code, "message": self.message}
 
 
+class ServerError(ServiceError):
+    """Ours, not the request's: e.g. the database dropped the connection (a
+    restart, a fail-over). Nothing was done; the same request may be sent
+    again (the API's ``server_error``)."""
+
+    code = "server_error"
+    template = _("Something went wrong on our side. Try again later.")
+    status = 500
+
+
 class PermissionDenied(ServiceError):
     code = "permission_denied"
     template = _("You are not allowed to do that.")

@@ -272,3 +272,65 @@ def test_a_change_published_while_the_socket_joins_its_groups_still_reaches_it(
         await a.close()
 
     run(scenario)
+
+
+def test_a_message_the_database_cannot_answer_gets_an_error_and_the_socket_stays(
+    make_user, monkeypatch
+):
+    """PostgreSQL dropped the connection under a service call (a restart, a
+    fail-over): the message is answered with ``server_error`` (send it again)
+    and the socket stays open, where the consumer crashed and closed it."""
+    from django.db import OperationalError
+
+    from games import consumers
+
+    lan = make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    services.table_sit(table_id=table.pk, user=lan)
+
+    token = token_for(lan)
+
+    def dropped(**_):
+        raise OperationalError("terminating connection due to administrator command")
+
+    async def scenario():
+        player = Client(f"/ws/tables/{table.pk}/", token=token)
+        assert await player.connect()
+        assert (await player.recv())["type"] == "state"
+        with monkeypatch.context() as down:
+            down.setattr(consumers.services, "table_ready", dropped)
+            await player.send(type="ready", id="r1")
+            error = await player.until(lambda m: m["type"] == "error")
+        assert error["id"] == "r1"
+        assert error["code"] == "server_error"
+        assert error["message"] == "Máy chủ gặp sự cố. Hãy thử lại sau."
+        await player.send(type="ready", id="r2")  # the same message, again
+        await player.until(lambda m: m["type"] == "ack" and m.get("id") == "r2")
+        assert await sync_to_async(lambda: Seat.objects.get(table=table, user=lan).ready)()
+        await player.close()
+
+    run(scenario)
+
+
+def test_a_socket_whose_connect_the_database_cannot_answer_is_closed_for_a_restart(
+    make_user, monkeypatch
+):
+    from django.db import OperationalError
+
+    from games import consumers
+
+    table = services.table_create(owner=make_user(), game="tienlen", stake=1)
+
+    def dropped(**_):
+        raise OperationalError("terminating connection due to administrator command")
+
+    async def scenario():
+        monkeypatch.setattr(consumers.selectors, "table_state", dropped)
+        watcher = Client(f"/ws/tables/{table.pk}/")
+        connected, code = await watcher.ws.connect(timeout=5)
+        while connected:
+            output = await watcher.ws.receive_output(timeout=5)
+            connected, code = output["type"] != "websocket.close", output.get("code")
+        assert code == 1012
+
+    run(scenario)
