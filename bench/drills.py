@@ -8,6 +8,10 @@
   + 5 s.
 * ``redis``: restart Redis (the stack's own; everything in it is lost) mid-hand.
   Players resync and play on; hands keep finishing.
+* ``postgres``: PostgreSQL ends every connection of the servers mid-hand,
+  twice (``pg_terminate_backend``, as a restart or a fail-over would). The
+  messages in flight get ``server_error``, the sockets stay open, hands keep
+  finishing, and nothing is logged as an error.
 
 After every drill: Σ balances = 0, no negative balance, every finished hand
 settled exactly once, no hand stuck, no traceback in the servers' logs.
@@ -250,10 +254,45 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     return result
 
 
+def drill_postgres(stack: Stack, tables: int) -> dict[str, Any]:
+    """PostgreSQL ends every connection of the servers mid-hand, twice, as a
+    restart or a fail-over would: what was in flight is answered with
+    ``server_error`` (the socket stays open), the workers check their kept
+    connection before each task, and the hands complete."""
+    specs = create_tables(tables, "tienlen", prefix="dp", **TIMERS)
+    start = time.perf_counter()
+    run = Run((start, start + 150))
+    thread = play_in_background(run, specs, stack)
+    in_play = wait_for_hands(specs)
+    dropped_at = time.time()
+    dropped = stack.drop_database_connections()
+    time.sleep(3)
+    dropped += stack.drop_database_connections()
+    interrupted = list((in_play or {}).values())
+    completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
+    more = wait_until(lambda: hands_finished_since(specs, dropped_at) >= 2 * len(specs), 40)
+    run.stop()
+    thread.join(timeout=30)
+    result: dict[str, Any] = {
+        "drill": "postgres",
+        "tables": tables,
+        "connections_dropped": dropped,
+        "hands_interrupted": len(interrupted),
+        "interrupted_hands_completed": bool(completed and interrupted),
+        "hands_completed_after_the_drop": hands_finished_since(specs, dropped_at),
+        "reconnects": run.reconnects,
+        "errors": dict(run.errors),
+    }
+    result["passed"] = bool(completed and interrupted and more and dropped > 0)
+    final_checks(stack, result, specs)
+    return result
+
+
 DRILLS: dict[str, Callable[[Stack, int], dict[str, Any]]] = {
     "daphne": drill_daphne,
     "celery": drill_celery,
     "redis": drill_redis,
+    "postgres": drill_postgres,
 }
 
 

@@ -182,6 +182,7 @@ class Stack:
             CHANNEL_PREFIX=f"bench-{run}",
             CACHE_PREFIX=f"bench-{run}",
             CELERY_QUEUE=f"bench-{run}",
+            DB_APPLICATION_NAME=f"bench-{run}",
             VAR_DIR=str(self.workdir),
             # The players here move the instant it is their turn: more than a
             # person's 30 messages in 10 s. The flood limit itself is tested in
@@ -252,7 +253,7 @@ class Stack:
             self.processes[name] = subprocess.Popen(
                 self.command(name),
                 cwd=ROOT,
-                env=self.env,
+                env={**self.env, "DB_APPLICATION_NAME": self.server_connections},
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -302,6 +303,25 @@ class Stack:
         from vipgame import devredis
 
         self.redis = devredis.start(self.redis_socket)
+
+    @property
+    def server_connections(self) -> str:
+        """The ``application_name`` of the server processes' connections."""
+        return f"{self.env['DB_APPLICATION_NAME']}-servers"
+
+    def drop_database_connections(self) -> int:
+        """PostgreSQL ends every connection of this stack's server processes,
+        as a restart or a fail-over would (``pg_terminate_backend``); returns
+        how many it ended."""
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
+                "FROM pg_stat_activity WHERE application_name = %s",
+                [self.server_connections],
+            )
+            return int(cursor.fetchone()[0])
 
     def restart_redis(self, down_for: float = 1.0) -> None:
         """Stop this stack's own Redis (all its data is lost) and start it again."""

@@ -469,7 +469,19 @@ class TableSocket(RoomSocket):
     async def _catch_up(self, version: int) -> None:
         await asyncio.sleep(CATCH_UP_GRACE_S)
         if self.last_version < version and not self.closed:
-            await self._deliver(await self._state(self.last_version), force=True)
+            state = await self._state_or_later(self.last_version)
+            if state is not None:
+                await self._deliver(state, force=True)
+
+    async def _state_or_later(self, since: int) -> dict[str, Any] | None:
+        """The state for a catch-up running on its own (not answering a
+        message); None if the database cannot be reached just now: the next
+        heartbeat tries again."""
+        try:
+            return await self._state(since)
+        except (OperationalError, InterfaceError) as exc:
+            logger.warning("catch-up put off, the database is unreachable: %s", exc)
+            return None
 
     async def disconnect(self, code: int) -> None:
         for name in ("catching_up", "filling_gap"):
@@ -705,7 +717,9 @@ class TableSocket(RoomSocket):
             if not self.ahead:
                 return
             self.ahead.clear()
-            await self._deliver(await self._state(self.last_version), force=True)
+            state = await self._state_or_later(self.last_version)
+            if state is not None:
+                await self._deliver(state, force=True)
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])

@@ -1,6 +1,7 @@
 """The short fault drills of bench/drills.py against the test database: a
 Daphne killed mid-hand, the Celery worker killed with clocks pending, Redis
-restarted mid-hand. Each checks the money and that no hand is stuck."""
+restarted mid-hand, PostgreSQL ending the servers' connections mid-hand. Each
+checks the money and that no hand is stuck."""
 
 import pytest
 
@@ -11,7 +12,7 @@ from . import processes
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.mark.parametrize("drill", ["daphne", "celery", "redis"])
+@pytest.mark.parametrize("drill", ["daphne", "celery", "redis", "postgres"])
 def test_drill(tmp_path, drill):
     result = run_drill(drill, 2, tmp_path, database_url=processes.test_database_url())
 
