@@ -192,3 +192,43 @@ def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
         held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
         assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
     assert_ledger_consistent()
+
+
+def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
+    tables, make_user, monkeypatch
+):
+    """``make run``'s SQLite takes the ORM's path for the batched calls
+    (``wallet.holds_void``, ``wallet.holds_up_to``, ``sql.set_nets``): the
+    same settlement on it (PostgreSQL told to look like another database)
+    pays, records the nets and holds again."""
+    from django.db import connection
+
+    table = services.table_create(owner=make_user(), game="tienlen", stake=300, seat_count=4)
+    players = [table.owner, make_user(), make_user()]
+    for user in players:
+        services.table_sit(table_id=table.pk, user=user)
+    for user in players:
+        services.table_ready(table_id=table.pk, user=user)
+    due: list[int] = []
+    monkeypatch.setattr(tables.scheduler, "settle", due.append)
+    hand = play_until_finished(tables, table)
+    total = Account.objects.aggregate(total=Sum("balance"))["total"]
+
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    services.hand_settle(hand_id=hand.pk)
+    monkeypatch.undo()
+
+    hand = Hand.objects.get(pk=hand.pk)
+    assert hand.settled
+    assert hand.result is not None
+    nets = dict(hand.participants.values_list("index", "net"))
+    assert nets == dict(enumerate(hand.result["chips"]))
+    assert sum(n or 0 for n in nets.values()) == 0
+    assert Account.objects.aggregate(total=Sum("balance"))["total"] == total
+    for user in players:
+        account = wallet_of(user)
+        seat = Seat.objects.get(table=table, user=user)
+        assert account.held == min(9_000, account.balance)
+        held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
+        assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
+    assert_ledger_consistent()
