@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from games.rules.maubinh.arranger import arranger_for, split_arrangement
@@ -76,6 +76,10 @@ def test_capped_settlement_is_zero_sum_and_within_balances(
 
 @settings(max_examples=120, deadline=None)
 @given(presets, hands)
+# Found by a make test on 2026-11-25: two straight flushes whose kickers swap
+# between chi 1 and chi 2, scored 47.83287806 (joint) against 47.83290357
+# (the greedy split alone), 2.6e-5 apart: about 4.5 float32 steps at that size.
+@example("classic", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 14, 20])
 def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: list[int]) -> None:
     rules = PRESETS[preset]
     arranger = arranger_for(rules)
@@ -86,8 +90,10 @@ def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: l
     assert all(not h.arrangement.is_lung(rules) for h in result.hints)
     greedy = arranger.greedy_split(cards)
     assert not split_arrangement(cards, greedy).is_lung(rules)
-    # (the joint score sums in float32: a split scored alone may differ by ~1e-7)
-    assert result.best.expected_units >= arranger.split_units(cards, greedy) - 1e-5
+    # (the joint score sums in float32: a split scored alone may differ by a few
+    # float32 steps, which grow with the score: 1e-6 of it is about 8 steps)
+    greedy_units = arranger.split_units(cards, greedy)
+    assert result.best.expected_units >= greedy_units - 1e-5 - 1e-6 * abs(greedy_units)
     if result.instant_arrangement is not None:
         assert not result.instant_arrangement.is_lung(rules)
 
