@@ -130,21 +130,29 @@ def _seconds_ago(seconds: float) -> Any:
     return timezone.now() - timedelta(seconds=seconds)
 
 
-# -- the drills -------------------------------------------------------------------
-
-
-def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
-    """Kill one Daphne mid-hand: its players move to the other, hands complete."""
-    specs = create_tables(tables, "tienlen", prefix="dd", **TIMERS)
+def players_mid_hand(
+    stack: Stack, tables: int, prefix: str
+) -> tuple[list[TableSpec], Run, threading.Thread, list[int]]:
+    """Tiến Lên tables with socket players playing in the background, once
+    every table has a hand in play: (tables, the run, its thread, those hands)."""
+    specs = create_tables(tables, "tienlen", prefix=prefix, **TIMERS)
     start = time.perf_counter()
     run = Run((start, start + 150))
     thread = play_in_background(run, specs, stack)
     # On a loaded machine (the other half of a parallel test run) the first
     # deals can take a while: wait up to a minute for every table's hand.
     in_play = wait_for_hands(specs)
+    return specs, run, thread, list((in_play or {}).values())
+
+
+# -- the drills -------------------------------------------------------------------
+
+
+def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
+    """Kill one Daphne mid-hand: its players move to the other, hands complete."""
+    specs, run, thread, interrupted = players_mid_hand(stack, tables, "dd")
     killed_at = time.time()
     stack.kill("daphne-a")
-    interrupted = list((in_play or {}).values())
     completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
     more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 40)
     run.stop()  # the players stop, now
@@ -222,15 +230,10 @@ def drill_celery(stack: Stack, tables: int) -> dict[str, Any]:
 
 def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     """Restart Redis mid-hand: players resync and play on."""
-    specs = create_tables(tables, "tienlen", prefix="dr", **TIMERS)
     stack.supervise()
-    start = time.perf_counter()
-    run = Run((start, start + 150))
-    thread = play_in_background(run, specs, stack)
-    in_play = wait_for_hands(specs)
+    specs, run, thread, interrupted = players_mid_hand(stack, tables, "dr")
     restarted_at = time.time()
     stack.restart_redis()
-    interrupted = list((in_play or {}).values())
     more = wait_until(lambda: hands_finished_since(specs, restarted_at) >= 2 * len(specs), 60)
     completed = wait_until(lambda: finished_hands(interrupted), timeout=10)
     run.stop()
@@ -259,16 +262,11 @@ def drill_postgres(stack: Stack, tables: int) -> dict[str, Any]:
     restart or a fail-over would: what was in flight is answered with
     ``server_error`` (the socket stays open), the workers check their kept
     connection before each task, and the hands complete."""
-    specs = create_tables(tables, "tienlen", prefix="dp", **TIMERS)
-    start = time.perf_counter()
-    run = Run((start, start + 150))
-    thread = play_in_background(run, specs, stack)
-    in_play = wait_for_hands(specs)
+    specs, run, thread, interrupted = players_mid_hand(stack, tables, "dp")
     dropped_at = time.time()
     dropped = stack.drop_database_connections()
     time.sleep(3)
     dropped += stack.drop_database_connections()
-    interrupted = list((in_play or {}).values())
     completed = wait_until(lambda: finished_hands(interrupted), timeout=40)
     more = wait_until(lambda: hands_finished_since(specs, dropped_at) >= 2 * len(specs), 40)
     run.stop()

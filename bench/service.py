@@ -34,6 +34,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -200,15 +201,13 @@ def run(
     def hands_played(table_id: int) -> int:
         return Table.objects.values_list("hands_played", flat=True).get(pk=table_id)
 
-    def timed(name: str, call: Any, table_id: int, **kwargs: Any) -> None:
+    def timed(name: str, table_id: int, call: Any) -> None:
+        """``call()`` timed as ``name``, a service call at ``table_id``."""
         before = hands_played(table_id)
         statements[0] = 0
         started = time.thread_time()
         with connection.execute_wrapper(count):
-            if name == "settle":
-                call(**kwargs)
-            else:
-                call(table_id=table_id, **kwargs)
+            call()
         elapsed = (time.thread_time() - started) * 1000
         if name == "ready" and hands_played(table_id) != before:
             name = "ready_that_deals"
@@ -223,10 +222,15 @@ def run(
         commitment = Table.objects.values_list("next_commitment", flat=True).get(pk=table_id)
         for seat in Seat.objects.filter(table_id=table_id, ready=False).select_related("user"):
             seed = os.urandom(8).hex()
-            mine = {"user": seat.user, "client_seed": seed, "commitment": commitment}
-            timed("seed", services.table_seed, table_id, **mine)
+            mine: dict[str, Any] = {
+                "table_id": table_id,
+                "user": seat.user,
+                "client_seed": seed,
+                "commitment": commitment,
+            }
+            timed("seed", table_id, partial(services.table_seed, **mine))
             try:
-                timed("ready", services.table_ready, table_id, **mine)
+                timed("ready", table_id, partial(services.table_ready, **mine))
             except NotEnoughChips:
                 table = Table.objects.get(pk=table_id)
                 services.table_buy_in(
@@ -247,15 +251,13 @@ def run(
             if hand is None or hand.ended_at is not None:
                 while recorder.settlements:
                     hand_id = recorder.settlements.pop()
-                    timed("settle", services.hand_settle, table_id, hand_id=hand_id)
+                    timed("settle", table_id, partial(services.hand_settle, hand_id=hand_id))
                 table.refresh_from_db()
                 if table.status == Table.Status.SUMMARY and table.deadline is not None:
-                    timed(
-                        "summary_ends",
-                        services.table_timeout,
-                        table_id,
-                        clock_version=table.clock_version,
+                    timeout = partial(
+                        services.table_timeout, table_id=table_id, clock_version=table.clock_version
                     )
+                    timed("summary_ends", table_id, timeout)
                 ready(table_id)
                 continue
             state = engine.loads(hand.state)

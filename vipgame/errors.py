@@ -44,8 +44,9 @@ class ServiceError(Exception):
 
 class ServerError(ServiceError):
     """Ours, not the request's: e.g. the database dropped the connection (a
-    restart, a fail-over). Nothing was done; the same request may be sent
-    again (the API's ``server_error``)."""
+    restart, a fail-over). The request's transaction rolled back (or, dropped
+    at its commit, shows in the next state); it may be sent again (the API's
+    ``server_error``)."""
 
     code = "server_error"
     template = _("Something went wrong on our side. Try again later.")

@@ -149,6 +149,15 @@ def release_seat_hold(seat: Seat) -> int:
     return hold.amount
 
 
+def _hold_key(table: Table, user_id: int) -> str:
+    """A new seat hold's key (unique: a hold is made again every hand)."""
+    return f"table:{table.pk}:user:{user_id}:{secrets.token_hex(8)}"
+
+
+def _hold_reason(table: Table) -> str:
+    return f"{table.get_game_display()} #{table.pk}"
+
+
 def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> None:
     """Hold the table's minimum balance again for the next hand (after a
     settlement: what the player still has, up to it)."""
@@ -161,9 +170,9 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
         seat.hold = wallet.hold_create(
             account=account,
             amount=amount,
-            key=f"table:{work.table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
+            key=_hold_key(work.table, seat.user_id),
             expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"{work.table.get_game_display()} #{work.table.pk}",
+            reason=_hold_reason(work.table),
         )
     seat.save(update_fields=["hold"])
 
@@ -179,20 +188,13 @@ def rehold_seats(work: TableWork, seats: list[Seat]) -> None:
     table = work.table
     needed = min_balance(table)
     made = wallet.holds_up_to(
-        [
-            wallet.HoldUpTo(
-                user_id=seat.user_id,
-                most=needed,
-                key=f"table:{table.pk}:user:{seat.user_id}:{secrets.token_hex(8)}",
-            )
-            for seat in seats
-        ],
+        [wallet.HoldUpTo(s.user_id, needed, _hold_key(table, s.user_id)) for s in seats],
         expires_at=clock.now() + SEAT_HOLD_TTL,
-        reason=f"{table.get_game_display()} #{table.pk}",
+        reason=_hold_reason(table),
     )
-    work.update_seats({seat.pk: {"hold_id": made.get(seat.user_id)} for seat in seats})
     for seat in seats:
         seat.hold_id = made.get(seat.user_id)
+    work.update_seats({seat.pk: {"hold_id": seat.hold_id} for seat in seats})
 
 
 def _switch(value: object) -> bool:

@@ -18,6 +18,15 @@ def run(coroutine_function):
     return async_to_sync(coroutine_function)()
 
 
+async def close_code(client: Client) -> int | None:
+    """Connect, and read until the server closes the socket: its close code."""
+    connected, code = await client.ws.connect(timeout=5)
+    while connected:
+        output = await client.ws.receive_output(timeout=5)
+        connected, code = output["type"] != "websocket.close", output.get("code")
+    return code
+
+
 def test_sit_ready_and_see_the_deal(make_user):
     lan, minh = make_user(), make_user()
     table = services.table_create(owner=lan, game="maubinh", stake=10, seat_count=2)
@@ -197,11 +206,7 @@ def test_a_socket_that_loses_the_channel_layer_is_closed_for_a_restart(make_user
         monkeypatch.setattr(RedisChannelLayer, "receive", lost)
         monkeypatch.setattr(RedisPubSubLoopLayer, "receive", lost)
         watcher = Client(f"/ws/tables/{table.pk}/")
-        connected, code = await watcher.ws.connect(timeout=5)
-        while connected:
-            output = await watcher.ws.receive_output(timeout=5)
-            connected, code = output["type"] != "websocket.close", output.get("code")
-        assert code == 1012
+        assert await close_code(watcher) == 1012
 
     run(scenario)
 
@@ -327,10 +332,6 @@ def test_a_socket_whose_connect_the_database_cannot_answer_is_closed_for_a_resta
     async def scenario():
         monkeypatch.setattr(consumers.selectors, "table_state", dropped)
         watcher = Client(f"/ws/tables/{table.pk}/")
-        connected, code = await watcher.ws.connect(timeout=5)
-        while connected:
-            output = await watcher.ws.receive_output(timeout=5)
-            connected, code = output["type"] != "websocket.close", output.get("code")
-        assert code == 1012
+        assert await close_code(watcher) == 1012
 
     run(scenario)

@@ -13,14 +13,10 @@ from vipgame.moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
 from ..tables import assert_money_consistent, statements_run
-from ..wallet.helpers import assert_ledger_consistent, snapshot
+from ..wallet.helpers import assert_ledger_consistent, snapshot, wallet_of
 from .driver import play_until_finished
 
 pytestmark = pytest.mark.django_db
-
-
-def wallet_of(user):
-    return Account.objects.get(user=user, kind=Account.Kind.USER)
 
 
 def world():
@@ -149,6 +145,39 @@ def test_holds_are_released_by_force_close_ban_and_the_ready_clock(tables, make_
     assert_money_consistent()
 
 
+def _finished_hand(tables, make_user, monkeypatch, *, late: bool):
+    """A four-seat Tiến Lên table (stake 300, minimum 9,000) whose hand three
+    players played to its end, not settled yet (the harness's settlement held
+    back); with ``late``, a fourth player sat down during the hand. Returns the
+    table, everyone seated, and the hand."""
+    table = services.table_create(owner=make_user(), game="tienlen", stake=300, seat_count=4)
+    seated = [table.owner, make_user(), make_user()]
+    for user in seated:
+        services.table_sit(table_id=table.pk, user=user)
+    for user in seated:
+        services.table_ready(table_id=table.pk, user=user)
+    if late:
+        seated.append(make_user())
+        services.table_sit(table_id=table.pk, user=seated[-1])
+    due: list[int] = []
+    monkeypatch.setattr(tables.scheduler, "settle", due.append)
+    hand = play_until_finished(tables, table)
+    assert due == [hand.pk]
+    return table, seated, hand
+
+
+def assert_held_again(table, users) -> None:
+    """Each user's wallet holds the minimum again, or what is left of it, in
+    one pending hold: their seat's."""
+    for user in users:
+        account = wallet_of(user)
+        seat = Seat.objects.get(table=table, user=user)
+        assert account.held == min(9_000, account.balance)
+        held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
+        assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
+    assert_ledger_consistent()
+
+
 def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
     tables, make_user, monkeypatch
 ):
@@ -156,21 +185,10 @@ def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
     releases all four holds and holds each wallet again (the minimum, or what
     is left of it), with one wallet statement per step for the whole table,
     not a few per player (62 statements before, 21 now, savepoints aside)."""
-    table = services.table_create(owner=make_user(), game="tienlen", stake=300, seat_count=4)
-    players = [table.owner, make_user(), make_user()]
-    for user in players:
-        services.table_sit(table_id=table.pk, user=user)
-    for user in players:
-        services.table_ready(table_id=table.pk, user=user)
-    late = make_user()
-    services.table_sit(table_id=table.pk, user=late)
+    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, late=True)
     old_holds = set(Seat.objects.filter(table=table).values_list("hold_id", flat=True))
-    due: list[int] = []  # (settled below, not by the harness)
-    monkeypatch.setattr(tables.scheduler, "settle", due.append)
-    hand = play_until_finished(tables, table)
     total = Account.objects.aggregate(total=Sum("balance"))["total"]
 
-    assert due == [hand.pk]
     with statements_run() as ran:
         services.hand_settle(hand_id=hand.pk)
 
@@ -185,13 +203,7 @@ def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
     assert set(Hold.objects.filter(pk__in=old_holds).values_list("status", flat=True)) == {
         Hold.Status.VOIDED
     }
-    for user in [*players, late]:
-        account = wallet_of(user)
-        seat = Seat.objects.get(table=table, user=user)
-        assert account.held == min(9_000, account.balance)
-        held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
-        assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
-    assert_ledger_consistent()
+    assert_held_again(table, seated)
 
 
 def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
@@ -203,15 +215,7 @@ def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
     pays, records the nets and holds again."""
     from django.db import connection
 
-    table = services.table_create(owner=make_user(), game="tienlen", stake=300, seat_count=4)
-    players = [table.owner, make_user(), make_user()]
-    for user in players:
-        services.table_sit(table_id=table.pk, user=user)
-    for user in players:
-        services.table_ready(table_id=table.pk, user=user)
-    due: list[int] = []
-    monkeypatch.setattr(tables.scheduler, "settle", due.append)
-    hand = play_until_finished(tables, table)
+    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, late=False)
     total = Account.objects.aggregate(total=Sum("balance"))["total"]
 
     monkeypatch.setattr(connection, "vendor", "sqlite")
@@ -225,10 +229,4 @@ def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
     assert nets == dict(enumerate(hand.result["chips"]))
     assert sum(n or 0 for n in nets.values()) == 0
     assert Account.objects.aggregate(total=Sum("balance"))["total"] == total
-    for user in players:
-        account = wallet_of(user)
-        seat = Seat.objects.get(table=table, user=user)
-        assert account.held == min(9_000, account.balance)
-        held = Hold.objects.filter(account=account, status=Hold.Status.PENDING)
-        assert list(held.values_list("pk", "amount")) == [(seat.hold_id, account.held)]
-    assert_ledger_consistent()
+    assert_held_again(table, seated)

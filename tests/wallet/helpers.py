@@ -1,6 +1,13 @@
+from typing import Any
+
 from django.db.models import Sum
 
 from wallet.models import Account, Hold, LedgerEntry, LedgerTransaction
+
+
+def wallet_of(user: Any) -> Account:
+    """A user's wallet account."""
+    return Account.objects.get(kind=Account.Kind.USER, user=user)
 
 
 def snapshot() -> dict[str, object]:

@@ -17,7 +17,7 @@ from wallet import services
 from wallet.errors import AccountClosed
 from wallet.models import Account, Hold
 
-from .helpers import assert_ledger_consistent, snapshot
+from .helpers import assert_ledger_consistent, snapshot, wallet_of
 
 pytestmark = [
     pytest.mark.django_db,
@@ -32,10 +32,6 @@ def path(request, monkeypatch):
     if request.param == "orm":
         monkeypatch.setattr(connection, "vendor", "sqlite")
     return request.param
-
-
-def wallet_of(user) -> Account:
-    return Account.objects.get(kind=Account.Kind.USER, user=user)
 
 
 def _hold(account: Account, amount: int, key: str) -> Hold:

@@ -20,13 +20,9 @@ from wallet.errors import (
 )
 from wallet.models import Account, Hold, LedgerTransaction
 
-from .helpers import assert_ledger_consistent, snapshot
+from .helpers import assert_ledger_consistent, snapshot, wallet_of
 
 pytestmark = pytest.mark.django_db
-
-
-def wallet_of(user):
-    return Account.objects.get(kind=Account.Kind.USER, user=user)
 
 
 def test_sign_up_grants_ten_thousand_chips_from_issuance(make_user):

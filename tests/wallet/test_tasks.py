@@ -8,15 +8,11 @@ import pytest
 from django.utils import timezone
 
 from wallet import services, tasks
-from wallet.models import Account, Hold, LedgerTransaction
+from wallet.models import Hold, LedgerTransaction
 
-from .helpers import assert_ledger_consistent
+from .helpers import assert_ledger_consistent, wallet_of
 
 pytestmark = pytest.mark.django_db
-
-
-def wallet_of(user):
-    return Account.objects.get(kind=Account.Kind.USER, user=user)
 
 
 def test_a_hold_that_fails_to_release_does_not_stop_the_others(make_user, caplog):
