@@ -384,7 +384,9 @@ class Monitor:
             for proc in self._tree(name):
                 with contextlib.suppress(Exception):
                     t = proc.cpu_times()
-                    total += t.user + t.system
+                    # (and of its children that have ended: a Celery pool
+                    # process replaced during the run)
+                    total += t.user + t.system + t.children_user + t.children_system
             times[name] = total
         return times
 
@@ -400,3 +402,56 @@ class Monitor:
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.thread.join()
+
+
+# Everything else the machine runs for a benchmark, by name: the database and
+# the channel layer's server (bench.tables and bench.transport add them to the
+# servers' CPU to account for the machine's time per action).
+SERVICE_PROCESSES = {"postgres": ("postgres", "postmaster"), "redis": ("redis-server",)}
+
+
+def service_cpu() -> dict[str, float]:
+    """CPU seconds used so far by every PostgreSQL and Redis process on the
+    machine (a PostgreSQL backend that has ended counts through its parent's
+    ``children`` times) and by this process: ``client`` is its main thread
+    (the load client's event loop), ``harness`` its other threads (probes,
+    samplers, this monitor)."""
+    import psutil
+
+    totals = dict.fromkeys([*SERVICE_PROCESSES, "client", "harness"], 0.0)
+    for proc in psutil.process_iter(["name"]):
+        for key, names in SERVICE_PROCESSES.items():
+            if proc.info["name"] not in names:
+                continue
+            with contextlib.suppress(psutil.Error):
+                times = proc.cpu_times()
+                totals[key] += times.user + times.system
+                # (only the postmaster reaps backends; elsewhere these are 0)
+                totals[key] += times.children_user + times.children_system
+    me = psutil.Process()
+    mine = me.cpu_times()
+    main = threading.main_thread().native_id
+    for thread in me.threads():
+        if thread.id == main:
+            totals["client"] = thread.user_time + thread.system_time
+    # (the other threads, those that have ended too)
+    totals["harness"] = mine.user + mine.system - totals["client"]
+    return totals
+
+
+def machine_time(cpu_s: dict[str, float], actions: int, seconds: float) -> dict[str, Any]:
+    """Each part's CPU per action (ms), their sum, and how many cores were busy."""
+    total = sum(cpu_s.values())
+    return {
+        "cpu_s": {name: round(value, 2) for name, value in cpu_s.items()},
+        "ms_per_action": {
+            name: round(1000 * value / actions, 3) if actions else None
+            for name, value in cpu_s.items()
+        },
+        "total_ms_per_action": round(1000 * total / actions, 3) if actions else None,
+        "cores_busy": round(total / seconds, 2),
+    }
+
+
+def cpu_used(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {name: after[name] - before.get(name, 0.0) for name in after}

@@ -15,8 +15,11 @@ by K idle sockets. After the product it measures the transport's ceiling in
 the same shape (``bench.transport``: the same tables, Daphne count, channel
 layer and publication path, messages of the size the players received, no
 database and no game) and prints the product's moves per second as a share of
-it (``--no-ceiling`` skips it). It prints a table and writes JSON
-to ``bench/results/``.
+it (``--no-ceiling`` skips it). It also accounts for the machine's CPU per
+move over the window: each server process, every PostgreSQL and Redis
+process and the load client (this process's main thread); the ceiling's per
+broadcast likewise, and the difference: what a move costs beyond the
+transport. It prints a table and writes JSON to ``bench/results/``.
 
     python -m bench.tables --tables 100 --game tienlen --seconds 60
     python -m bench.tables --tables 10 --game mix --idle 2000
@@ -37,7 +40,17 @@ from typing import Any
 
 from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
 from bench.probes import Probes
-from bench.stack import RESULTS, Monitor, Stack, percentile, setup_django, wait_until
+from bench.stack import (
+    RESULTS,
+    Monitor,
+    Stack,
+    cpu_used,
+    machine_time,
+    percentile,
+    service_cpu,
+    setup_django,
+    wait_until,
+)
 
 GRACE_S = 15.0
 
@@ -176,16 +189,28 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             stop = threading.Event()
             sampler = threading.Thread(target=backlog_sampler, args=(stop, samples), daemon=True)
             sampler.start()
+            # The CPU of the servers, PostgreSQL, Redis and this process's
+            # threads, over the measured window exactly.
             cpu_before: dict[str, float] = {}
-            timer = threading.Timer(args.warmup, lambda: cpu_before.update(monitor.cpu()))
-            timer.start()
+            cpu_after: dict[str, float] = {}
+
+            def sample(into: dict[str, float]) -> None:
+                into.update({**monitor.cpu(), **service_cpu()})
+
+            timers = [
+                threading.Timer(args.warmup, sample, (cpu_before,)),
+                threading.Timer(args.warmup + args.seconds, sample, (cpu_after,)),
+            ]
+            for timer in timers:
+                timer.start()
             urls = server_urls(stack)
             # /readyz every second and /metrics every 5 s, as in production.
             with Probes(stack.ports[0]) as probes:
                 run = asyncio.run(
                     drive(specs, urls, args.warmup, args.seconds, args.think, args.ramp)
                 )
-            cpu_after = monitor.cpu()
+            for timer in timers:
+                timer.join()
             stop.set()
             sampler.join()
         # Let the last settlements land (up to 30 s) before the money checks.
@@ -220,6 +245,9 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             }
             for name in stack.processes
         }
+        result["machine"] = machine_time(
+            cpu_used(cpu_before, cpu_after), load["actions"], args.seconds
+        )
         result["probes"] = probes.summary(run.window)
         result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
@@ -289,6 +317,7 @@ def report(result: dict[str, Any]) -> None:
             (f"{name}: cpu, peak memory",
              f"{server['cpu_s']} s ({server['cpu_percent']} %), {server['peak_rss_mb']} MB")
         )  # fmt: skip
+    rows += machine_rows(result)
     money = result["money"]
     rows.append(
         ("money: sum, negative, unsettled, settled twice",
@@ -302,6 +331,31 @@ def report(result: dict[str, Any]) -> None:
     width = max(len(r[0]) for r in rows)
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
+
+
+def _parts(machine: dict[str, Any]) -> str:
+    parts = machine["ms_per_action"]
+    return (
+        " + ".join(f"{name} {ms:.2f}" for name, ms in parts.items() if ms is not None)
+        + f" = {machine['total_ms_per_action']:.2f} ({machine['cores_busy']} cores busy)"
+    )
+
+
+def machine_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """The machine's CPU per move (every server, PostgreSQL, Redis, the load
+    client), the ceiling's per broadcast, and what a move costs beyond it."""
+    machine = result.get("machine")
+    if not machine or machine["total_ms_per_action"] is None:
+        return []
+    rows = [("machine CPU per move, ms", _parts(machine))]
+    ceiling = (result.get("ceiling") or {}).get("machine")
+    if ceiling and ceiling["total_ms_per_action"]:
+        beyond = machine["total_ms_per_action"] - ceiling["total_ms_per_action"]
+        rows += [
+            ("ceiling: machine CPU per broadcast, ms", _parts(ceiling)),
+            ("a move beyond the transport, ms of CPU", f"{beyond:.2f}"),
+        ]
+    return rows
 
 
 def main() -> None:

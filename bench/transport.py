@@ -8,9 +8,10 @@ sends a message; the app delivers it to the table's four seats as four
 per-seat messages of ``--bytes`` each (``--fanout table``: one group message);
 when all four have it, the next seat sends ("players moving at once": one
 move in flight per table). It prints broadcasts per second, the time from
-sending to the fourth seat's receipt, and the servers' CPU, and writes JSON.
-``bench.tables`` runs it first in the same invocation and prints its own
-moves per second as a share of this ceiling.
+sending to the fourth seat's receipt, the servers' CPU and the machine's
+per broadcast (``machine``: the servers, Redis, PostgreSQL, the clients),
+and writes JSON. ``bench.tables`` runs it after the product in the same
+invocation and prints its own moves per second as a share of this ceiling.
 
     python -m bench.transport --tables 100 --seconds 30
     python -m bench.transport --tables 100 --fanout table --bytes 300
@@ -34,10 +35,13 @@ from bench.stack import (
     BIN,
     ROOT,
     Monitor,
+    cpu_used,
     free_port,
     kill_group,
+    machine_time,
     percentile,
     raise_file_limit,
+    service_cpu,
     wait_http,
     write_results,
 )
@@ -146,13 +150,18 @@ def measure(
                 window = (start + warmup, start + warmup + seconds)
                 loop = asyncio.get_running_loop()
                 before: dict[str, float] = {}
-                loop.call_at(loop.time() + (window[0] - time.perf_counter()),
-                             lambda: before.update(monitor.cpu()))  # fmt: skip
+                after: dict[str, float] = {}
+
+                def sample(into: dict[str, float]) -> None:
+                    # (the servers', PostgreSQL's, Redis's and this process's)
+                    into.update({**monitor.cpu(), **service_cpu()})
+
+                for moment, into in ((window[0], before), (window[1], after)):
+                    loop.call_at(loop.time() + (moment - time.perf_counter()), sample, into)
                 await asyncio.gather(
                     *(_table(t, urls, window, latencies, lost) for t in range(tables))
                 )
-                after = monitor.cpu()
-                return {name: after[name] - before.get(name, 0.0) for name in after}
+                return cpu_used(before, after)
 
             cpu = asyncio.run(everyone())
     return {
@@ -166,7 +175,8 @@ def measure(
         "latency_ms": {q: _round(percentile(latencies, q)) for q in (50, 95, 99)},
         "latency_mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
         "lost": len(lost),
-        "server_cpu_s": {name: round(value, 2) for name, value in cpu.items()},
+        "server_cpu_s": {name: round(cpu[name], 2) for name in servers.processes},
+        "machine": machine_time(cpu, len(latencies), seconds),
     }
 
 
