@@ -455,7 +455,9 @@ class TableSocket(RoomSocket):
         if now - getattr(self, "heard_at", 0.0) <= HEARTBEAT_S:
             return
         self.heard_at = now
-        for group in self.groups_joined:
+        # (a copy: a delivery running beside this, a catch-up's, may join or
+        # leave the public group meanwhile)
+        for group in list(self.groups_joined):
             await self.channel_layer.group_add(group, self.channel_name)
         if self.seated:
             await self._call(services.seat_presence, delta=0)

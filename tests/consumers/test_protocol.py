@@ -6,6 +6,7 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from games import publish, services
+from games.consumers import TableSocket
 from games.models import ChatMessage, Seat
 
 from ..services.test_tables import table_snapshot
@@ -335,3 +336,24 @@ def test_a_socket_whose_connect_the_database_cannot_answer_is_closed_for_a_resta
         assert await close_code(watcher) == 1012
 
     run(scenario)
+
+
+def test_a_heartbeat_renews_its_groups_while_a_delivery_joins_one():
+    """A catch-up's delivery runs beside the heartbeat and may join or leave
+    the public group while the heartbeat renews the groups (it closed the
+    socket with "Set changed size during iteration", 1,000 tables)."""
+    socket = TableSocket()
+    socket.table_id, socket.channel_name = 0, "socket"  # (no table 0: nothing to catch up)
+    socket.seated, socket.last_version, socket.catching_up = False, 0, None
+    socket.groups_joined = {"chat", "user"}
+    renewed: list[str] = []
+
+    class Layer:
+        async def group_add(self, group: str, channel: str) -> None:
+            renewed.append(group)
+            socket.groups_joined.add("public")  # what the delivery joined meanwhile
+
+    socket.channel_layer = Layer()
+    run(socket._heartbeat)
+
+    assert {"chat", "user"} <= set(renewed)
