@@ -28,6 +28,7 @@ from games.protocol import follow
 GAMES = ("tienlen", "holdem", "maubinh")
 PASSWORD = "Bench-Tien-Len-42"
 PING_S = 10.0
+RECONNECT_FIRST_S, RECONNECT_MAX_S = 0.5, 8.0  # (static/js/socket.js)
 
 
 @dataclass
@@ -181,6 +182,9 @@ class Player:
         self.syncing: int | None = None  # the version a sync was asked from
         self.rng = random.Random(spec.id * 10 + position)
         self.server = position % len(self.urls)
+        # As the browser's socket.js: 0.5 s doubling to 8 s, each wait drawn
+        # between half and all of it; back to 0.5 s once connected.
+        self.backoff = RECONNECT_FIRST_S
 
     async def play(self, until: float, ramp: float = 0.0) -> None:
         """Play until ``until``; the first connection at a random moment of the
@@ -200,6 +204,7 @@ class Player:
                     ping_interval=None,
                 ) as ws:
                     self.run.sockets.add(ws)
+                    self.backoff = RECONNECT_FIRST_S
                     self.pending, self.syncing = None, None
                     await ws.send(json.dumps({"type": "sync", "v": 0}))
                     pinger = asyncio.create_task(self._ping(ws, until))
@@ -220,7 +225,8 @@ class Player:
                 self.run.errors[f"socket:{type(exc).__name__}"] += 1
                 self.run.error_times.append(time.perf_counter() - self.run.window[0])
                 self.server = (self.server + 1) % len(self.urls)
-                await asyncio.sleep(0.2 + self.rng.random() * 0.5)
+                await asyncio.sleep(self.backoff / 2 + self.rng.random() * self.backoff / 2)
+                self.backoff = min(self.backoff * 2, RECONNECT_MAX_S)
 
     async def _ping(self, ws: Any, until: float) -> None:
         """Every 10 s, as docs/protocol.md asks of clients."""

@@ -1,4 +1,6 @@
-// A WebSocket that reconnects by itself (backing off up to 8 s), pings every
+// A WebSocket that reconnects by itself (backing off up to 8 s, each wait
+// drawn between half and all of it, so that the sockets of a restarted server
+// do not all come back in the same instant), pings every
 // 15 s, keeps the server's clock offset, and after a reconnect or a version gap
 // asks for a `sync` from the last version it applied (docs/protocol.md).
 // Versioned sockets pass on `state` and `delta` messages in version order: a
@@ -7,6 +9,11 @@
 // still does not apply calls `sync(v)` with the version it holds.
 
 const PING_MS = 15000;
+
+// Between half and all of the back-off ("equal jitter").
+export function reconnectDelay(backoff, random = Math.random) {
+  return backoff / 2 + random() * (backoff / 2);
+}
 
 export class Connection {
   constructor(path, { onMessage = () => {}, onStatus = () => {}, versioned = false } = {}) {
@@ -50,7 +57,7 @@ export class Connection {
         return;
       }
       this.onStatus("reconnecting");
-      setTimeout(() => this.connect(), this.backoff);
+      setTimeout(() => this.connect(), reconnectDelay(this.backoff));
       this.backoff = Math.min(this.backoff * 2, 8000);
     });
   }

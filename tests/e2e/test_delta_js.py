@@ -104,3 +104,43 @@ def test_the_socket_and_the_table_take_deltas_in_version_order(blank):
     ]
     assert got["view"] == new
     assert errors == []
+
+
+# The waits before each reconnect of a socket whose server keeps closing it.
+RECONNECTS = """async () => {
+  class FakeSocket {
+    constructor(url) {
+      Object.assign(this, { url, readyState: 1, sent: [], on: {} });
+      FakeSocket.made += 1;
+      FakeSocket.last = this;
+    }
+    addEventListener(type, fn) { (this.on[type] = this.on[type] || []).push(fn); }
+    send(data) { this.sent.push(JSON.parse(data)); }
+    fire(type, event) { for (const fn of this.on[type] || []) fn(event); }
+  }
+  FakeSocket.OPEN = 1;
+  FakeSocket.made = 0;
+  window.WebSocket = FakeSocket;
+  const waits = [];
+  window.setTimeout = (fn, ms) => { waits.push(ms); fn(); return 0; };
+  const { Connection } = await import("/static/js/socket.js");
+  new Connection("/ws/tables/5/", { versioned: true });
+  for (let i = 0; i < 30; i++) FakeSocket.last.fire("close", { code: 1006 });
+  return { waits, made: FakeSocket.made };
+}"""
+
+
+def test_a_socket_reconnects_after_a_growing_wait_that_differs_between_sockets(blank):
+    """Equal jitter: a wait is between half and all of the back-off (0.5 s,
+    doubling to 8 s), so the sockets of a restarted server come back spread
+    out, not in one wave."""
+    page, errors = blank
+
+    got = page.evaluate(RECONNECTS)
+
+    waits = got["waits"]
+    assert got["made"] == 31
+    backoffs = [min(500 * 2**n, 8000) for n in range(30)]
+    assert all(b / 2 <= w <= b for w, b in zip(waits, backoffs, strict=True))
+    assert len({round(w) for w in waits[-20:]}) > 10  # drawn, not all 8 s
+    assert errors == []
