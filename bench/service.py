@@ -11,7 +11,8 @@ move (the bot policy on the player's view, read from the database) happens
 between timed moves and is not counted. The work between hands is timed apart
 (``between_hands``): the settlement of each finished hand and the end of its
 summary (Celery's work in the whole stack), then each player's seed and Ready,
-as the browser sends them.
+as the browser sends them; and (``state``) every tenth move, the full state
+a socket reads when it connects or asks for a sync.
 
 It creates a fresh database ``<name>_bench`` from ``DATABASE_URL`` (the
 server must be PostgreSQL), migrates it, prints a table and writes JSON to
@@ -150,7 +151,7 @@ def run(
     from django.conf import settings
     from django.db import connection
 
-    from games import publish, scheduling, services
+    from games import publish, scheduling, selectors, services
     from games.errors import NotEnoughChips
     from games.models import Hand, Seat, Table
     from games.plugins import engine_for
@@ -195,7 +196,7 @@ def run(
     # Ready is split by whether it dealt the hand (the last player's does).
     between: dict[str, dict[str, list[float]]] = {
         name: {"cpu": [], "statements": []}
-        for name in ("seed", "ready", "ready_that_deals", "settle", "summary_ends")
+        for name in ("seed", "ready", "ready_that_deals", "settle", "summary_ends", "state")
     }
 
     def hands_played(table_id: int) -> int:
@@ -316,6 +317,11 @@ def run(
         sizes.append(sum(published))
         sent_as.append("delta" if "delta" in kinds else "state")
         pg_cpu += pg
+        if done % 10 == 0:
+            # What a socket reads when it connects or asks for a sync (the
+            # mover's full state), every tenth move.
+            read = partial(selectors.table_state, table_id=table_id, user=user)
+            timed("state", table_id, read)
     mean_cpu = statistics.fmean(cpu)
     return {
         "game": game,

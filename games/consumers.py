@@ -427,7 +427,7 @@ class TableSocket(RoomSocket):
             return
         await self.accept()
         await self._join(publish.chat_group(self.table_id))
-        await self._identify()
+        await self._identify(state["seat"], seat_known=True)
         await self._deliver(state)
         # A change published between that read and joining the groups never
         # reached this socket: catch up now, not at the next heartbeat (15 s+).
@@ -435,11 +435,18 @@ class TableSocket(RoomSocket):
         if version is not None and version > state["v"]:
             await self._deliver(await self._state(state["v"]), force=True)
 
-    async def _identify(self) -> None:
+    async def _identify(self, seat: int | None = None, *, seat_known: bool = False) -> None:
+        """Join this user's groups, and count the socket at their seat: ``seat``
+        as a state just read for them showed it (``seat_known``; None: not
+        seated), else read now."""
         if self.user.is_authenticated:
             await self._join(publish.user_group(self.table_id, self.user.pk))
             await self._join(wallet_group(self.user.pk))
-            position = await db(selectors.seated_position)(table_id=self.table_id, user=self.user)
+            position = seat
+            if not seat_known:
+                position = await db(selectors.seated_position)(
+                    table_id=self.table_id, user=self.user
+                )
             if position is not None:
                 self.seated = True
                 await self._call(services.seat_presence, delta=1)

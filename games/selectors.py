@@ -80,7 +80,9 @@ def table_state(
 def _table_state(
     table_id: int, user: User | None, invite_code: str, since: int | None
 ) -> dict[str, Any]:
-    table = Table.objects.filter(pk=table_id).first()
+    # (the table and hand rows by prepared statements, not the ORM: every
+    # socket reads this when it connects)
+    table = sql.read_table(table_id)
     if table is None:
         raise TableNotFound()
     seats = list(publish.seats_with_chips(table))
@@ -89,7 +91,7 @@ def _table_state(
         viewer = next((s for s in seats if s.user_id == user.pk), None)
     if not can_view(table, user, invite_code, viewer is not None):
         raise PrivateTable()
-    hand = None if table.current_hand_id is None else Hand.objects.get(pk=table.current_hand_id)
+    hand = None if table.current_hand_id is None else sql.read_hand(table.current_hand_id)
     engine = plugin_for(table.game).engine
     state = None if hand is None else engine.loads(hand.state)
     events: list[HandEvent] = []

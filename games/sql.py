@@ -134,12 +134,36 @@ def _lock_sql(locks: bool) -> str:
 
 def lock_table(table_id: int) -> Table | None:
     db = _db()
+    # (SQLite has no row locks: its one writer at a time serialises.)
+    return _table_row(db, _lock_sql(db.features.has_select_for_update), table_id)
+
+
+def read_table(table_id: int) -> Table | None:
+    """The table row, not locked (a socket's state: a read never waits for a move)."""
+    return _table_row(_db(), _lock_sql(False), table_id)
+
+
+def _table_row(db: Any, statement: str, table_id: int) -> Table | None:
     with _cursor(db) as cursor:
-        # (SQLite has no row locks: its one writer at a time serialises.)
-        cursor.execute(_lock_sql(db.features.has_select_for_update), [table_id])
+        cursor.execute(statement, [table_id])
         row = cursor.fetchone()
     table: Table | None = None if row is None else _from_row(db, Table, row)
     return table
+
+
+@cache
+def _read_hand_sql() -> str:
+    return f'SELECT {_columns("h", Hand)} FROM {Hand._meta.db_table} h WHERE h."id" = %s'
+
+
+def read_hand(hand_id: int) -> Hand | None:
+    """A hand row (its engine state as stored)."""
+    db = _db()
+    with _cursor(db) as cursor:
+        cursor.execute(_read_hand_sql(), [hand_id])
+        row = cursor.fetchone()
+    hand: Hand | None = None if row is None else _from_row(db, Hand, row)
+    return hand
 
 
 def table_values(table: Table) -> dict[str, Any]:
@@ -228,15 +252,7 @@ def hand_and_refs(table: Table, user_id: int | None) -> tuple[Hand | None, list[
     """The table's current hand and its seats in short (one statement)."""
     db = _db()
     if not _postgres(db):
-        hand = None
-        if table.current_hand_id is not None:
-            with _cursor(db) as cursor:
-                cursor.execute(
-                    f'SELECT {_columns("h", Hand)} FROM {Hand._meta.db_table} h WHERE h."id" = %s',
-                    [table.current_hand_id],
-                )
-                row = cursor.fetchone()
-            hand = None if row is None else _from_row(db, Hand, row)
+        hand = None if table.current_hand_id is None else read_hand(table.current_hand_id)
         return hand, seat_refs(table.pk, user_id)
     with _cursor(db) as cursor:
         cursor.execute(_hand_sql(), [user_id, table.pk, table.current_hand_id])

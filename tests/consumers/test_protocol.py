@@ -257,11 +257,11 @@ def test_a_change_published_while_the_socket_joins_its_groups_still_reaches_it(
     services.table_sit(table_id=table.pk, user=chi)
     identify = consumers.TableSocket._identify
 
-    async def identify_after_a_change(self):
+    async def identify_after_a_change(self, *args, **kwargs):
         # Minh gets ready while Lan's socket (watching: nothing of hers is
         # published once she joins) is between its read and its groups.
         await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
-        await identify(self)
+        await identify(self, *args, **kwargs)
 
     monkeypatch.setattr(consumers.TableSocket, "_identify", identify_after_a_change)
     token = token_for(lan)
