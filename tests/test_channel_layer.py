@@ -122,3 +122,28 @@ def test_a_failed_pipeline_fails_each_send_it_carried_and_the_next_goes_out(monk
 def _flush():
     yield
     run(get_channel_layer().flush)
+
+
+def test_a_publisher_cancelled_with_its_loop_cancels_every_send_it_held(monkeypatch):
+    async def stuck(self, batch):
+        await asyncio.sleep(3600)  # (Redis does not answer)
+
+    monkeypatch.setattr(channel_layer._Publisher, "_send", stuck)
+
+    async def scenario():
+        layer = get_channel_layer()
+        sends = [
+            asyncio.ensure_future(layer.group_send_many([("test.cancel", {"type": "x", "n": n})]))
+            for n in range(2)
+        ]
+        await asyncio.sleep(0.1)  # the first in flight, the second waiting
+        sender = publisher(shard_of(layer, "test.cancel"))
+        assert sender.task is not None
+        sender.task.cancel()
+        results = await asyncio.gather(*sends, return_exceptions=True)
+        return results, sender.waiting
+
+    results, waiting = run(scenario)
+
+    assert all(isinstance(r, asyncio.CancelledError) for r in results)
+    assert waiting == []

@@ -86,6 +86,7 @@ class _Publisher:
             except BaseException:  # cancelled: the loop is closing
                 for _, done in [*batch, *self.waiting]:
                     done.cancel()
+                self.waiting = []  # (nothing of theirs goes out later)
                 raise
             else:
                 for _, done in batch:
