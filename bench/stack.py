@@ -390,6 +390,11 @@ class Monitor:
             times[name] = total
         return times
 
+    def machine_cpu(self) -> dict[str, float]:
+        """The servers' CPU seconds so far, with PostgreSQL's, Redis's and this
+        process's threads' (``service_cpu``)."""
+        return {**self.cpu(), **service_cpu()}
+
     def _run(self) -> None:
         while not self.stop.wait(0.5):
             for name in self.procs:

@@ -47,7 +47,6 @@ from bench.stack import (
     cpu_used,
     machine_time,
     percentile,
-    service_cpu,
     setup_django,
     wait_until,
 )
@@ -193,13 +192,9 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             # threads, over the measured window exactly.
             cpu_before: dict[str, float] = {}
             cpu_after: dict[str, float] = {}
-
-            def sample(into: dict[str, float]) -> None:
-                into.update({**monitor.cpu(), **service_cpu()})
-
             timers = [
-                threading.Timer(args.warmup, sample, (cpu_before,)),
-                threading.Timer(args.warmup + args.seconds, sample, (cpu_after,)),
+                threading.Timer(at, lambda into: into.update(monitor.machine_cpu()), (into,))
+                for at, into in ((args.warmup, cpu_before), (args.warmup + args.seconds, cpu_after))
             ]
             for timer in timers:
                 timer.start()

@@ -41,7 +41,6 @@ from bench.stack import (
     machine_time,
     percentile,
     raise_file_limit,
-    service_cpu,
     wait_http,
     write_results,
 )
@@ -151,13 +150,12 @@ def measure(
                 loop = asyncio.get_running_loop()
                 before: dict[str, float] = {}
                 after: dict[str, float] = {}
-
-                def sample(into: dict[str, float]) -> None:
-                    # (the servers', PostgreSQL's, Redis's and this process's)
-                    into.update({**monitor.cpu(), **service_cpu()})
-
                 for moment, into in ((window[0], before), (window[1], after)):
-                    loop.call_at(loop.time() + (moment - time.perf_counter()), sample, into)
+                    loop.call_at(
+                        loop.time() + (moment - time.perf_counter()),
+                        lambda into: into.update(monitor.machine_cpu()),
+                        into,
+                    )
                 await asyncio.gather(
                     *(_table(t, urls, window, latencies, lost) for t in range(tables))
                 )

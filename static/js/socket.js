@@ -11,8 +11,8 @@
 const PING_MS = 15000;
 
 // Between half and all of the back-off ("equal jitter").
-export function reconnectDelay(backoff, random = Math.random) {
-  return backoff / 2 + random() * (backoff / 2);
+function reconnectDelay(backoff) {
+  return backoff / 2 + Math.random() * (backoff / 2);
 }
 
 export class Connection {
