@@ -417,28 +417,50 @@ class TableSocket(RoomSocket):
         # Deltas that came ahead of their base, by base (``_deliver_delta``).
         self.ahead: dict[int, dict[str, Any]] = {}
         self.filling_gap: asyncio.Future[None] | None = None
+        # The groups first: whatever is published from now on reaches this
+        # socket (queued until this handler returns), so the state read next
+        # misses nothing. A seated player's messages come to their user group,
+        # a guest's to the public one.
+        user = self.user if self.user.is_authenticated else None
+        await self._join(publish.chat_group(self.table_id))
+        if user is not None:
+            await self._join(publish.user_group(self.table_id, user.pk))
+            await self._join(wallet_group(user.pk))
+        else:
+            await self._join(publish.public_group(self.table_id))
         try:
-            state = await self._state(None)
-        except TableNotFound:
-            await self.close(code=4404)
-            return
-        except GameError:
-            await self.close(code=4403)
+            # One trip to the database threads: counted at the seat, then read.
+            state, counted = await db(services.socket_open)(
+                table_id=self.table_id, user=user, invite_code=self.invite
+            )
+        except (TableNotFound, GameError) as err:
+            await self._leave_all()
+            await self.close(code=4404 if isinstance(err, TableNotFound) else 4403)
             return
         await self.accept()
-        await self._join(publish.chat_group(self.table_id))
-        await self._identify(state["seat"], seat_known=True)
+        if user is None:
+            await self._deliver(state)
+            return
+        await self._identify(state["seat"], seat_known=True, counted=counted)
         await self._deliver(state)
-        # A change published between that read and joining the groups never
-        # reached this socket: catch up now, not at the next heartbeat (15 s+).
-        version = await db(selectors.table_version)(table_id=self.table_id)
-        if version is not None and version > state["v"]:
-            await self._deliver(await self._state(state["v"]), force=True)
+        if not self.seated:
+            # A signed-in spectator joined the public group only now: a change
+            # published since the read never reached this socket. Catch up
+            # now, not at the next heartbeat (15 s+).
+            version = await db(selectors.table_version)(table_id=self.table_id)
+            if version is not None and version > state["v"]:
+                await self._deliver(await self._state(state["v"]), force=True)
 
-    async def _identify(self, seat: int | None = None, *, seat_known: bool = False) -> None:
+    async def _leave_all(self) -> None:
+        for group in list(self.groups_joined):
+            await self._leave(group)
+
+    async def _identify(
+        self, seat: int | None = None, *, seat_known: bool = False, counted: bool = False
+    ) -> None:
         """Join this user's groups, and count the socket at their seat: ``seat``
         as a state just read for them showed it (``seat_known``; None: not
-        seated), else read now."""
+        seated), else read now; ``counted``: it already was."""
         if self.user.is_authenticated:
             await self._join(publish.user_group(self.table_id, self.user.pk))
             await self._join(wallet_group(self.user.pk))
@@ -449,7 +471,8 @@ class TableSocket(RoomSocket):
                 )
             if position is not None:
                 self.seated = True
-                await self._call(services.seat_presence, delta=1)
+                if not counted:
+                    await self._call(services.seat_presence, delta=1)
         if not self.seated:
             await self._join(publish.public_group(self.table_id))
 

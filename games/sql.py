@@ -305,6 +305,29 @@ def seats_with_chips(table: Table, escrow: bool) -> list[Seat]:
     return seats
 
 
+# -- a socket's opening -----------------------------------------------------------
+
+
+@cache
+def _token_sql() -> str:
+    from rest_framework.authtoken.models import Token
+
+    return (
+        f"SELECT {_columns('u', User)} FROM {Token._meta.db_table} t "
+        f'JOIN {User._meta.db_table} u ON u."id" = t."user_id" WHERE t."key" = %s'
+    )
+
+
+def token_user(key: str) -> User | None:
+    """The user an API token names (None: no such token); one statement, as
+    every socket a mobile app opens asks it."""
+    db = _db()
+    with _cursor(db) as cursor:
+        cursor.execute(_token_sql(), [key])
+        row = cursor.fetchone()
+    return None if row is None else _from_row(db, User, row)
+
+
 # -- the heartbeat ---------------------------------------------------------------
 
 
@@ -312,6 +335,18 @@ def table_version(table_id: int) -> int | None:
     """The table's version (a socket's heartbeat: has it fallen behind?)."""
     with _cursor(_db()) as cursor:
         cursor.execute(f'SELECT "version" FROM {Table._meta.db_table} WHERE "id" = %s', [table_id])
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
+
+
+def seat_position(table_id: int, user_id: int) -> int | None:
+    """Where the user sits at the table (None: not seated); no lock."""
+    with _cursor(_db()) as cursor:
+        cursor.execute(
+            f'SELECT "position" FROM {Seat._meta.db_table} '
+            'WHERE "table_id" = %s AND "user_id" = %s',
+            [table_id, user_id],
+        )
         row = cursor.fetchone()
     return None if row is None else int(row[0])
 

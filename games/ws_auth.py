@@ -15,9 +15,10 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from channels.auth import AuthMiddlewareStack
+from channels.auth import AuthMiddleware
 from channels.db import database_sync_to_async
 from channels.security.websocket import WebsocketDenier
+from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
@@ -26,12 +27,12 @@ from vipgame.accounts.services import credential_mark
 
 @database_sync_to_async
 def user_for_token(key: str) -> Any:
-    from rest_framework.authtoken.models import Token
+    from games import sql
 
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active or token.user.is_bot:
+    user = sql.token_user(key)
+    if user is None or not user.is_active or user.is_bot:
         return AnonymousUser()
-    return token.user
+    return user
 
 
 def header(scope: dict[str, Any], name: bytes) -> str | None:
@@ -42,8 +43,14 @@ def header(scope: dict[str, Any], name: bytes) -> str | None:
 
 
 class TokenAuthMiddleware:
+    """A token in the ``Authorization`` header names the user, and no session
+    is looked at (a wrong token is a guest, whatever cookie came with it).
+    Without one, the browser's session does (Channels' session and auth
+    middleware): a mobile app's socket costs one lookup, not three."""
+
     def __init__(self, app: Any) -> None:
         self.app = app
+        self.by_session = SessionMiddleware(AuthMiddleware(app))
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         authorization = header(scope, b"authorization") or ""
@@ -53,7 +60,8 @@ class TokenAuthMiddleware:
             scope = {**scope, "user": user}
             if user.is_authenticated:
                 scope["auth_token"] = credential_mark(key.strip())
-        return await self.app(scope, receive, send)
+            return await self.app(scope, receive, send)
+        return await self.by_session(scope, receive, send)
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -98,4 +106,5 @@ class BrowserOriginValidator:
 
 
 def websocket_stack(app: Any) -> Any:
-    return BrowserOriginValidator(AuthMiddlewareStack(TokenAuthMiddleware(app)))
+    # (the cookies parsed for every socket: the language cookie too)
+    return BrowserOriginValidator(CookieMiddleware(TokenAuthMiddleware(app)))

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import clock, publish, sql
+from games import clock, publish, selectors, sql
 from games.errors import (
     AccountInactive,
     AlreadyLeft,
@@ -656,6 +656,21 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
     work.commit()
 
 
+def socket_open(
+    *, table_id: int, user: User | None, invite_code: str = ""
+) -> tuple[dict[str, Any], bool]:
+    """A socket opens at the table: the user's seat, if they have one, counts
+    it (others see the player connected), then the state the socket starts
+    from is read, showing that. Returns the state and whether the socket was
+    counted at a seat. A spectator's opening takes no lock and writes nothing."""
+    counted = False
+    signed_in = user is not None and user.is_authenticated
+    if user is not None and signed_in and sql.seat_position(table_id, user.pk) is not None:
+        seat_presence(table_id=table_id, user=user, delta=1)
+        counted = True
+    return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
+
+
 @transaction.atomic
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
@@ -671,11 +686,21 @@ def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     if seat is None:
         return
     was_connected = seat.connected
-    seat.connections = max(0, seat.connections + delta) if delta else max(1, seat.connections)
-    seat.last_seen = clock.now()
-    seat.save(update_fields=["connections", "last_seen"])
+    # (written with the change's one statement)
+    work.update_seats(
+        {
+            seat.pk: {
+                "connections": max(0, seat.connections + delta)
+                if delta
+                else max(1, seat.connections),
+                "last_seen": clock.now(),
+            }
+        }
+    )
     if delta or not was_connected:
         work.bump()
+    # (Unbumped, nothing is written: a heartbeat that found the seat connected
+    # after all, another socket's opening having just seen it.)
     work.commit()
 
 

@@ -184,7 +184,8 @@ class TableWork:
     def hand(self) -> Hand | None:
         if not self._hand_loaded:
             hand_id = self.table.current_hand_id
-            self._hand = None if hand_id is None else Hand.objects.get(pk=hand_id)
+            # (a prepared statement, not the ORM: a seat's presence, a ready)
+            self._hand = None if hand_id is None else sql.read_hand(hand_id)
             self._hand_loaded = True
             if self._hand is not None:
                 self._state = self._loaded_state = self.plugin.engine.loads(self._hand.state)

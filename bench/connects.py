@@ -1,0 +1,224 @@
+"""Connects per second: what a socket costs to open, and how many a second the
+stack takes (a herd of players arriving, or coming back after a restart).
+
+It starts the stack as ``bench.tables`` does (two Daphne processes, Celery,
+PostgreSQL, Redis, ``DEBUG=0``), seats four players with API tokens at each
+of N tables (no hand running: only the connections work), then for each rate
+asked opens ``rate × --seconds`` sockets, one per seat, spread evenly over
+``--seconds`` and split across both Daphne processes as the players are. Each
+socket is timed from the start of its handshake to its first full state (the
+table as the player sees it, after the server has counted it at its seat and
+told the table). The sockets stay open until the phase ends, then all close
+and the closing is measured apart. For each rate it prints the connects done,
+the rate reached, the time to the first state (p50/p95/p99), failures by
+kind, and the machine's CPU per connect and per disconnect (every server, every
+PostgreSQL and Redis process, the load client), and writes JSON.
+
+    python -m bench.connects --tables 400 --rates 25,50,100,150 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.players import TableSpec, create_tables
+from bench.stack import (
+    Monitor,
+    Stack,
+    cpu_used,
+    machine_time,
+    percentile,
+    setup_django,
+    write_results,
+)
+from bench.tables import _parts, server_urls
+
+OPEN_TIMEOUT_S = 30.0
+SEATS = 4
+
+
+class Phase:
+    """The sockets of one rate: their times to the first state, their failures."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.failures: Counter[str] = Counter()
+        self.sockets: list[Any] = []
+
+
+async def open_one(url: str, token: str, phase: Phase) -> None:
+    from websockets.asyncio.client import connect
+
+    started = time.perf_counter()
+    try:
+        ws = await connect(
+            url,
+            additional_headers={"Authorization": f"Token {token}"},
+            max_size=2**20,
+            open_timeout=OPEN_TIMEOUT_S,
+            ping_interval=None,
+        )
+    except Exception as exc:
+        phase.failures[f"handshake:{type(exc).__name__}"] += 1
+        return
+    phase.sockets.append(ws)
+    try:
+        async with asyncio.timeout(OPEN_TIMEOUT_S):
+            while True:
+                message = json.loads(await ws.recv())
+                if message.get("type") == "state":
+                    phase.times.append((time.perf_counter() - started) * 1000)
+                    return
+    except Exception as exc:
+        phase.failures[f"first state:{type(exc).__name__}"] += 1
+
+
+async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Phase) -> float:
+    """Open a socket per seat, evenly over ``seconds``; the seconds it took
+    until every one had its first state (or failed)."""
+    start = time.perf_counter()
+    gap = seconds / len(seats)
+    tasks = []
+    for n, (url, token) in enumerate(seats):
+        delay = start + n * gap - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(open_one(url, token, phase)))
+    await asyncio.gather(*tasks)
+    return time.perf_counter() - start
+
+
+async def close_all(phase: Phase) -> None:
+    await asyncio.gather(*(ws.close() for ws in phase.sockets), return_exceptions=True)
+
+
+def seats_of(specs: list[TableSpec], urls: list[str], count: int) -> list[tuple[str, str]]:
+    """``count`` seats, table after table, each seat's socket on the server the
+    players of ``bench.tables`` use for it (position modulo the servers)."""
+    seats = [
+        (f"{urls[position % len(urls)]}/ws/tables/{spec.id}/", token)
+        for spec in specs
+        for position, token in enumerate(spec.tokens)
+    ]
+    if count > len(seats):
+        raise SystemExit(f"{count} sockets asked, {len(seats)} seats: use more --tables")
+    return seats[:count]
+
+
+def run_rate(
+    rate: float, args: argparse.Namespace, specs: list[TableSpec], urls: list[str],
+    monitor: Monitor,
+) -> dict[str, Any]:  # fmt: skip
+    count = max(1, round(rate * args.seconds))
+    seats = seats_of(specs, urls, count)
+    phase = Phase()
+    loop = asyncio.new_event_loop()
+    try:
+        before = monitor.machine_cpu()
+        took = loop.run_until_complete(connect_phase(seats, args.seconds, phase))
+        after = monitor.machine_cpu()
+        opened = len(phase.times)
+        connect = machine_time(cpu_used(before, after), opened, took)
+        time.sleep(args.settle)
+        before = monitor.machine_cpu()
+        closing_started = time.perf_counter()
+        loop.run_until_complete(close_all(phase))
+        time.sleep(args.settle)  # the servers' side of the closing
+        after = monitor.machine_cpu()
+        disconnect = machine_time(
+            cpu_used(before, after), len(phase.sockets), time.perf_counter() - closing_started
+        )
+    finally:
+        loop.close()
+    return {
+        "rate_asked": rate,
+        "sockets": count,
+        "opened": opened,
+        "seconds": round(took, 2),
+        "rate_reached": round(opened / took, 1),
+        "first_state_ms": {q: _round(percentile(phase.times, q)) for q in (50, 95, 99)},
+        "first_state_max_ms": _round(max(phase.times, default=None)),
+        "failures": dict(phase.failures),
+        "machine_per_connect": connect,
+        "machine_per_disconnect": disconnect,
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    rates = [float(r) for r in args.rates.split(",")]
+    needed = max(round(r * args.seconds) for r in rates)
+    tables = args.tables or -(-needed // SEATS)
+    result: dict[str, Any] = {"config": {**vars(args), "tables": tables}, "phases": []}
+    with tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp, Stack(Path(tmp)) as stack:
+        setup_django()
+        specs = create_tables(tables, args.game)
+        urls = server_urls(stack)
+        with Monitor(stack.processes) as monitor:
+            for rate in rates:
+                result["phases"].append(run_rate(rate, args, specs, urls, monitor))
+                time.sleep(args.settle)
+        result["server_errors"] = stack.errors_in_logs()[:20]
+    return result
+
+
+def report(result: dict[str, Any]) -> None:
+    config = result["config"]
+    print(
+        f"\nconnects: {config['tables']} four-seat {config['game']} tables, no hand running; "
+        f"each rate's sockets opened evenly over {config['seconds']} s"
+    )
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
+    for phase in result["phases"]:
+        rows = [
+            ("sockets opened / asked", f"{phase['opened']} / {phase['sockets']}"),
+            ("rate reached, connects/s", f"{phase['rate_reached']} in {phase['seconds']} s"),
+            ("handshake -> first state, p50/p95/p99/max ms",
+             " / ".join(ms(phase["first_state_ms"][q]) for q in (50, 95, 99))
+             + f" / {ms(phase['first_state_max_ms'])}"),
+            ("failures", str(phase["failures"])),
+            ("machine CPU per connect, ms", _parts(phase["machine_per_connect"])),
+            ("machine CPU per disconnect, ms", _parts(phase["machine_per_disconnect"])),
+        ]  # fmt: skip
+        print(f"\n{phase['rate_asked']:g} connects/s asked")
+        width = max(len(r[0]) for r in rows)
+        for name, value in rows:
+            print(f"  {name:<{width}}  {value}")
+    print(f"\nserver errors logged: {len(result['server_errors'])}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "--tables", type=int, default=0,
+        help="tables to create (default: enough seats for the highest rate)",
+    )  # fmt: skip
+    parser.add_argument("--game", choices=["tienlen", "holdem", "maubinh"], default="tienlen")
+    parser.add_argument("--rates", default="25,50,100",
+                        help="connects per second to try, in turn (comma-separated)")  # fmt: skip
+    parser.add_argument("--seconds", type=float, default=10,
+                        help="each rate's sockets are opened over this long")  # fmt: skip
+    parser.add_argument("--settle", type=float, default=3,
+                        help="seconds left for the servers' work after each step")  # fmt: skip
+    parser.add_argument("--json", default="connects")
+    args = parser.parse_args()
+    result = benchmark(args)
+    report(result)
+    write_results(result, args.json)
+
+
+if __name__ == "__main__":
+    main()
