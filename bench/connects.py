@@ -8,13 +8,16 @@ asked opens ``rate × --seconds`` sockets, one per seat, spread evenly over
 ``--seconds`` and split across both Daphne processes as the players are. Each
 socket is timed from the start of its handshake to its first full state (the
 table as the player sees it, after the server has counted it at its seat and
-told the table). The sockets stay open until the phase ends, then all close
-and the closing is measured apart. For each rate it prints the connects done,
-the rate reached, the time to the first state (p50/p95/p99), failures by
-kind, and the machine's CPU per connect and per disconnect (every server, every
-PostgreSQL and Redis process, the load client), and writes JSON.
+told the table). The sockets stay open until the phase ends (``--hold S``:
+S seconds more, pinging every 10 s as players do, and what that costs is
+measured), then all close and the closing is measured apart. For each rate
+it prints the connects done, the rate reached, the time to the first state
+(p50/p95/p99), failures by kind, and the machine's CPU per connect, per
+socket-minute held and per disconnect (every server, every PostgreSQL and
+Redis process, the load client), and writes JSON.
 
-    python -m bench.connects --tables 400 --rates 25,50,100,150 --seconds 10
+    python -m bench.connects --rates 25,50,100,150 --seconds 10
+    python -m bench.connects --rates 100 --seconds 40 --hold 60
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.players import TableSpec, create_tables
+from bench.players import PING_S, TableSpec, create_tables
 from bench.stack import (
     Monitor,
     Stack,
@@ -95,6 +99,39 @@ async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Pha
     return time.perf_counter() - start
 
 
+async def hold(phase: Phase, seconds: float) -> list[float]:
+    """Keep the sockets open for ``seconds`` as players do: each pings every
+    ``PING_S`` (at its own moment) and reads what it is sent. The pongs' round
+    trips, in ms."""
+    pongs: list[float] = []
+    until = time.perf_counter() + seconds
+    rng = random.Random(7)
+
+    async def keep(ws: Any) -> None:
+        async def ping() -> None:
+            await asyncio.sleep(rng.random() * PING_S)
+            while True:
+                await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
+                await asyncio.sleep(PING_S)
+
+        pinger = asyncio.create_task(ping())
+        try:
+            while (left := until - time.perf_counter()) > 0:
+                try:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=left))
+                except TimeoutError:
+                    return
+                if message.get("type") == "pong" and isinstance(message.get("t"), float):
+                    pongs.append((time.perf_counter() - message["t"]) * 1000)
+        except Exception:
+            phase.failures["held:closed"] += 1
+        finally:
+            pinger.cancel()
+
+    await asyncio.gather(*(keep(ws) for ws in phase.sockets))
+    return pongs
+
+
 async def close_all(phase: Phase) -> None:
     await asyncio.gather(*(ws.close() for ws in phase.sockets), return_exceptions=True)
 
@@ -127,6 +164,22 @@ def run_rate(
         opened = len(phase.times)
         connect = machine_time(cpu_used(before, after), opened, took)
         time.sleep(args.settle)
+        held: dict[str, Any] | None = None
+        if args.hold:
+            before = monitor.machine_cpu()
+            pongs = loop.run_until_complete(hold(phase, args.hold))
+            after = monitor.machine_cpu()
+            # (per socket-minute: what an open socket costs, kept alive)
+            minutes = len(phase.sockets) * args.hold / 60
+            held = {
+                "sockets": len(phase.sockets),
+                "seconds": args.hold,
+                "pongs": len(pongs),
+                "pong_ms": {q: _round(percentile(pongs, q)) for q in (50, 99)},
+                "machine_per_socket_minute": machine_time(
+                    cpu_used(before, after), round(minutes), args.hold
+                ),
+            }
         before = monitor.machine_cpu()
         closing_started = time.perf_counter()
         loop.run_until_complete(close_all(phase))
@@ -148,6 +201,7 @@ def run_rate(
         "failures": dict(phase.failures),
         "machine_per_connect": connect,
         "machine_per_disconnect": disconnect,
+        "held": held,
     }
 
 
@@ -193,6 +247,14 @@ def report(result: dict[str, Any]) -> None:
             ("machine CPU per connect, ms", _parts(phase["machine_per_connect"])),
             ("machine CPU per disconnect, ms", _parts(phase["machine_per_disconnect"])),
         ]  # fmt: skip
+        held = phase.get("held")
+        if held:
+            rows += [
+                (f"held {held['seconds']:g} s, pinging every {PING_S:g} s: pongs, p50/p99 ms",
+                 f"{held['pongs']}, {ms(held['pong_ms'][50])} / {ms(held['pong_ms'][99])}"),
+                ("machine CPU per socket-minute held, ms",
+                 _parts(held["machine_per_socket_minute"])),
+            ]  # fmt: skip
         print(f"\n{phase['rate_asked']:g} connects/s asked")
         width = max(len(r[0]) for r in rows)
         for name, value in rows:
@@ -213,6 +275,11 @@ def main() -> None:
                         help="each rate's sockets are opened over this long")  # fmt: skip
     parser.add_argument("--settle", type=float, default=3,
                         help="seconds left for the servers' work after each step")  # fmt: skip
+    parser.add_argument(
+        "--hold", type=float, default=0,
+        help="then keep each rate's sockets open this many seconds, pinging as players "
+        "do, and measure what they cost",
+    )  # fmt: skip
     parser.add_argument("--json", default="connects")
     args = parser.parse_args()
     result = benchmark(args)

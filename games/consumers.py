@@ -70,6 +70,7 @@ CATCH_UP_GRACE_S = 1.0
 # for the missing one before the socket reads the full state instead.
 REORDER_GRACE_S = 0.25
 HEARTBEAT_S = 15
+RENEW_S = limits.SOCKET_STALE_S / 2
 
 
 class ProtocolError(ServiceError):
@@ -203,9 +204,11 @@ class RoomSocket(AsyncWebsocketConsumer):
         return True
 
     async def _renew(self) -> None:
-        """With the heartbeat: this socket still counts (a process that dies
-        without closing its sockets stops renewing them; they age out)."""
-        if self.socket_keys and time.monotonic() - self.registered_at > HEARTBEAT_S:
+        """This socket still counts (a process that dies without closing its
+        sockets stops renewing them; they age out after SOCKET_STALE_S, 60 s).
+        Renewed at the first ping after half that: a client pings every 10-20 s,
+        so at most 50 s apart."""
+        if self.socket_keys and time.monotonic() - self.registered_at > RENEW_S:
             self.registered_at = time.monotonic()
             await asyncio.to_thread(limits.socket_join, self.channel_name, self.socket_keys)
 
@@ -489,9 +492,10 @@ class TableSocket(RoomSocket):
         # leave the public group meanwhile)
         for group in list(self.groups_joined):
             await self.channel_layer.group_add(group, self.channel_name)
-        if self.seated:
-            await self._call(services.seat_presence, delta=0)
-        version = await db(selectors.table_version)(table_id=self.table_id)
+        # A seated player's seat is seen, and the version read, in one trip.
+        version = await db(services.socket_heartbeat)(
+            table_id=self.table_id, user=self.user if self.seated else None
+        )
         waiting = self.catching_up is not None and not self.catching_up.done()
         if version is not None and version > self.last_version and not waiting:
             # Usually that version's publication is on its way: catch up only

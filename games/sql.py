@@ -351,16 +351,30 @@ def seat_position(table_id: int, user_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -> bool:
-    """A connected seat seen since ``recently`` is seen ``now`` (one UPDATE, no
-    lock on the table); False when the seat is not connected or looked gone."""
-    with _cursor(_db()) as cursor:
-        cursor.execute(
-            f'UPDATE {Seat._meta.db_table} SET "last_seen" = %s WHERE "table_id" = %s '
-            'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s',
-            [now, table_id, user_id, recently],
-        )
-        return bool(cursor.rowcount)
+def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -> int | None:
+    """A connected seat seen since ``recently`` is seen ``now`` (no lock on the
+    table): the table's version then (a heartbeat's other question, in the
+    same statement on PostgreSQL); None when the seat is not connected or
+    looked gone."""
+    db = _db()
+    seat, table = Seat._meta.db_table, Table._meta.db_table
+    update = (
+        f'UPDATE {seat} SET "last_seen" = %s WHERE "table_id" = %s '
+        'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s'
+    )
+    params: list[Any] = [now, table_id, user_id, recently]
+    with _cursor(db) as cursor:
+        if _postgres(db):
+            cursor.execute(
+                f'{update} RETURNING (SELECT "version" FROM {table} WHERE "id" = %s)',
+                [*params, table_id],
+            )
+            row = cursor.fetchone()
+            return None if row is None else int(row[0])
+        cursor.execute(update, params)
+        if not cursor.rowcount:
+            return None
+    return table_version(table_id)
 
 
 def seed_used(user_id: int, seed: str) -> bool:

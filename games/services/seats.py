@@ -671,6 +671,21 @@ def socket_open(
     return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
 
 
+def socket_heartbeat(*, table_id: int, user: User | None) -> int | None:
+    """A socket's heartbeat: the seat of ``user`` (a seated player's socket;
+    None for another) is seen now, and the table's version is read (has the
+    socket fallen behind?). Usually one statement; a seat that looked gone
+    comes back through ``seat_presence``, which others see. None: no table."""
+    if user is not None:
+        now = clock.now()
+        recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+        version = sql.seat_alive(table_id, user.pk, now, recently)
+        if version is not None:
+            return version
+        seat_presence(table_id=table_id, user=user, delta=0)
+    return sql.table_version(table_id)
+
+
 @transaction.atomic
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
@@ -679,7 +694,8 @@ def seat_presence(*, table_id: int, user: User, delta: int) -> None:
         # The usual heartbeat: the seat is connected and stays so. One UPDATE,
         # no table lock, nothing to tell anyone.
         now = clock.now()
-        if sql.seat_alive(table_id, user.pk, now, now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)):
+        recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+        if sql.seat_alive(table_id, user.pk, now, recently) is not None:
             return
     work = TableWork(table_id)
     seat = work.seat_of(user)
