@@ -23,6 +23,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from vipgame.accounts.services import credential_mark
+from vipgame.ops import metrics
 
 
 @database_sync_to_async
@@ -105,6 +106,52 @@ class BrowserOriginValidator:
         return await self.app(scope, receive, send)
 
 
+class OpeningGate:
+    """Sheds handshakes when this process already has ``WS_MAX_OPENING``
+    sockets opening (32; 0: no cap). A socket is opening from its handshake
+    until it is accepted or refused. Under a herd (players arriving together,
+    every socket of a restarted server coming back) openings pile up, each
+    waiting for the same threads, until Daphne's handshake time-out (5 s)
+    drops them with the work half done, and their retries bring more. One
+    over the cap is accepted and closed at once with 1013 (try again later)
+    before any look-up: no database, no Redis. Clients back off and come back
+    (docs/protocol.md)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.opening = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        cap = settings.WS_MAX_OPENING
+        if cap and self.opening >= cap:
+            metrics.socket_shed()
+            await receive()  # websocket.connect
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+            return None
+        self.opening += 1
+        counted = True
+
+        def opened() -> None:
+            nonlocal counted
+            if counted:
+                counted = False
+                self.opening -= 1
+
+        async def watched(message: dict[str, Any]) -> None:
+            if message["type"] in ("websocket.accept", "websocket.close"):
+                opened()
+            await send(message)
+
+        try:
+            return await self.app(scope, receive, watched)
+        finally:
+            opened()
+
+
+TRY_AGAIN_LATER = 1013
+
+
 def websocket_stack(app: Any) -> Any:
     # (the cookies parsed for every socket: the language cookie too)
-    return BrowserOriginValidator(CookieMiddleware(TokenAuthMiddleware(app)))
+    return OpeningGate(BrowserOriginValidator(CookieMiddleware(TokenAuthMiddleware(app))))

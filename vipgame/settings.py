@@ -453,6 +453,9 @@ LOGIN_FAILURE_RATE = env.str("LOGIN_FAILURE_RATE", default="30/hour")  # failure
 WS_MAX_SOCKETS_PER_USER = env.int("WS_MAX_SOCKETS_PER_USER", default=10)
 WS_MAX_SOCKETS_PER_ADDRESS = env.int("WS_MAX_SOCKETS_PER_ADDRESS", default=100)
 WS_CHAT_RATE = env.str("WS_CHAT_RATE", default="5/10s")
+# Sockets one process may have opening at once (handshake to accepted); one more is
+# closed at once with 1013, try again later (games.ws_auth.OpeningGate). 0: no cap.
+WS_MAX_OPENING = env.int("WS_MAX_OPENING", default=32)
 # Origins (scheme://host[:port]) whose pages may open a WebSocket with the session cookie.
 # Default: CSRF_TRUSTED_ORIGINS, https:// on each ALLOWED_HOSTS name and, with DEBUG,
 # http:// on WEB_PORT (make run's address).

@@ -49,6 +49,10 @@ SOCKETS_OPEN = Gauge(
 SOCKETS_OPENED = Counter(
     "vipgame_sockets_opened", "WebSocket connections accepted, by kind.", ["kind"]
 )
+SOCKETS_SHED = Counter(
+    "vipgame_sockets_shed",
+    "WebSocket handshakes shed (closed with 1013) because too many were opening.",
+)
 MOVES = Counter(
     "vipgame_moves",
     "Moves applied to hands, by game and by whom (player, bot, timeout).",
@@ -242,6 +246,10 @@ def socket_opened(kind: str) -> None:
 
 def socket_closed(kind: str) -> None:
     SOCKETS_OPEN.labels(kind).dec()
+
+
+def socket_shed() -> None:
+    SOCKETS_SHED.inc()
 
 
 def table_committed(game: str, *, move_by: str | None, dealt: bool, finished: bool) -> None:
