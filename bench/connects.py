@@ -42,7 +42,7 @@ from bench.stack import (
     setup_django,
     write_results,
 )
-from bench.tables import _parts, server_urls
+from bench.tables import machine_parts, server_urls
 
 OPEN_TIMEOUT_S = 30.0
 SEATS = 4
@@ -244,8 +244,8 @@ def report(result: dict[str, Any]) -> None:
              " / ".join(ms(phase["first_state_ms"][q]) for q in (50, 95, 99))
              + f" / {ms(phase['first_state_max_ms'])}"),
             ("failures", str(phase["failures"])),
-            ("machine CPU per connect, ms", _parts(phase["machine_per_connect"])),
-            ("machine CPU per disconnect, ms", _parts(phase["machine_per_disconnect"])),
+            ("machine CPU per connect, ms", machine_parts(phase["machine_per_connect"])),
+            ("machine CPU per disconnect, ms", machine_parts(phase["machine_per_disconnect"])),
         ]  # fmt: skip
         held = phase.get("held")
         if held:
@@ -253,7 +253,7 @@ def report(result: dict[str, Any]) -> None:
                 (f"held {held['seconds']:g} s, pinging every {PING_S:g} s: pongs, p50/p99 ms",
                  f"{held['pongs']}, {ms(held['pong_ms'][50])} / {ms(held['pong_ms'][99])}"),
                 ("machine CPU per socket-minute held, ms",
-                 _parts(held["machine_per_socket_minute"])),
+                 machine_parts(held["machine_per_socket_minute"])),
             ]  # fmt: skip
         print(f"\n{phase['rate_asked']:g} connects/s asked")
         width = max(len(r[0]) for r in rows)

@@ -328,7 +328,7 @@ def report(result: dict[str, Any]) -> None:
         print(f"  {name:<{width}}  {value}")
 
 
-def _parts(machine: dict[str, Any]) -> str:
+def machine_parts(machine: dict[str, Any]) -> str:
     parts = machine["ms_per_action"]
     return (
         " + ".join(f"{name} {ms:.2f}" for name, ms in parts.items() if ms is not None)
@@ -342,12 +342,12 @@ def machine_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
     machine = result.get("machine")
     if not machine or machine["total_ms_per_action"] is None:
         return []
-    rows = [("machine CPU per move, ms", _parts(machine))]
+    rows = [("machine CPU per move, ms", machine_parts(machine))]
     ceiling = (result.get("ceiling") or {}).get("machine")
     if ceiling and ceiling["total_ms_per_action"]:
         beyond = machine["total_ms_per_action"] - ceiling["total_ms_per_action"]
         rows += [
-            ("ceiling: machine CPU per broadcast, ms", _parts(ceiling)),
+            ("ceiling: machine CPU per broadcast, ms", machine_parts(ceiling)),
             ("a move beyond the transport, ms of CPU", f"{beyond:.2f}"),
         ]
     return rows

@@ -441,12 +441,14 @@ class TableSocket(RoomSocket):
             await self.close(code=4404 if isinstance(err, TableNotFound) else 4403)
             return
         await self.accept()
-        if user is None:
-            await self._deliver(state)
-            return
-        await self._identify(state["seat"], seat_known=True, counted=counted)
+        if user is not None:
+            self.seated = state["seat"] is not None
+            if self.seated and not counted:  # (sat down between the check and the read)
+                await self._call(services.seat_presence, delta=1)
+            elif not self.seated:
+                await self._join(publish.public_group(self.table_id))
         await self._deliver(state)
-        if not self.seated:
+        if user is not None and not self.seated:
             # A signed-in spectator joined the public group only now: a change
             # published since the read never reached this socket. Catch up
             # now, not at the next heartbeat (15 s+).
@@ -458,24 +460,16 @@ class TableSocket(RoomSocket):
         for group in list(self.groups_joined):
             await self._leave(group)
 
-    async def _identify(
-        self, seat: int | None = None, *, seat_known: bool = False, counted: bool = False
-    ) -> None:
-        """Join this user's groups, and count the socket at their seat: ``seat``
-        as a state just read for them showed it (``seat_known``; None: not
-        seated), else read now; ``counted``: it already was."""
+    async def _identify(self) -> None:
+        """After an ``auth`` message: join this user's groups, and count the
+        socket at their seat."""
         if self.user.is_authenticated:
             await self._join(publish.user_group(self.table_id, self.user.pk))
             await self._join(wallet_group(self.user.pk))
-            position = seat
-            if not seat_known:
-                position = await db(selectors.seated_position)(
-                    table_id=self.table_id, user=self.user
-                )
+            position = await db(selectors.seated_position)(table_id=self.table_id, user=self.user)
             if position is not None:
                 self.seated = True
-                if not counted:
-                    await self._call(services.seat_presence, delta=1)
+                await self._call(services.seat_presence, delta=1)
         if not self.seated:
             await self._join(publish.public_group(self.table_id))
 

@@ -106,6 +106,9 @@ class BrowserOriginValidator:
         return await self.app(scope, receive, send)
 
 
+TRY_AGAIN_LATER = 1013
+
+
 class OpeningGate:
     """Sheds handshakes when this process already has ``WS_MAX_OPENING``
     sockets opening (32; 0: no cap). A socket is opening from its handshake
@@ -147,9 +150,6 @@ class OpeningGate:
             return await self.app(scope, receive, watched)
         finally:
             opened()
-
-
-TRY_AGAIN_LATER = 1013
 
 
 def websocket_stack(app: Any) -> Any:

@@ -659,15 +659,14 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
 def socket_open(
     *, table_id: int, user: User | None, invite_code: str = ""
 ) -> tuple[dict[str, Any], bool]:
-    """A socket opens at the table: the user's seat, if they have one, counts
-    it (others see the player connected), then the state the socket starts
-    from is read, showing that. Returns the state and whether the socket was
-    counted at a seat. A spectator's opening takes no lock and writes nothing."""
-    counted = False
-    signed_in = user is not None and user.is_authenticated
-    if user is not None and signed_in and sql.seat_position(table_id, user.pk) is not None:
+    """A socket opens at the table (``user``: signed in, or None): the user's
+    seat, if they have one, counts it (others see the player connected), then
+    the state the socket starts from is read, showing that. Returns the state
+    and whether the socket was counted at a seat. A spectator's opening takes
+    no lock and writes nothing."""
+    counted = user is not None and sql.seat_position(table_id, user.pk) is not None
+    if user is not None and counted:
         seat_presence(table_id=table_id, user=user, delta=1)
-        counted = True
     return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
 
 
@@ -689,14 +688,8 @@ def socket_heartbeat(*, table_id: int, user: User | None) -> int | None:
 @transaction.atomic
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
-    a heartbeat that changes nothing others see unless the seat looked gone)."""
-    if delta == 0:
-        # The usual heartbeat: the seat is connected and stays so. One UPDATE,
-        # no table lock, nothing to tell anyone.
-        now = clock.now()
-        recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
-        if sql.seat_alive(table_id, user.pk, now, recently) is not None:
-            return
+    a heartbeat whose seat looked gone, ``socket_heartbeat``; others see it
+    come back)."""
     work = TableWork(table_id)
     seat = work.seat_of(user)
     if seat is None:

@@ -73,15 +73,15 @@ class Client:
         await self.ws.disconnect()
 
 
-def browser_socket(browser: Any, path: str) -> Client:
-    """A socket opened with a test browser's session cookie (``django.test.Client``)."""
+def browser_socket(browser: Any, path: str, token: str | None = None) -> Client:
+    """A socket opened with a test browser's session cookie (``django.test.Client``),
+    and with ``token`` in the Authorization header too."""
     socket = Client(path)
     cookie = f"sessionid={browser.cookies['sessionid'].value}"
-    socket.ws = WebsocketCommunicator(
-        application,
-        path,
-        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")],
-    )
+    headers = [(b"cookie", cookie.encode()), (b"origin", b"http://127.0.0.1:8000")]
+    if token:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    socket.ws = WebsocketCommunicator(application, path, headers=headers)
     return socket
 
 

@@ -18,24 +18,6 @@ def run(coroutine_function):
     return async_to_sync(coroutine_function)()
 
 
-def with_cookie(path: str, token: str, browser: Browser) -> Client:
-    """A socket sending a token and a browser's session cookie."""
-    from channels.testing import WebsocketCommunicator
-
-    from vipgame.asgi import application
-
-    socket = Client(path)
-    socket.ws = WebsocketCommunicator(
-        application,
-        path,
-        headers=[
-            (b"authorization", f"Token {token}".encode()),
-            (b"cookie", f"sessionid={browser.cookies['sessionid'].value}".encode()),
-        ],
-    )
-    return socket
-
-
 def test_a_token_names_the_user_and_no_session_is_read(make_user, monkeypatch):
     """An app's socket is its token's user, whatever cookie comes with it, and
     a wrong token is a guest: the session is not looked up at all (one lookup
@@ -57,10 +39,10 @@ def test_a_token_names_the_user_and_no_session_is_read(make_user, monkeypatch):
 
     async def scenario():
         token = await sync_to_async(token_for)(lan)
-        as_lan = with_cookie(path, token, browser)
+        as_lan = browser_socket(browser, path, token)
         assert await as_lan.connect()
         assert (await as_lan.recv())["seat"] == 0  # Lan's seat, not Minh
-        guest = with_cookie(path, "not-a-token", browser)
+        guest = browser_socket(browser, path, "not-a-token")
         assert await guest.connect()
         state = await guest.recv()
         assert state["seat"] is None

@@ -246,24 +246,26 @@ def test_a_socket_that_missed_an_update_catches_up_at_its_next_ping(make_user, m
 def test_a_change_published_while_the_socket_joins_its_groups_still_reaches_it(
     make_user, monkeypatch
 ):
-    """The state is read before the socket joins its groups: a change committed
-    in between (bots readying, a deal) is published to nobody this socket
-    hears. The socket catches up at once instead of at the next heartbeat."""
+    """A signed-in spectator learns from its opening read that it needs the
+    public group, and joins it after: a change committed in between (bots
+    readying, a deal) is published to nobody this socket hears. The socket
+    catches up at once instead of at the next heartbeat."""
     from games import consumers
 
     lan, minh, chi = make_user(), make_user(), make_user()
     table = services.table_create(owner=minh, game="tienlen", stake=1, seat_count=2)
     services.table_sit(table_id=table.pk, user=minh)
     services.table_sit(table_id=table.pk, user=chi)
-    identify = consumers.TableSocket._identify
+    socket_open = consumers.services.socket_open
 
-    async def identify_after_a_change(self, *args, **kwargs):
-        # Minh gets ready while Lan's socket (watching: nothing of hers is
-        # published once she joins) is between its read and its groups.
-        await sync_to_async(services.table_ready)(table_id=table.pk, user=minh)
-        await identify(self, *args, **kwargs)
+    def open_then_minh_readies(**kwargs):
+        # Minh gets ready while Lan's socket (watching) is between its read
+        # and the public group.
+        opened = socket_open(**kwargs)
+        services.table_ready(table_id=table.pk, user=minh)
+        return opened
 
-    monkeypatch.setattr(consumers.TableSocket, "_identify", identify_after_a_change)
+    monkeypatch.setattr(consumers.services, "socket_open", open_then_minh_readies)
     token = token_for(lan)
 
     async def scenario():
