@@ -437,7 +437,9 @@ export class TableShell {
       if (free > 0) {
         items.push(h("button", { type: "button", class: "button ghost", "data-action": "add-bot", onclick: () => this.request({ type: "add_bot" }) }, _("Add a bot")));
       }
-      if (this.config.buy_in && !(ctx.hand && !ctx.hand.finished && ctx.me !== null)) {
+      // (Broke and sitting out, the notice above has the way back: buy in and play.)
+      const broke = mySeat.sitting_out && !mySeat.chips;
+      if (this.config.buy_in && !broke && !(ctx.hand && !ctx.hand.finished && ctx.me !== null)) {
         const [low, high] = t.buy_in;
         const stack = mySeat.chips || 0;
         if (stack < high) {

@@ -218,6 +218,13 @@ HOLDEM_AT_MOST = """() => {
     { amount: 400, winners: [3], shares: [400] }];
   shell.render();
 }"""
+# My stack lost to the last chip: I sit out with nothing at this table.
+BROKE = """() => {
+  const shell = window.vipTable;
+  const mine = shell.state.table.seats.find((seat) => seat.position === shell.state.seat);
+  Object.assign(mine, { chips: 0, sitting_out: true, ready: false });
+  shell.render();
+}"""
 
 REMOVE_TOAST = """(text) => {
   for (const node of document.querySelectorAll("[data-flash]")) {
@@ -320,6 +327,10 @@ def check_the_biggest_results(page: Any, game: str) -> None:
     elif game == "holdem":
         page.evaluate(HOLDEM_AT_MOST)
         check_every_size(page, game, "result-all-in")
+        page.evaluate(BROKE)  # and I lost my last chip: the way back to play shows too
+        assert page.locator("[data-action=buy-in-play]").count() == 1
+        assert page.locator("[data-action=buy-in]").count() == 0  # one way to buy in, not two
+        check_every_size(page, game, "result-broke")
     else:
         page.evaluate(TIENLEN_AT_MOST)
         check_every_size(page, game, "result-thirteen")
