@@ -218,6 +218,18 @@ HOLDEM_AT_MOST = """() => {
     { amount: 400, winners: [3], shares: [400] }];
   shell.render();
 }"""
+# The most my Mậu Binh arranging area says at once: cards moved since I
+# submitted, and maybe an instant win dealt to me.
+MAUBINH_ARRANGING_AT_MOST = """(instant) => {
+  const shell = window.vipTable;
+  const own = shell.state.hand.view.own;
+  const row = (n) => [...document.querySelectorAll(`[data-mine] [data-chi="${n}"] .card`)]
+    .map((node) => node.dataset.card);
+  own.instant = instant;
+  own.submission = { chi1: row(1).reverse(), chi2: row(2), chi3: row(3) };
+  shell.render();
+}"""
+
 # My stack lost to the last chip: I sit out with nothing at this table.
 BROKE = """() => {
   const shell = window.vipTable;
@@ -427,6 +439,9 @@ def test_the_game_screen_fits_every_size(pages, site, game):
         next_hand_if_dealt_finished(page)  # auto-ready (on with bots) deals the next one
     check_every_size(page, game, "mid")
     if game == "maubinh":
+        for instant in (None, "six_pairs"):
+            page.evaluate(MAUBINH_ARRANGING_AT_MOST, instant)
+            check_every_size(page, game, f"mid-{instant or 'moved'}")
         page.click("[data-action=submit]")
     else:
         while page.wait_for_function(MY_TURN_OR_DONE, timeout=30_000).json_value() == "turn":
