@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.players import PING_S, TableSpec, create_tables
+from bench.players import PING_S, TableSpec, create_tables, failure_kind
 from bench.stack import (
     Monitor,
     Stack,
@@ -70,7 +70,7 @@ async def open_one(url: str, token: str, phase: Phase) -> None:
             ping_interval=None,
         )
     except Exception as exc:
-        phase.failures[f"handshake:{type(exc).__name__}"] += 1
+        phase.failures[f"handshake:{failure_kind(exc)}"] += 1
         return
     phase.sockets.append(ws)
     try:
@@ -81,7 +81,7 @@ async def open_one(url: str, token: str, phase: Phase) -> None:
                     phase.times.append((time.perf_counter() - started) * 1000)
                     return
     except Exception as exc:
-        phase.failures[f"first state:{type(exc).__name__}"] += 1
+        phase.failures[f"first state:{failure_kind(exc)}"] += 1
 
 
 async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Phase) -> float:

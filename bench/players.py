@@ -148,6 +148,14 @@ class Run:
         return self.window[0] <= at < self.window[1]
 
 
+def failure_kind(exc: BaseException) -> str:
+    """A socket's failure by its kind, and its close code when the server sent
+    one (``ConnectionClosedError:1013``: shed while opening, try again)."""
+    rcvd = getattr(exc, "rcvd", None)
+    code = getattr(rcvd, "code", None)
+    return type(exc).__name__ + (f":{code}" if code is not None else "")
+
+
 class Dropped(Exception):
     """The player drops its own socket (chaos)."""
 
@@ -222,7 +230,7 @@ class Player:
                 if self.run.stopped:
                     return  # (the run closed the socket)
                 self.run.reconnects += 1
-                self.run.errors[f"socket:{type(exc).__name__}"] += 1
+                self.run.errors[f"socket:{failure_kind(exc)}"] += 1
                 self.run.error_times.append(time.perf_counter() - self.run.window[0])
                 self.server = (self.server + 1) % len(self.urls)
                 await asyncio.sleep(self.backoff / 2 + self.rng.random() * self.backoff / 2)

@@ -38,6 +38,7 @@ def test_the_sockets_are_spread_over_the_seconds_timed_to_their_first_state_and_
             assert all(t >= 20 for t in phase.times)  # to the state, not the event
             assert sum(phase.failures.values()) == 2
             assert phase.failures["handshake:ConnectionRefusedError"] == 1
+            assert phase.failures["first state:ConnectionClosedError:4404"] == 1  # its code
             assert len(phase.sockets) == 9  # the refused one opened, then closed
             await close_all(phase)
 
