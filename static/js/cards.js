@@ -31,7 +31,12 @@ export function backEl({ small = false } = {}) {
 }
 
 export function cardRow(cards, opts = {}) {
-  return h("span", { class: "cards" + (opts.fan ? " fan" : "") }, (cards || []).map((c) => cardEl(c, opts)));
+  const list = cards || [];
+  const row = h("span", { class: "cards" + (opts.fan ? " fan" : "") }, list.map((c) => cardEl(c, opts)));
+  // --n, how many: a row that must fit its box (a long play) overlaps by it.
+  // (Through the CSSOM: the CSP allows no style attribute.)
+  row.style.setProperty("--n", String(list.length));
+  return row;
 }
 
 export function backs(count, opts = {}) {

@@ -202,6 +202,19 @@ TIENLEN_AT_MOST = """() => {
   view.left = view.left.map((_, i) => i === others[others.length - 1]);
   shell.render();
 }"""
+# Tiến Lên mid-hand: the longest pile there is (a twelve-card straight) by
+# another player, a chop chain at stake and the last two players' passes.
+TIENLEN_MID_AT_MOST = """() => {
+  const shell = window.vipTable;
+  const view = shell.state.hand.view;
+  const others = shell.state.hand.players.map((_, i) => i).filter((i) => i !== shell.state.you);
+  const straight = ["3s", "4c", "5d", "6h", "7s", "8c", "9d", "Th", "Js", "Qc", "Kd", "Ah"];
+  view.table = { cards: straight, player: others[0], combination: "straight" };
+  view.chain = { units: 24 };
+  view.history = [...view.history,
+    ...others.slice(1).map((player) => ({ round: view.round, action: "pass", player }))];
+  shell.render();
+}"""
 # Poker: every seat shows two cards and is all-in, two side pots.
 HOLDEM_AT_MOST = """() => {
   const shell = window.vipTable;
@@ -438,6 +451,11 @@ def test_the_game_screen_fits_every_size(pages, site, game):
     while not mid_hand(page, game):  # the hand ended first (tới trắng at the deal)
         next_hand_if_dealt_finished(page)  # auto-ready (on with bots) deals the next one
     check_every_size(page, game, "mid")
+    if game == "tienlen":  # the longest pile, a chop chain and two passes
+        page.evaluate(TIENLEN_MID_AT_MOST)
+        check_every_size(page, game, "mid-longest")
+        page.reload()  # (back to the hand as it is)
+        page.wait_for_selector("[data-table-app] [data-pile]")
     if game == "maubinh":
         for instant in (None, "six_pairs"):
             page.evaluate(MAUBINH_ARRANGING_AT_MOST, instant)
