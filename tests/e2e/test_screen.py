@@ -215,6 +215,21 @@ TIENLEN_MID_AT_MOST = """() => {
     ...others.slice(1).map((player) => ({ round: view.round, action: "pass", player }))];
   shell.render();
 }"""
+# Poker mid-hand: the river dealt, a main pot and two side pots, every other
+# player all-in with a bet in front of them.
+HOLDEM_MID_AT_MOST = """() => {
+  const shell = window.vipTable;
+  const view = shell.state.hand.view;
+  view.board = ["Ah", "Kd", "Qs", "Jc", "9h"];
+  view.phase = "river";
+  view.pots = [{ amount: 12000, winners: [] }, { amount: 8000, winners: [] },
+    { amount: 4000, winners: [] }];
+  view.pot = 24000;
+  view.bets = view.bets.map(() => 40000);
+  view.all_in = view.all_in.map((_, i) => i !== shell.state.you);
+  view.folded = view.folded.map(() => false);
+  shell.render();
+}"""
 # Poker: every seat shows two cards and is all-in, two side pots.
 HOLDEM_AT_MOST = """() => {
   const shell = window.vipTable;
@@ -456,6 +471,11 @@ def test_the_game_screen_fits_every_size(pages, site, game):
         check_every_size(page, game, "mid-longest")
         page.reload()  # (back to the hand as it is)
         page.wait_for_selector("[data-table-app] [data-pile]")
+    if game == "holdem":  # the river, two side pots, every other seat all-in with a bet
+        page.evaluate(HOLDEM_MID_AT_MOST)
+        check_every_size(page, game, "mid-side-pots")
+        page.reload()  # (back to the hand as it is)
+        page.wait_for_selector("[data-table-app] [data-board]")
     if game == "maubinh":
         for instant in (None, "six_pairs"):
             page.evaluate(MAUBINH_ARRANGING_AT_MOST, instant)
