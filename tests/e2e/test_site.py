@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.urls import reverse
 
 from games.rules import fairness
 from games.rules.maubinh.rules import DEFAULT_PRESET, PRESETS
@@ -184,9 +185,15 @@ def test_english_switch_keeps_game_terms_vietnamese(pages, site):
 def test_phone_layout_has_no_horizontal_scroll(pages, site):
     page = pages.new(viewport=PHONE)
     sign_up(page, site)
-    for path in ("/", "/tables/", "/wallet/", "/tables/history/"):
-        page.goto(site.url + path)
-        no_horizontal_scroll(page)
+    paths = ("/", "/tables/", "/wallet/", "/tables/history/", reverse("leaderboard"),
+             reverse("profile"))  # fmt: skip
+    for language in ("vi", "en"):  # (then the tables below in English)
+        if language == "en":
+            page.click(".lang-switch button[value=en]")
+            page.wait_for_selector(".lang-switch button[value=en].active")
+        for path in paths:
+            page.goto(site.url + path)
+            no_horizontal_scroll(page)
     shot(page, "phone-history")
     page.goto(f"{site.url}/tables/")
     shot(page, "phone-lobby")

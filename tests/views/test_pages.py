@@ -251,3 +251,30 @@ def test_replay_of_a_hand_in_play_is_not_found(make_user, tables):
     ready_all(table)
     table.refresh_from_db()
     assert client_for(lan).get(reverse("replay", args=[table.current_hand_id])).status_code == 404
+
+
+def test_a_page_that_is_not_there_says_so_in_the_site_in_the_players_language():
+    response = Client().get("/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert 'data-error-page="404"' in html
+    assert "Không tìm thấy trang" in html
+    assert 'class="site-header"' in html
+    assert f'href="{reverse("lobby")}"' in html  # the way back
+    english = Client()
+    english.cookies["django_language"] = "en"
+    assert "Page not found" in english.get("/no-such-page/").content.decode()
+
+
+def test_a_server_error_page_needs_no_request_context_and_speaks_vietnamese(rf):
+    from django.utils import translation
+
+    from vipgame.api.views import server_error  # (handler500)
+
+    with translation.override("vi"):
+        response = server_error(rf.get("/lobby/"))  # (Django's page: an empty context)
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert 'data-error-page="500"' in html
+    assert "Đã có lỗi xảy ra" in html
+    assert "Traceback" not in html
