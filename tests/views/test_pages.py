@@ -278,3 +278,17 @@ def test_a_server_error_page_needs_no_request_context_and_speaks_vietnamese(rf):
     assert 'data-error-page="500"' in html
     assert "Đã có lỗi xảy ra" in html
     assert "Traceback" not in html
+
+
+def test_a_form_sent_back_without_its_token_gets_the_sites_page_and_changes_nothing(make_user):
+    from wallet.models import LedgerTransaction
+
+    user = make_user()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    response = client.post(reverse("wallet-bonus"), {"back": "home"})  # no CSRF token
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert 'data-error-page="403"' in html
+    assert "Biểu mẫu này đã hết hạn" in html
+    assert not LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.DAILY_BONUS).exists()
