@@ -129,16 +129,15 @@ def tien_len_move(page: Any) -> None:
 
 
 def playing_until(page: Any, done: str, action: str) -> None:
-    """Poker: make the move ``action`` (a selector; else check, else call) on
-    each of my turns until the page function ``done`` is true."""
+    """Poker: make the move ``action`` (a selector; else check, else call,
+    else all-in: a stack short of the call has no call) on each of my turns
+    until the page function ``done`` is true."""
+    moves = (action, "[data-action=check]", "[data-action=call]", "[data-action=all-in]")
     while not page.evaluate(done):
         page.wait_for_function(f"() => ({MY_TURN})() || ({done})()", timeout=30_000)
         if page.evaluate(done):
             return
-        for selector in (action, "[data-action=check]", "[data-action=call]"):
-            if page.locator(selector).count():
-                page.click(selector)
-                break
+        page.click(next(selector for selector in moves if page.locator(selector).count()))
         page.wait_for_function(f"() => !({MY_TURN})()")
 
 
