@@ -664,9 +664,10 @@ def socket_open(
     the state the socket starts from is read, showing that. Returns the state
     and whether the socket was counted at a seat. A spectator's opening takes
     no lock and writes nothing."""
-    counted = user is not None and sql.seat_position(table_id, user.pk) is not None
-    if user is not None and counted:
+    counted = False
+    if user is not None and sql.seat_position(table_id, user.pk) is not None:
         seat_presence(table_id=table_id, user=user, delta=1)
+        counted = True
     return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
 
 

@@ -12,6 +12,21 @@ from games.protocol import follow
 from vipgame.asgi import application
 
 
+def ready_right_after_opening(monkeypatch: Any, table_id: int, user: Any) -> None:
+    """``user`` gets ready right after any socket's opening read
+    (``services.socket_open``): a change committed in that gap."""
+    from games import consumers, services
+
+    socket_open = consumers.services.socket_open
+
+    def open_then_ready(**kwargs: Any) -> Any:
+        opened = socket_open(**kwargs)
+        services.table_ready(table_id=table_id, user=user)
+        return opened
+
+    monkeypatch.setattr(consumers.services, "socket_open", open_then_ready)
+
+
 def token_for(user: Any) -> str:
     return str(Token.objects.get_or_create(user=user)[0].key)
 

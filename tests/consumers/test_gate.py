@@ -3,11 +3,16 @@ left to time out."""
 
 import asyncio
 
+import pytest
 from asgiref.sync import async_to_sync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.testing import WebsocketCommunicator
 
 from games.ws_auth import OpeningGate
+
+# (A Channels consumer closes stale database connections at each message it
+# dispatches: that touches the connection a test before left in this worker.)
+pytestmark = pytest.mark.django_db
 
 
 def run(coroutine_function):
@@ -30,6 +35,39 @@ class Slow(AsyncWebsocketConsumer):
             await self.accept()
 
 
+@pytest.fixture
+def gate(settings):
+    """A gate of ``cap`` in front of a ``Slow`` application that refuses its
+    sockets or accepts them (once released)."""
+
+    def make(cap: int, *, refuse: bool = False) -> OpeningGate:
+        settings.WS_MAX_OPENING = cap
+        Slow.release, Slow.entered, Slow.refuse = asyncio.Event(), 0, refuse
+        return OpeningGate(Slow.as_asgi())
+
+    return make
+
+
+async def opening(
+    gate: OpeningGate, count: int
+) -> list[tuple[WebsocketCommunicator, asyncio.Task]]:
+    """``count`` sockets that have reached the application and wait there."""
+    sockets = [WebsocketCommunicator(gate, "/ws/x/") for _ in range(count)]
+    waiting = [(c, asyncio.create_task(c.connect(timeout=5))) for c in sockets]
+    await until_entered(count)
+    assert gate.opening == count
+    return waiting
+
+
+async def accepted(waiting: list[tuple[WebsocketCommunicator, asyncio.Task]]) -> list[bool]:
+    """Let them open; whether each was accepted (then closed again)."""
+    Slow.release.set()
+    connected = [ok for ok, _ in await asyncio.gather(*(task for _, task in waiting))]
+    for socket, _ in waiting:
+        await socket.disconnect()
+    return connected
+
+
 async def until_entered(count: int) -> None:
     for _ in range(100):
         if Slow.entered >= count:
@@ -38,42 +76,32 @@ async def until_entered(count: int) -> None:
     raise AssertionError(f"{Slow.entered} sockets reached the application, not {count}")
 
 
-def test_one_socket_over_the_cap_is_closed_with_1013_before_the_application_sees_it(settings):
-    settings.WS_MAX_OPENING = 2
-    gate = OpeningGate(Slow.as_asgi())
+def test_one_socket_over_the_cap_is_closed_with_1013_before_the_application_sees_it(gate):
+    gate = gate(2)
 
     async def scenario():
-        Slow.release, Slow.entered, Slow.refuse = asyncio.Event(), 0, False
-        first, second = (WebsocketCommunicator(gate, "/ws/x/") for _ in range(2))
-        waiting = [asyncio.create_task(c.connect(timeout=5)) for c in (first, second)]
-        await until_entered(2)
-        assert gate.opening == 2
+        waiting = await opening(gate, 2)
         shed = WebsocketCommunicator(gate, "/ws/x/")
         assert (await shed.connect(timeout=5))[0] is True
         closed = await shed.receive_output(timeout=5)
         assert closed == {"type": "websocket.close", "code": 1013}
         assert Slow.entered == 2  # the application never saw it
-        Slow.release.set()
-        assert [connected for connected, _ in await asyncio.gather(*waiting)] == [True, True]
+        assert await accepted(waiting) == [True, True]
         assert gate.opening == 0  # accepted: no longer opening
         again = WebsocketCommunicator(gate, "/ws/x/")
         assert (await again.connect(timeout=5))[0] is True
-        for c in (first, second, again):
-            await c.disconnect()
+        await again.disconnect()
 
     run(scenario)
 
 
-def test_a_refused_socket_stops_counting_too(settings):
-    settings.WS_MAX_OPENING = 1
-    gate = OpeningGate(Slow.as_asgi())
+def test_a_refused_socket_stops_counting_too(gate):
+    gate = gate(1, refuse=True)
 
     async def scenario():
-        Slow.release, Slow.entered, Slow.refuse = asyncio.Event(), 0, True
         Slow.release.set()
         refused = WebsocketCommunicator(gate, "/ws/x/")
-        connected, code = await refused.connect(timeout=5)
-        assert (connected, code) == (False, 4404)
+        assert await refused.connect(timeout=5) == (False, 4404)
         assert gate.opening == 0
         Slow.refuse = False
         fine = WebsocketCommunicator(gate, "/ws/x/")
@@ -83,19 +111,11 @@ def test_a_refused_socket_stops_counting_too(settings):
     run(scenario)
 
 
-def test_no_cap_when_it_is_zero(settings):
-    settings.WS_MAX_OPENING = 0
-    gate = OpeningGate(Slow.as_asgi())
+def test_no_cap_when_it_is_zero(gate):
+    gate = gate(0)
 
     async def scenario():
-        Slow.release, Slow.entered, Slow.refuse = asyncio.Event(), 0, False
-        sockets = [WebsocketCommunicator(gate, "/ws/x/") for _ in range(5)]
-        waiting = [asyncio.create_task(c.connect(timeout=5)) for c in sockets]
-        await until_entered(5)
-        assert gate.opening == 5
-        Slow.release.set()
-        assert all(connected for connected, _ in await asyncio.gather(*waiting))
-        for c in sockets:
-            await c.disconnect()
+        waiting = await opening(gate, 5)  # (all five reach the application)
+        assert all(await accepted(waiting))
 
     run(scenario)

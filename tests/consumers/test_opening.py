@@ -9,7 +9,7 @@ from django.test import Client as Browser
 from games import publish, services
 from vipgame.notify import user_group as wallet_group
 
-from .helpers import Client, browser_socket, token_for
+from .helpers import Client, browser_socket, ready_right_after_opening, token_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,20 +96,11 @@ def test_a_seated_player_is_sent_one_state_that_shows_them_connected(make_user):
 def test_a_change_made_just_after_the_opening_read_reaches_the_socket(make_user, monkeypatch):
     """The socket joins its groups before it reads: a change committed right
     after the read is published to a group it is in, and reaches it at once."""
-    from games import consumers
-
     lan, minh = make_user(), make_user()
     table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
     services.table_sit(table_id=table.pk, user=lan)
     services.table_sit(table_id=table.pk, user=minh)
-    socket_open = consumers.services.socket_open
-
-    def open_then_minh_readies(**kwargs):
-        opened = socket_open(**kwargs)
-        services.table_ready(table_id=table.pk, user=minh)
-        return opened
-
-    monkeypatch.setattr(consumers.services, "socket_open", open_then_minh_readies)
+    ready_right_after_opening(monkeypatch, table.pk, minh)
     token = token_for(lan)
 
     async def scenario():

@@ -10,7 +10,7 @@ from games.consumers import TableSocket
 from games.models import ChatMessage, Seat
 
 from ..services.test_tables import table_snapshot
-from .helpers import Client, token_for
+from .helpers import Client, ready_right_after_opening, token_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -250,22 +250,13 @@ def test_a_change_published_while_the_socket_joins_its_groups_still_reaches_it(
     public group, and joins it after: a change committed in between (bots
     readying, a deal) is published to nobody this socket hears. The socket
     catches up at once instead of at the next heartbeat."""
-    from games import consumers
-
     lan, minh, chi = make_user(), make_user(), make_user()
     table = services.table_create(owner=minh, game="tienlen", stake=1, seat_count=2)
     services.table_sit(table_id=table.pk, user=minh)
     services.table_sit(table_id=table.pk, user=chi)
-    socket_open = consumers.services.socket_open
-
-    def open_then_minh_readies(**kwargs):
-        # Minh gets ready while Lan's socket (watching) is between its read
-        # and the public group.
-        opened = socket_open(**kwargs)
-        services.table_ready(table_id=table.pk, user=minh)
-        return opened
-
-    monkeypatch.setattr(consumers.services, "socket_open", open_then_minh_readies)
+    # Minh gets ready while Lan's socket (watching) is between its read and
+    # the public group.
+    ready_right_after_opening(monkeypatch, table.pk, minh)
     token = token_for(lan)
 
     async def scenario():

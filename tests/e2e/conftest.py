@@ -140,6 +140,12 @@ def pages(browser: Any, site: Site) -> Iterator[Pages]:
     assert opened.errors == []
 
 
+def switch_language(page: Any, code: str) -> None:
+    """The header's language switch, and the page it brings back in ``code``."""
+    page.click(f".lang-switch button[value={code}]")
+    page.wait_for_selector(f".lang-switch button[value={code}].active")
+
+
 def sign_up(page: Any, site: Site, display_name: str | None = None) -> str:
     """Sign up through the form; returns the username."""
     username = f"p{secrets.token_hex(4)}"

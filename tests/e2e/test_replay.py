@@ -18,7 +18,7 @@ from games import services
 
 from ..services.driver import play_until_finished, ready_all
 from ..tables import payload_cards
-from .conftest import PASSWORD, outside, shot
+from .conftest import PASSWORD, outside, shot, switch_language
 from .test_screen import LAPTOP, PHONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -115,8 +115,7 @@ def test_a_replay_steps_through_the_hand_on_the_table(played, pages, site):
         page.click("main button[type=submit]")
         page.wait_for_url(f"{site.url}/")
         if language == "en":
-            page.click(".lang-switch button[value=en]")
-            page.wait_for_selector(".lang-switch button[value=en].active")
+            switch_language(page, "en")
         for game, hand in hands.items():
             page.goto(site.url + reverse("replay", args=[hand.pk]))
             page.wait_for_selector("[data-replay-app][data-step='0'] [data-felt] .seat")

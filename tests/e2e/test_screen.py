@@ -35,6 +35,7 @@ from .conftest import (
     reopen,
     shot,
     sign_up,
+    switch_language,
     table_state,
 )
 
@@ -466,8 +467,7 @@ def test_the_game_screen_fits_every_size(pages, site, game, language):
     page.emulate_media(reduced_motion="reduce")  # no drawer sliding while photographed
     sign_up(page, site)
     if language != "vi":
-        page.click(f".lang-switch button[value={language}]")
-        page.wait_for_selector(f".lang-switch button[value={language}].active")
+        switch_language(page, language)
     open_play_now(page, site, game)
     if game == "tienlen":
         drawers_are_drawers(page)

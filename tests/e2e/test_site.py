@@ -20,6 +20,7 @@ from .conftest import (
     open_play_now,
     shot,
     sign_up,
+    switch_language,
     table_state,
 )
 
@@ -189,8 +190,7 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
              reverse("profile"))  # fmt: skip
     for language in ("vi", "en"):  # (then the tables below in English)
         if language == "en":
-            page.click(".lang-switch button[value=en]")
-            page.wait_for_selector(".lang-switch button[value=en].active")
+            switch_language(page, "en")
         for path in paths:
             page.goto(site.url + path)
             no_horizontal_scroll(page)
