@@ -1,4 +1,4 @@
-"""The one client-address policy (README "Security").
+"""The one client-address policy (docs/security.md).
 
 The client's address is the socket peer (Daphne runs without
 ``--proxy-headers``), unless that peer is one of ``TRUSTED_PROXIES``

@@ -1,5 +1,5 @@
 """Per-address limits on signing up and logging in, the same for the web
-forms, the API and the admin's log-in (README "Security").
+forms, the API and the admin's log-in (docs/security.md).
 
 * ``SIGNUP_RATE``: accounts created per client address (web and API share
   one budget), so the sign-up grant cannot be farmed faster than this.
