@@ -1,4 +1,4 @@
-"""bench/spy.py: shares of py-spy's raw samples (the README's Daphne profile)."""
+"""bench/spy.py: shares of py-spy's raw samples (the Daphne profile in bench/RESULTS.md)."""
 
 from __future__ import annotations
 

@@ -93,8 +93,8 @@ def _client() -> Any:
     """One client a process, for every thread (redis-py's clients and pools are
     thread-safe; a forked child's pool reconnects by itself). Django's `cache`
     is bound to the asyncio context: through ``asyncio.to_thread`` each call
-    built a new one, with a new pool and a new connection (README, "Night,
-    2026-11-24": half of a bench.tables run's Redis connections)."""
+    built a new one, with a new pool and a new connection (bench/RESULTS.md,
+    "bench.tables": half of a bench.tables run's Redis connections, 2026-11-24)."""
     return _client_for(settings.CACHES["default"]["LOCATION"])
 
 

@@ -19,7 +19,7 @@ every opponent left with thirteen cards; in poker every seat all-in at the
 showdown with two side pots). Each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
-under fixed names (``docs/screenshots``, README "Screenshots")."""
+under fixed names (``docs/screenshots``, docs/browser.md "Screenshots")."""
 
 from __future__ import annotations
 
