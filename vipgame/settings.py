@@ -397,9 +397,14 @@ MAX_BOT_SEATS_PER_USER = env.int("MAX_BOT_SEATS_PER_USER", default=6)
 BOT_POOL_SIZE = env.int("BOT_POOL_SIZE", default=50)
 HOUSE_FLOAT = env.int("HOUSE_FLOAT", default=1_000_000)
 TABLE_IDLE_MINUTES = env.int("TABLE_IDLE_MINUTES", default=15)
-# A staff balance adjustment of more chips than this (either way) waits for a
-# second staff member's approval.
+# Staff balance adjustments (docs/security.md, "Balance adjustments"): one
+# staff member posts alone at most ADJUST_APPROVAL_LIMIT chips (either way,
+# summed as |amount|) to one player and ADJUST_APPROVAL_STAFF_LIMIT to all
+# players together in any ADJUST_APPROVAL_WINDOW_HOURS; beyond that an
+# adjustment waits for a second staff member's approval.
 ADJUST_APPROVAL_LIMIT = env.int("ADJUST_APPROVAL_LIMIT", default=100_000)
+ADJUST_APPROVAL_STAFF_LIMIT = env.int("ADJUST_APPROVAL_STAFF_LIMIT", default=300_000)
+ADJUST_APPROVAL_WINDOW_HOURS = env.int("ADJUST_APPROVAL_WINDOW_HOURS", default=24)
 
 # Moderation: the integrity report's default thresholds (staff can change them on the page).
 INTEGRITY_DAYS = env.int("INTEGRITY_DAYS", default=30)

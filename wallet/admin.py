@@ -3,6 +3,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
@@ -157,8 +158,12 @@ class AccountAdmin(ReadOnlyAdmin):
                     if isinstance(result, Adjustment):
                         messages.warning(
                             request,
-                            _("Above %(limit)s chips: another staff member must approve it.")
-                            % {"limit": chips(settings.ADJUST_APPROVAL_LIMIT)},
+                            _(
+                                "Beyond what you may post alone (%(limit)s chips to one player, "
+                                "%(total)s to all, in %(hours)s hours): another staff member "
+                                "must approve it."
+                            )
+                            % approval_limits(),
                         )
                         return redirect("admin:wallet_adjustment_changelist")
                     messages.success(request, _("Balance adjusted."))
@@ -172,10 +177,18 @@ class AccountAdmin(ReadOnlyAdmin):
             "title": _("Adjust balance of %(owner)s") % {"owner": account.user},
             "account": account,
             "form": form,
-            "limit": settings.ADJUST_APPROVAL_LIMIT,
+            **approval_limits(),
             "opts": self.model._meta,
         }
         return render(request, "admin/wallet/adjust.html", context)
+
+
+def approval_limits() -> dict[str, str]:
+    return {
+        "limit": chips(settings.ADJUST_APPROVAL_LIMIT),
+        "total": chips(settings.ADJUST_APPROVAL_STAFF_LIMIT),
+        "hours": str(settings.ADJUST_APPROVAL_WINDOW_HOURS),
+    }
 
 
 def house_report() -> dict[str, Any]:
@@ -218,7 +231,10 @@ def house_report() -> dict[str, Any]:
 
 @admin.register(Adjustment)
 class AdjustmentAdmin(ReadOnlyAdmin):
-    """Adjustments above the limit: approved or rejected by another staff member."""
+    """Every staff balance adjustment (needs staff and ``view_adjustment``):
+    posted at once, waiting, approved or rejected; the waiting ones are
+    approved or rejected here by another staff member. Each row links to the
+    player's audit log."""
 
     list_display = (
         "id",
@@ -229,8 +245,12 @@ class AdjustmentAdmin(ReadOnlyAdmin):
         "requested_by",
         "status",
         "decided_by",
+        "audit",
     )
     list_filter = ("status",)
+    search_fields = ("account__key", "account__user__username", "requested_by__username", "reason")
+    list_select_related = ("account", "requested_by", "decided_by")
+    date_hierarchy = "requested_at"
     readonly_fields = (
         "account",
         chips_column(Adjustment, "amount"),
@@ -242,9 +262,21 @@ class AdjustmentAdmin(ReadOnlyAdmin):
         "decided_at",
         "decision_reason",
         "transaction",
+        "audit",
     )
     exclude = ("key", "amount")
     actions = ["approve", "reject"]
+
+    @admin.display(description=_("audit log"))
+    def audit(self, obj: Adjustment) -> str:
+        user_type = ContentType.objects.get_for_model(User).pk
+        return format_html(
+            '<a href="{}?target_type__id__exact={}&target_id={}">{}</a>',
+            reverse("admin:moderation_auditentry_changelist"),
+            user_type,
+            obj.account.user_id,
+            _("Audit log"),
+        )
 
     def has_adjust_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_staff) and request.user.has_perm("wallet.adjust_balance")

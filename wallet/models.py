@@ -150,10 +150,12 @@ class Hold(models.Model):
 
 
 class Adjustment(models.Model):
-    """A staff balance adjustment above ``ADJUST_APPROVAL_LIMIT``: it waits for a
+    """One staff balance adjustment, whatever became of it: posted at once
+    (within the approval limits, see ``balance_adjust``), or waiting for a
     second staff member to approve (then it is posted) or reject it."""
 
     class Status(models.TextChoices):
+        POSTED = "posted", _("Posted at once")
         PENDING = "pending", _("Waiting for approval")
         APPROVED = "approved", _("Approved and posted")
         REJECTED = "rejected", _("Rejected")
@@ -198,6 +200,9 @@ class Adjustment(models.Model):
         verbose_name_plural = _("balance adjustments")
         ordering = ["-id"]
         constraints = [models.CheckConstraint(condition=~Q(amount=0), name="adjustment_not_zero")]
+        indexes = [
+            models.Index(fields=["requested_by", "requested_at"], name="adjustment_by_staff_recent")
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.account} {self.amount:+d}"

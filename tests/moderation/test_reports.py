@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from games import services
@@ -14,7 +16,7 @@ from games.errors import ChatMuted
 from games.models import ChatMessage
 from vipgame.errors import PermissionDenied
 from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import ReasonRequired, ReportNotOpen
+from vipgame.moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
 from vipgame.moderation.models import AuditEntry, ChatFlag, ChatReport
 
 from ..api.helpers import client_for, throttles_off
@@ -400,3 +402,29 @@ def test_the_hand_in_play_is_untouched_by_reports(tables, make_user, api):
     assert api(minh).post(report_url(line), {}).status_code == 201
     table.refresh_from_db()
     assert table.version == version
+
+
+def test_a_moderator_cannot_dismiss_a_report_of_their_own_line(tables, make_user, client):
+    # Given a reported line written by a player who is also a moderator.
+    _table, (_line,), (lan, _minh, _hoa) = reported(make_user)
+    lan.is_staff = True
+    lan.save(update_fields=["is_staff"])
+    lan.user_permissions.add(Permission.objects.get(codename="view_chatreport"))
+    report = ChatReport.objects.get()
+    before = queue_state()
+
+    # When they dismiss it, in the service or from the queue...
+    with pytest.raises(CannotModerateSelf) as refused:
+        moderation.chat_report_dismiss(by=lan, report_id=report.pk, reason="tôi không sai")
+    client.force_login(lan)
+    page = act(client, "dismiss", [report], apply="1", reason="tôi không sai")
+
+    # ... it is refused like every other decision about oneself: nothing changed.
+    assert refused.value.code == "cannot_moderate_self"
+    assert page.status_code == 302
+    shown = [str(m) for m in get_messages(page.wsgi_request)]
+    assert shown == [f"{report}: Bạn không thể làm việc này với chính tài khoản của mình."]
+    report.refresh_from_db()
+    assert (report.status, report.resolved_by) == ("open", None)
+    assert queue_state() == before
+    assert not AuditEntry.objects.exists()

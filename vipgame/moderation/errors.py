@@ -64,6 +64,15 @@ class CannotApproveOwn(ModerationError):
     status = 409
 
 
+class CannotActOnLinked(ModerationError):
+    code = "linked_account"
+    template = _(
+        "This account was seen from an address or device you use: another staff member must "
+        "deal with it."
+    )
+    status = 409
+
+
 class AdjustmentNotPending(ModerationError):
     code = "adjustment_not_pending"
     template = _("This adjustment is no longer waiting for approval.")

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from games.models import ChatMessage, Hand, HandEvent, HandPlayer
@@ -160,6 +160,20 @@ def shared_sightings(
                 )
             )
     return rows
+
+
+def accounts_linked(*, user: User, other: User) -> bool:
+    """Whether the two accounts share a sighting's address or device cookie
+    (the integrity report's "shared addresses and devices", over every
+    sighting still kept, not only the report's last ``INTEGRITY_DAYS``)."""
+    mine = Sighting.objects.filter(user=user)
+    return (
+        Sighting.objects.filter(user=other)
+        .filter(
+            Q(ip__in=mine.values("ip")) | Q(device__in=mine.exclude(device="").values("device"))
+        )
+        .exists()
+    )
 
 
 RECENT = 10

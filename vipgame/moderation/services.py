@@ -17,6 +17,7 @@ from django.contrib.auth import SESSION_KEY
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import IntegrityError, models, transaction
+from django.db.models import Func, Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -40,6 +41,7 @@ from .errors import (
     BadAdjustKey,
     BadMuteLength,
     BadReport,
+    CannotActOnLinked,
     CannotApproveOwn,
     CannotModerateSelf,
     CannotReportBot,
@@ -53,6 +55,7 @@ from .errors import (
     ReportTooFast,
 )
 from .models import AuditEntry, ChatFlag, ChatReport, Sighting
+from .selectors import accounts_linked
 
 Action = AuditEntry.Action
 MAX_MUTE_MINUTES = 60 * 24 * 365
@@ -324,6 +327,15 @@ def _require_adjuster(by: User | None) -> User:
     return staff
 
 
+def _refuse_own_or_linked(by: User, user: User) -> None:
+    """No staff member adjusts, approves or rejects money for their own
+    account or one that shares an address or device with theirs."""
+    if user.pk == by.pk:
+        raise CannotModerateSelf()
+    if accounts_linked(user=by, other=user):
+        raise CannotActOnLinked()
+
+
 def _post_adjustment(
     *, by: User, user: User, amount: int, reason: str, key: str, action: str, extra: dict[str, Any]
 ) -> wallet.PostResult:
@@ -347,6 +359,19 @@ def _post_adjustment(
     return result
 
 
+def _posted_alone(by: User, account_id: int) -> tuple[int, int]:
+    """Chips (sum of |amount|) ``by`` posted without a second staff member in
+    the last ``ADJUST_APPROVAL_WINDOW_HOURS``: to this account, to all."""
+    since = timezone.now() - timedelta(hours=settings.ADJUST_APPROVAL_WINDOW_HOURS)
+    recent = Adjustment.objects.filter(
+        requested_by=by, status=Adjustment.Status.POSTED, requested_at__gte=since
+    )
+    size = Func(models.F("amount"), function="ABS")
+    total = recent.aggregate(chips=Sum(size))["chips"] or 0
+    to_account = recent.filter(account_id=account_id).aggregate(chips=Sum(size))["chips"] or 0
+    return int(to_account), int(total)
+
+
 @transaction.atomic
 def balance_adjust(
     *, by: User, user: User, amount: int, reason: str, key: str
@@ -354,9 +379,13 @@ def balance_adjust(
     """The wallet's audited staff correction (needs ``wallet.adjust_balance``).
 
     ``key`` is ``adjust:`` and 32 hex digits, made by :func:`adjust_key` (a
-    repeated key neither posts nor logs again). More than
-    ``ADJUST_APPROVAL_LIMIT`` chips either way is not posted: it becomes a
-    pending :class:`Adjustment` that another staff member approves or rejects.
+    repeated key neither posts nor logs again). Never to one's own account or
+    a linked one (:func:`accounts_linked`). Posted at once while what this
+    staff member posted alone in the last ``ADJUST_APPROVAL_WINDOW_HOURS``,
+    this one included, stays within ``ADJUST_APPROVAL_LIMIT`` chips (either
+    way) for this player and ``ADJUST_APPROVAL_STAFF_LIMIT`` for all players;
+    otherwise it becomes a pending :class:`Adjustment` that another staff
+    member approves or rejects. Either way it is an :class:`Adjustment` row.
     """
     _require_adjuster(by)
     reason = _require_reason(reason)
@@ -364,32 +393,52 @@ def balance_adjust(
         raise BadAdjustKey()
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidAmount()
-    if abs(amount) <= settings.ADJUST_APPROVAL_LIMIT:
-        return _post_adjustment(
+    _refuse_own_or_linked(by, user)
+    # The staff member's row, then the player's: the sums below are read and
+    # extended by one adjustment at a time per staff member.
+    User.objects.select_for_update().filter(pk=by.pk).first()
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    account = wallet.account_for_user(user=user)
+    found = Adjustment.objects.filter(key=key).first()
+    if found is not None and found.status != Adjustment.Status.POSTED:
+        return found
+    to_account, total = _posted_alone(by, account.pk)
+    size = abs(amount)
+    limit, staff_limit = settings.ADJUST_APPROVAL_LIMIT, settings.ADJUST_APPROVAL_STAFF_LIMIT
+    if found is not None or (to_account + size <= limit and total + size <= staff_limit):
+        result = _post_adjustment(
             by=by, user=user, amount=amount, reason=reason, key=key,
             action=Action.BALANCE_ADJUST, extra={},
         )  # fmt: skip
-    found = Adjustment.objects.filter(key=key).first()
-    if found is not None:
-        return found
+        if result.created:
+            Adjustment.objects.create(
+                account=account,
+                amount=amount,
+                reason=reason,
+                key=key,
+                status=Adjustment.Status.POSTED,
+                requested_by=by,
+                transaction=result.transaction,
+            )
+        return result
     adjustment = Adjustment.objects.create(
-        account=wallet.account_for_user(user=user),
-        amount=amount,
-        reason=reason,
-        key=key,
-        requested_by=by,
+        account=account, amount=amount, reason=reason, key=key, requested_by=by
     )
     audit_record(
         actor=by,
         action=Action.ADJUST_REQUEST,
         target=user,
         reason=reason,
-        before={"balance": adjustment.account.balance},
+        before={"balance": account.balance},
         after={
             "amount": amount,
             "adjustment": adjustment.pk,
             "status": adjustment.status,
-            "limit": settings.ADJUST_APPROVAL_LIMIT,
+            "limit": limit,
+            "staff_limit": staff_limit,
+            "window_hours": settings.ADJUST_APPROVAL_WINDOW_HOURS,
+            "posted_alone_to_player": to_account,
+            "posted_alone_in_all": total,
         },
     )
     return adjustment
@@ -406,12 +455,16 @@ def _lock_pending(by: User, adjustment_id: int) -> Adjustment:
         raise AdjustmentNotPending()
     if adjustment.requested_by_id == by.pk:
         raise CannotApproveOwn()
+    player = adjustment.account.user
+    assert player is not None
+    _refuse_own_or_linked(by, player)
     return adjustment
 
 
 @transaction.atomic
 def adjustment_approve(*, by: User, adjustment_id: int, reason: str) -> wallet.PostResult:
-    """A second staff member (never the one who asked) approves: posted now."""
+    """A second staff member (never the one who asked, never the player or
+    an account linked to them) approves: posted now."""
     _require_adjuster(by)
     reason = _require_reason(reason)
     adjustment = _lock_pending(by, adjustment_id)
@@ -439,7 +492,8 @@ def adjustment_approve(*, by: User, adjustment_id: int, reason: str) -> wallet.P
 
 @transaction.atomic
 def adjustment_reject(*, by: User, adjustment_id: int, reason: str) -> AuditEntry:
-    """Refuse a pending adjustment: nothing is posted."""
+    """Refuse a pending adjustment: nothing is posted (the same staff members
+    as :func:`adjustment_approve` may decide)."""
     _require_adjuster(by)
     reason = _require_reason(reason)
     adjustment = _lock_pending(by, adjustment_id)
@@ -558,10 +612,12 @@ def _report_picture(report: ChatReport) -> dict[str, Any]:
 
 @transaction.atomic
 def chat_report_dismiss(*, by: User, report_id: int, reason: str) -> AuditEntry:
-    """Nothing wrong with the line: it leaves the queue."""
+    """Nothing wrong with the line: it leaves the queue (never by its author)."""
     _require_staff(by)
     reason = _require_reason(reason)
     report = _lock_open_report(report_id)
+    if report.message.user_id == by.pk:
+        raise CannotModerateSelf()
     before = _report_picture(report)
     _close_report(report, by=by, status=ChatReport.Status.DISMISSED, reason=reason)
     return audit_record(
