@@ -394,10 +394,10 @@ def balance_adjust(
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
         raise InvalidAmount()
     _refuse_own_or_linked(by, user)
-    # The staff member's row, then the player's: the sums below are read and
-    # extended by one adjustment at a time per staff member.
-    User.objects.select_for_update().filter(pk=by.pk).first()
-    User.objects.select_for_update().filter(pk=user.pk).first()
+    # Both users' rows, in primary-key order (the lock order, docs/architecture.md:
+    # two staff members adjusting each other at once wait, never deadlock): the
+    # sums below are read and extended by one adjustment at a time per staff member.
+    list(User.objects.select_for_update().filter(pk__in=(by.pk, user.pk)).order_by("pk"))
     account = wallet.account_for_user(user=user)
     found = Adjustment.objects.filter(key=key).first()
     if found is not None and found.status != Adjustment.Status.POSTED:
