@@ -4,6 +4,7 @@ readers (S-02) and the 1009 close need a real Daphne: tests/test_slow_readers.py
 and tests/test_server_limits.py."""
 
 import json
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -26,7 +27,7 @@ def run(coroutine_function):
 
 
 # Every string field of the client messages (docs/protocol.md), one at a time.
-MESSAGES = {
+MESSAGES: dict[str, dict[str, Any]] = {
     "chat text": {"type": "chat", "id": "c1", "text": f"xin chào {LONE}"},
     "action id": {"type": "act", "id": f"a{LONE}", "action": {"type": "pass"}},
     "action field": {"type": "act", "id": "a1", "action": {"type": f"pass{LONE}"}},
