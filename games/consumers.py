@@ -7,6 +7,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import re
 import secrets
 import time
 from collections import deque
@@ -83,6 +85,15 @@ class TooManySockets(ServiceError):
     status = 429
 
 
+class SyncTooFast(ServiceError):
+    code = "sync_rate_limited"
+    template = _("Too many full reloads of the table: wait %(wait)s seconds.")
+    status = 429
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": {"wait": self.params["wait"]}}
+
+
 class ChatTooFast(ServiceError):
     code = "chat_rate_limited"
     template = _("You are chatting too fast: wait %(wait)s seconds.")
@@ -95,20 +106,41 @@ def protocol_error(code: str, template: Any) -> ProtocolError:
     return err
 
 
-def _has_nul(message: Any) -> bool:
-    """Whether any string in the parsed message (keys included) holds a NUL."""
+# A JSON string can carry NUL and lone UTF-16 surrogates (``\\ud800``) only
+# escaped: most messages hold neither escape and skip the walk.
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def bad_text(message: Any) -> ProtocolError | None:
+    """The refusal for a parsed message holding a string (a key or a value, at
+    any depth) that PostgreSQL cannot store or UTF-8 cannot carry: a NUL, or a
+    lone surrogate (not a Unicode scalar value; a pair escaped as two
+    ``\\u`` escapes decodes to one character and is fine). None when clean."""
     pending = [message]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
             if "\x00" in value:
-                return True
+                return protocol_error("nul_character", _("Text may not contain the NUL character."))
+            if _SURROGATE.search(value):
+                return protocol_error(
+                    "bad_unicode", _("Text must be valid Unicode: a lone surrogate is not.")
+                )
         elif isinstance(value, dict):
             pending.extend(value.keys())
             pending.extend(value.values())
         elif isinstance(value, list):
             pending.extend(value)
-    return False
+    return None
+
+
+def sendable(value: Any) -> Any:
+    """A client's id echoed in a refusal: a lone surrogate cannot be sent as
+    UTF-8, so it is replaced."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return value
 
 
 class RoomSocket(AsyncWebsocketConsumer):
@@ -172,6 +204,7 @@ class RoomSocket(AsyncWebsocketConsumer):
             header(self.scope, b"accept-language"),
         )
         self.sent_at: deque[float] = deque()
+        self.synced_at: deque[float] = deque()  # this socket's syncs (``WS_SYNC_RATE``)
         self.strikes: deque[float] = deque()
         self.closed = False
         self.address = scope_client_ip(self.scope) or "unknown"
@@ -230,12 +263,12 @@ class RoomSocket(AsyncWebsocketConsumer):
             message: dict[str, Any] = {}
             try:
                 message = self._parse(text_data, bytes_data)
-                # PostgreSQL text and jsonb cannot hold NUL; JSON can only carry it
-                # escaped, so most messages skip the walk.
-                if "\\u0000" in (text_data or "") and _has_nul(message):
-                    raise protocol_error(
-                        "nul_character", _("Text may not contain the NUL character.")
-                    )
+                # Every string of every message, once, before any handler reads it.
+                if _SUSPECT_ESCAPE.search(text_data or ""):
+                    refused = bad_text(message)
+                    if refused is not None:
+                        await self.refuse(refused, sendable(message.get("id")))
+                        return
                 await self.handle(message)
             except ServiceError as err:
                 await self.refuse(err, message.get("id"))
@@ -594,6 +627,7 @@ class TableSocket(RoomSocket):
             since = message.get("v")
             if not isinstance(since, int) or isinstance(since, bool) or since < 0:
                 since = 0
+            await self._sync_allowed()
             await self._deliver(await self._state(since), force=True)
             return
         if kind == "auth":
@@ -623,6 +657,27 @@ class TableSocket(RoomSocket):
         finally:
             publish.action_received.reset(received)
         await self.send_json({"type": "ack", "id": client_id, **(result or {})})
+
+    async def _sync_allowed(self) -> None:
+        """A ``sync`` reads the whole state from the database: at most
+        ``WS_SYNC_RATE`` per socket (counted here: a socket lives in one
+        process) and ``WS_SYNC_ADDRESS_RATE`` per client address over every
+        socket and process (Redis). Refused: ``sync_rate_limited``, the
+        socket stays open."""
+        rate = limits.settings_rate("WS_SYNC_RATE")
+        now = time.monotonic()
+        if rate is not None:
+            while self.synced_at and self.synced_at[0] <= now - rate.seconds:
+                self.synced_at.popleft()
+            if len(self.synced_at) >= rate.count:
+                wait = self.synced_at[0] + rate.seconds - now
+                raise SyncTooFast(wait=max(1, math.ceil(wait)))
+        address_rate = limits.settings_rate("WS_SYNC_ADDRESS_RATE")
+        if address_rate is not None:
+            wait = await asyncio.to_thread(limits.take, "ws-sync", self.address, address_rate)
+            if wait:
+                raise SyncTooFast(wait=max(1, math.ceil(wait)))
+        self.synced_at.append(now)
 
     async def do_sit(self, message: dict[str, Any]) -> Any:
         await self._call(

@@ -1,10 +1,25 @@
-"""Let Daphne send the protocol's close codes.
+"""Daphne's WebSocket protocol, adjusted for the protocol's close codes and
+for clients that stop reading (docs/protocol.md "Closing").
 
-Autobahn, under Daphne, refuses to send any close code but 1000 and
-3000-4999 ("invalid close code"), so a consumer closing with 1008 (policy
-violation: the flood limit of docs/protocol.md) or 1012 (service restart:
-reconnect) would raise instead and leave the socket open. These codes are
-registered by RFC 6455 / IANA for servers to send; send them as they are.
+* Autobahn, under Daphne, refuses to send any close code but 1000 and
+  3000-4999 ("invalid close code"), so a consumer closing with 1008 (policy
+  violation: the flood limit) or 1012 (service restart: reconnect) would
+  raise instead and leave the socket open. These codes are registered by
+  RFC 6455 / IANA for servers to send; send them as they are.
+* Autobahn fails a connection (a message over ``--websocket-max-message-size``,
+  invalid UTF-8, a protocol error) by dropping the TCP connection unless
+  ``failByDrop`` is off: the client saw no close code. Off, it sends the
+  close frame (1009, 1007, 1002) and drops the connection a second later
+  (``closeHandshakeTimeout``) if the client does not answer it.
+* Daphne pings a socket every ``--ping-interval`` seconds and autobahn drops
+  it when no pong comes within ``--ping-timeout``; but Daphne restarts that
+  clock at every message the client sends, and autobahn cancels a pending
+  ping's time-out at any incoming frame: a client that keeps sending and never
+  reads was never pinged. Here the pings go out on their own clock and only
+  a pong answers them.
+* Nothing bounded what waits in the transport for a client that does not
+  read. Past ``WS_MAX_PENDING_BYTES`` (written, not yet taken by the
+  kernel) the socket is closed with 4408 and dropped a second later.
 """
 
 from __future__ import annotations
@@ -12,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 PROTOCOL_CLOSE_CODES = frozenset({1008, 1011, 1012, 1013})
+TOO_SLOW = 4408
 
 
 def allow_protocol_close_codes() -> None:
@@ -28,3 +44,54 @@ def allow_protocol_close_codes() -> None:
 
     server_close.allows_protocol_codes = True  # type: ignore[attr-defined]
     WebSocketProtocol.serverClose = server_close
+
+
+def pending_bytes(transport: Any) -> int:
+    """Bytes written to ``transport`` that the kernel has not taken yet: a
+    Twisted TCP transport's buffers (``abstract.FileDescriptor``), through any
+    wrapping transport (TLS) down to the socket's."""
+    total = 0
+    while transport is not None:
+        if hasattr(transport, "dataBuffer") and hasattr(transport, "_tempDataLen"):
+            total += len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+        transport = getattr(transport, "transport", None)
+    return total
+
+
+def bound_slow_readers(max_pending: int) -> None:
+    """Close with 1009 (and the like) instead of dropping, ping on the server's
+    own clock, and close a socket whose unread output passes ``max_pending``
+    bytes (0: no bound). Once per process (Daphne builds its factory after
+    loading the application)."""
+    from daphne.ws_protocol import WebSocketFactory, WebSocketProtocol
+
+    if getattr(WebSocketFactory, "bounds_slow_readers", False):
+        return
+    WebSocketFactory.bounds_slow_readers = True
+    factory_init = WebSocketFactory.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        factory_init(self, *args, **kwargs)
+        self.setProtocolOptions(failByDrop=False, autoPingRestartOnAnyTraffic=False)
+
+    WebSocketFactory.__init__ = init
+
+    on_message = WebSocketProtocol.onMessage
+
+    def on_message_keeping_the_ping_clock(self: Any, payload: bytes, isBinary: bool) -> None:
+        pinged = self.last_ping
+        on_message(self, payload, isBinary)
+        self.last_ping = pinged
+
+    WebSocketProtocol.onMessage = on_message_keeping_the_ping_clock
+
+    server_send = WebSocketProtocol.serverSend
+
+    def server_send_bounded(self: Any, content: Any, binary: bool = False) -> None:
+        server_send(self, content, binary)
+        if max_pending and pending_bytes(self.transport) > max_pending:
+            # The close frame waits behind what the client has not read; it is
+            # dropped after closeHandshakeTimeout (1 s) unless it answers.
+            self.sendCloseFrame(code=TOO_SLOW, isReply=False)
+
+    WebSocketProtocol.serverSend = server_send_bounded

@@ -12,12 +12,14 @@ from vipgame.checks import refuse_to_start  # noqa: E402
 refuse_to_start()  # DEBUG=0 on SQLite or the embedded Redis: Daphne does not start
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import websocket_stack  # noqa: E402
-from games.ws_close import allow_protocol_close_codes  # noqa: E402
+from games.ws_close import allow_protocol_close_codes, bound_slow_readers  # noqa: E402
 
 allow_protocol_close_codes()
+bound_slow_readers(settings.WS_MAX_PENDING_BYTES)
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,

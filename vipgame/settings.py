@@ -458,6 +458,13 @@ LOGIN_FAILURE_RATE = env.str("LOGIN_FAILURE_RATE", default="30/hour")  # failure
 WS_MAX_SOCKETS_PER_USER = env.int("WS_MAX_SOCKETS_PER_USER", default=10)
 WS_MAX_SOCKETS_PER_ADDRESS = env.int("WS_MAX_SOCKETS_PER_ADDRESS", default=100)
 WS_CHAT_RATE = env.str("WS_CHAT_RATE", default="5/10s")
+# `sync` (a full state read from the database, ~7.5 ms of a process's CPU): per socket,
+# and per client address over every socket and process. Past either: `sync_rate_limited`.
+WS_SYNC_RATE = env.str("WS_SYNC_RATE", default="5/10s")
+WS_SYNC_ADDRESS_RATE = env.str("WS_SYNC_ADDRESS_RATE", default="30/10s")
+# Bytes written to one socket that its client has not read yet (Daphne's transport
+# buffer); past it the socket is closed with 4408, too slow (games.ws_close). 0: no bound.
+WS_MAX_PENDING_BYTES = env.int("WS_MAX_PENDING_BYTES", default=256 * 1024)
 # Sockets one process may have opening at once (handshake to accepted); one more is
 # closed at once with 1013, try again later (games.ws_auth.OpeningGate). 0: no cap.
 WS_MAX_OPENING = env.int("WS_MAX_OPENING", default=32)
