@@ -54,6 +54,7 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
+_BOTS_FILL_TO = 4  # a "play now" table fills its empty seats up to this many players
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -233,11 +234,12 @@ def table_sit(
         raise AlreadySeated()
     if auto_ready is None:
         auto_ready = work.table.fill_with_bots or any(s.is_bot for s in work.seats)
-    if work.table.fill_with_bots and not user.is_bot:
+    fills = work.table.fill_with_bots and not user.is_bot
+    if fills and len(work.seats) + 1 < min(work.table.seat_count, _BOTS_FILL_TO):
         wallet.house_lock()  # the bots' lock, in its place: before any wallet account
     seat = _take_seat(work, user, _free_position(work, position), buy_in, auto_ready=auto_ready)
     Departure.objects.filter(table=work.table, user=user).delete()
-    if work.table.fill_with_bots and not user.is_bot:
+    if fills:
         _fill_with_bots(work, user, address)
     work.commit()
     return seat
@@ -362,7 +364,7 @@ def _add_bot(
 
 
 def _fill_with_bots(work: TableWork, asked_by: User, address: str | None = None) -> None:
-    wanted = min(work.table.seat_count, 4)
+    wanted = min(work.table.seat_count, _BOTS_FILL_TO)
     while len(work.seats) < wanted:
         _add_bot(work, asked_by=asked_by, address=address)
 

@@ -4,7 +4,6 @@ the bots of a table whose people are gone go back to it; the pool grows on
 demand up to BOT_POOL_SIZE, and its refusals and use are measured."""
 
 import threading
-from datetime import timedelta
 
 import pytest
 from django.db import connections
@@ -18,9 +17,9 @@ from wallet import services as wallet
 from wallet.models import Account
 
 from ..ops.helpers import value
-from .driver import play_until_finished
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
+from .driver import play_until_finished
 
 pytestmark = pytest.mark.django_db
 
@@ -42,8 +41,8 @@ def house() -> int:
     return wallet.house_account().balance
 
 
-def seats() -> list[dict[str, object]]:
-    return list(Seat.objects.order_by("pk").values())
+def seats() -> list[tuple[object, ...]]:
+    return list(Seat.objects.order_by("pk").values_list())
 
 
 def ask_until_refused(user: User, address: str, tables: list[Table], wanted: int) -> list[str]:
@@ -143,14 +142,14 @@ def test_the_accounts_of_one_address_hold_at_most_its_share(shares, make_user, t
     play = services.table_create(
         owner=sixth, game="tienlen", stake=1, seat_count=4, fill_with_bots=True
     )
-    before = snapshot(), seats()
+    unchanged = snapshot(), seats()
     with pytest.raises(TooManyBotsAddress):
         services.table_sit(table_id=play.pk, user=sixth, address=here)
-    assert (snapshot(), seats()) == before
+    assert (snapshot(), seats()) == unchanged
 
     # Closing a table gives the address its bots back.
-    closed = Seat.objects.filter(bot_for=players[0]).first()
-    services.table_close(table_id=closed.table_id, by=players[0])
+    closed = Seat.objects.filter(bot_for=players[0]).values_list("table_id", flat=True)[0]
+    services.table_close(table_id=closed, by=players[0])
     services.table_add_bot(table_id=board.pk, user=fifth, address=here)
 
 
@@ -186,9 +185,7 @@ def test_accounts_of_one_address_asking_at_once_stop_at_its_share(shares, make_u
     shares.BOT_SHARE_PER_ADDRESS_PERCENT = 6  # 3 bots of 50
     here = "203.0.113.9"
     owners = [make_user() for _ in range(8)]
-    boards = [
-        services.table_create(owner=o, game="tienlen", stake=1, seat_count=2) for o in owners
-    ]
+    boards = [services.table_create(owner=o, game="tienlen", stake=1, seat_count=2) for o in owners]
     float_ = house()
 
     answers = asked_at_once([(b, o, here) for b, o in zip(boards, owners, strict=True)])
@@ -212,14 +209,15 @@ def test_the_pool_grows_on_demand_up_to_its_cap_under_concurrent_requests(
     services.table_add_bot(table_id=busy.pk, user=first, address="198.51.100.1")
     assert User.objects.filter(is_bot=True).count() == 1
     owners = [make_user() for _ in range(8)]
-    boards = [
-        services.table_create(owner=o, game="tienlen", stake=1, seat_count=2) for o in owners
-    ]
+    boards = [services.table_create(owner=o, game="tienlen", stake=1, seat_count=2) for o in owners]
     refused = value("vipgame_bots_refused_total", reason="pool")
     float_ = house()
 
     answers = asked_at_once(
-        [(b, o, f"198.51.100.{10 + i}") for i, (b, o) in enumerate(zip(boards, owners, strict=True))]
+        [
+            (b, o, f"198.51.100.{10 + i}")
+            for i, (b, o) in enumerate(zip(boards, owners, strict=True))
+        ]
     )
 
     assert answers == ["no_bot_available"] * 5 + ["seated"] * 3
