@@ -341,3 +341,31 @@ def test_bots_wait_for_the_end_of_a_hand_on(shares, make_user, tables):
     tables.clock.advance(seconds=200)
     assert services.table_release_bots(table_id=board.pk) == 1
     assert not Seat.objects.filter(table=board, is_bot=True).exists()
+
+
+def test_the_api_counts_the_request_s_client_address(shares, make_user, tables):
+    """The edge passes the request's client address (``vipgame.net``): two
+    accounts from one address share its budget, one elsewhere does not."""
+    from rest_framework.test import APIClient
+
+    from vipgame.accounts.services import token_issue
+
+    shares.BOT_SHARE_PER_ADDRESS_PERCENT = 2  # 1 bot of 50
+    lan, minh, an = make_user(), make_user(), make_user()
+
+    def ask(user: User, address: str) -> tuple[int, str]:
+        board = services.table_create(owner=user, game="tienlen", stake=1, seat_count=4)
+        api = APIClient(REMOTE_ADDR=address)
+        api.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user)}")
+        answer = api.post(f"/api/v1/tables/{board.pk}/bots", {}, format="json")
+        return answer.status_code, answer.json().get("code", "")
+
+    assert ask(lan, "203.0.113.20") == (200, "")
+    before = snapshot(), seats()
+    assert ask(minh, "203.0.113.20") == (409, "too_many_bots_address")
+    assert (snapshot(), seats()) == before
+    assert ask(an, "203.0.113.21") == (200, "")
+    assert list(Seat.objects.filter(is_bot=True).values_list("bot_for_address", flat=True)) == [
+        "203.0.113.20",
+        "203.0.113.21",
+    ]
