@@ -686,6 +686,7 @@ class TableSocket(RoomSocket):
             buy_in=message.get("buy_in"),
             invite_code=self.invite or str(message.get("invite") or ""),
             auto_ready=message.get("auto_ready"),
+            address=self.address,
         )
         await self._call(services.seat_presence, delta=1)
         return None
@@ -755,7 +756,9 @@ class TableSocket(RoomSocket):
         await self._call(services.table_buy_in, amount=message.get("amount"))
 
     async def do_add_bot(self, message: dict[str, Any]) -> Any:
-        await self._call(services.table_add_bot, position=message.get("position"))
+        await self._call(
+            services.table_add_bot, position=message.get("position"), address=self.address
+        )
 
     async def table_state(self, event: dict[str, Any]) -> None:
         """A published state or delta (``games.publish.encoded``: its JSON text

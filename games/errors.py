@@ -99,6 +99,12 @@ TooManyBots = _error(
     _("You already have %(limit)s bots playing at your tables: no more for now."),
     409,
 )
+TooManyBotsAddress = _error(
+    "TooManyBotsAddress",
+    "too_many_bots_address",
+    _("Players at your address already have %(limit)s bots playing: no more for now."),
+    409,
+)
 NoBotAvailable = _error(
     "NoBotAvailable", "no_bot_available", _("No bot is free to play right now: try later."), 409
 )

@@ -177,6 +177,8 @@ class Seat(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    # ... and the client address it was asked from (BOT_SHARE_PER_ADDRESS_PERCENT).
+    bot_for_address = models.GenericIPAddressField(null=True, blank=True)
     recent_client_ids = models.JSONField(default=list, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from games import clock, publish, sql
@@ -480,6 +480,33 @@ def idle_tables() -> list[int]:
         Table.objects.filter(status=Table.Status.WAITING, active_at__lte=limit).values_list(
             "pk", flat=True
         )
+    )
+
+
+def tables_without_people(*, table_id: int | None = None) -> list[int]:
+    """Tables between hands whose bots wait for nobody: bots seated, and no
+    person present for ``BOT_RELEASE_SECONDS``. A person is present while
+    seated with a socket open (``Seat.connected``: connected and heard from
+    within ``Seat.PRESENCE_TIMEOUT_S``); a table with no person seated, or
+    with none connected, is without people since the last of: a person's seat
+    last seen (or taken, for one never seen), a person leaving (``Departure``),
+    a bot seated (whoever asked for it has that long to sit or come back).
+    Bots' own moves do not count (they bump ``active_at``, not these)."""
+    now = clock.now()
+    since = now - timedelta(seconds=settings.BOT_RELEASE_SECONDS)
+    present = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+    seats = Seat.objects.filter(table=OuterRef("pk"))
+    people = seats.filter(is_bot=False)
+    tables = Table.objects.filter(status__in=(Table.Status.WAITING, Table.Status.SUMMARY))
+    if table_id is not None:
+        tables = tables.filter(pk=table_id)
+    return list(
+        tables.filter(Exists(seats.filter(is_bot=True)))
+        .exclude(Exists(people.filter(connections__gt=0, last_seen__gte=present)))
+        .exclude(Exists(people.filter(Q(last_seen__gt=since) | Q(joined_at__gt=since))))
+        .exclude(Exists(seats.filter(is_bot=True, joined_at__gt=since)))
+        .exclude(Exists(Departure.objects.filter(table=OuterRef("pk"), at__gt=since)))
+        .values_list("pk", flat=True)
     )
 
 

@@ -16,6 +16,7 @@ from games.services import (
     table_bot_move,
     table_bot_ready,
     table_close,
+    table_release_bots,
     table_timeout,
 )
 from vipgame.ops import health, isolation, metrics
@@ -73,7 +74,8 @@ def each_on_its_own(what: str, items: Iterable[T], call: Callable[[T], object]) 
 def sweeper() -> dict[str, int]:
     """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
     overdue clocks, settle forgotten hands, nudge stalled bots and ready idle
-    ones, so a lost task or a dead worker delays things by seconds. Each table
+    ones, send the bots of tables without people back to the pool
+    (``BOT_RELEASE_SECONDS``), so a lost task or a dead worker delays things by seconds. Each table
     is handled on its own: one that fails is logged and cannot stop the others.
     Each run that ends records its time in Redis (``/readyz``) and its duration."""
     started = time.perf_counter()
@@ -93,9 +95,14 @@ def sweeper() -> dict[str, int]:
         selectors.bots_unready(),
         lambda tp: table_bot_ready(table_id=tp[0], position=tp[1]),
     )
+    released = each_on_its_own(
+        "bots without people",
+        selectors.tables_without_people(),
+        lambda t: table_release_bots(table_id=t),
+    )
     metrics.sweeper_ran(time.perf_counter() - started)
     health.record_sweeper_run()
-    return {"fired": fired, "settled": settled, "bots": moved}
+    return {"fired": fired, "settled": settled, "bots": moved, "released": released}
 
 
 @shared_task

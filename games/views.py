@@ -28,6 +28,7 @@ from games.models import Game, Hand, Table
 from games.plugins import PLUGINS, plugin_for
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
+from vipgame.net import client_ip
 
 PLAY_NOW_STAKE = 10
 PLAY_NOW_SEATS = 4
@@ -107,7 +108,7 @@ def _open_and_sit(request: HttpRequest, game: str, **settings_: Any) -> HttpResp
                 owner=_user(request), game=game, seat_count=PLAY_NOW_SEATS, **settings_,
                 **table_defaults(),
             )  # fmt: skip
-            services.table_sit(table_id=table.pk, user=_user(request))
+            services.table_sit(table_id=table.pk, user=_user(request), address=client_ip(request))
     except ServiceError as err:
         messages.error(request, err.message)
         return redirect(f"{reverse('lobby')}?game={game}")
@@ -116,7 +117,7 @@ def _open_and_sit(request: HttpRequest, game: str, **settings_: Any) -> HttpResp
 
 def _sit(request: HttpRequest, table: Table) -> HttpResponse:
     try:
-        services.table_sit(table_id=table.pk, user=_user(request))
+        services.table_sit(table_id=table.pk, user=_user(request), address=client_ip(request))
     except ServiceError as err:
         messages.error(request, err.message)
         return redirect(f"{reverse('lobby')}?game={table.game}")
@@ -139,7 +140,7 @@ def quick_join(request: HttpRequest) -> HttpResponse:
         if selectors.seated_position(table_id=table.pk, user=user) is not None:
             return redirect(table_url(table))
         try:
-            services.table_sit(table_id=table.pk, user=user)
+            services.table_sit(table_id=table.pk, user=user, address=client_ip(request))
         except TableFull:
             continue
         except ServiceError as err:

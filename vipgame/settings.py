@@ -395,6 +395,15 @@ BONUS_TIME_ZONE = "Asia/Ho_Chi_Minh"
 MAX_OPEN_TABLES_PER_USER = env.int("MAX_OPEN_TABLES_PER_USER", default=3)
 MAX_BOT_SEATS_PER_USER = env.int("MAX_BOT_SEATS_PER_USER", default=6)
 BOT_POOL_SIZE = env.int("BOT_POOL_SIZE", default=50)
+# The pool is shared (issue 34, S-08): one player, and all the accounts of one
+# client address together, may hold at most this percentage of BOT_POOL_SIZE
+# (at least one bot; a player's cap is also MAX_BOT_SEATS_PER_USER). With 50
+# bots: 4 per player, 15 per address, so ten accounts leave bots for others.
+BOT_SHARE_PER_USER_PERCENT = env.int("BOT_SHARE_PER_USER_PERCENT", default=8)
+BOT_SHARE_PER_ADDRESS_PERCENT = env.int("BOT_SHARE_PER_ADDRESS_PERCENT", default=30)
+# A table whose people are all gone (none seated, or none with a socket open)
+# for this long has its bots sent back to the pool between hands (the sweeper).
+BOT_RELEASE_SECONDS = env.int("BOT_RELEASE_SECONDS", default=90)
 HOUSE_FLOAT = env.int("HOUSE_FLOAT", default=1_000_000)
 TABLE_IDLE_MINUTES = env.int("TABLE_IDLE_MINUTES", default=15)
 # Staff balance adjustments (docs/security.md, "Balance adjustments"): one

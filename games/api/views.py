@@ -20,6 +20,7 @@ from games import selectors, services
 from games.models import HandPlayer, Table
 from vipgame.accounts.models import User
 from vipgame.api.schema import errors
+from vipgame.net import client_ip
 
 from . import serializers as s
 from .filters import HandFilter, TableFilter
@@ -150,6 +151,7 @@ class SitView(APIView):
                     "already_seated",
                     "not_enough_chips",
                     "too_many_bots",
+                    "too_many_bots_address",
                     "no_bot_available",
                 ],
             ),
@@ -166,6 +168,7 @@ class SitView(APIView):
             buy_in=data.validated_data["buy_in"],
             invite_code=invite,
             auto_ready=data.validated_data["auto_ready"],
+            address=client_ip(request._request),
         )
         return Response(caller_state(request, table_id, invite))
 
@@ -368,10 +371,12 @@ class BotView(APIView):
         description=(
             "The table's owner or a player seated there may ask; staff may too at a "
             "public table. At a private table anyone else, staff included, gets "
-            "`private_table` (403). A player may have `MAX_BOT_SEATS_PER_USER` bot seats "
-            "at open tables (`too_many_bots`); bots come from a pool of `BOT_POOL_SIZE` "
-            "accounts and borrow their chips from the house (`no_bot_available` when none "
-            "is free or the house is short)."
+            "`private_table` (403). A player may hold their share of the bot pool at "
+            "open tables (`BOT_SHARE_PER_USER_PERCENT` of `BOT_POOL_SIZE`, at most "
+            "`MAX_BOT_SEATS_PER_USER`: `too_many_bots`), the players of one client address "
+            "together `BOT_SHARE_PER_ADDRESS_PERCENT` (`too_many_bots_address`); bots come "
+            "from a pool of at most `BOT_POOL_SIZE` accounts and borrow their chips from "
+            "the house (`no_bot_available` when none is free or the house is short)."
         ),
         request=s.BotIn,
         responses={
@@ -385,6 +390,7 @@ class BotView(APIView):
                     "seat_taken",
                     "table_full",
                     "too_many_bots",
+                    "too_many_bots_address",
                     "no_bot_available",
                 ],
             ),
@@ -394,7 +400,10 @@ class BotView(APIView):
         data = s.BotIn(data=request.data)
         data.is_valid(raise_exception=True)
         services.table_add_bot(
-            table_id=table_id, user=user_of(request), position=data.validated_data["position"]
+            table_id=table_id,
+            user=user_of(request),
+            position=data.validated_data["position"],
+            address=client_ip(request._request),
         )
         return Response(caller_state(request, table_id))
 

@@ -34,6 +34,7 @@ from games.errors import (
     TableClosed,
     TableFull,
     TooManyBots,
+    TooManyBotsAddress,
     TooManyTables,
 )
 from games.models import Departure, Seat, Table
@@ -43,6 +44,8 @@ from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
+from vipgame.net import parse_address
+from vipgame.ops import metrics
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold
@@ -51,6 +54,7 @@ from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
 SEAT_HOLD_TTL = timedelta(days=7)
+_BOTS_FILL_TO = 4  # a "play now" table fills its empty seats up to this many players
 
 
 def seat_key(table: Table, position: int) -> str:
@@ -90,6 +94,7 @@ def _take_seat(
     buy_in: int | None,
     bot_for: User | None = None,
     auto_ready: bool = False,
+    bot_for_address: str | None = None,
 ) -> Seat:
     table = work.table
     hold = None
@@ -108,7 +113,7 @@ def _take_seat(
         hold = _hold_min_balance(table, user)
     seat = Seat.objects.create(
         table=table, position=position, user=user, is_bot=user.is_bot, hold=hold,
-        bot_for=bot_for, auto_ready=auto_ready,
+        bot_for=bot_for, auto_ready=auto_ready, bot_for_address=bot_for_address,
     )  # fmt: skip
     work.forget_seats()
     work.bump()
@@ -213,11 +218,13 @@ def table_sit(
     buy_in: int | None = None,
     invite_code: str = "",
     auto_ready: bool | None = None,
+    address: str | None = None,
 ) -> Seat:
     """Take a seat. ``auto_ready`` (None: on at a table with bots, where
     people expect the next hand without asking): the server readies the seat
     for every hand after the first (Mậu Binh, Tiến Lên; Poker keeps a ready
-    seat ready anyway)."""
+    seat ready anyway). ``address``: the request's client address, counted
+    against its share of the bot pool when the table fills with bots."""
     if auto_ready is not None:
         _switch(auto_ready)
     _require_active(user)
@@ -227,10 +234,13 @@ def table_sit(
         raise AlreadySeated()
     if auto_ready is None:
         auto_ready = work.table.fill_with_bots or any(s.is_bot for s in work.seats)
+    fills = work.table.fill_with_bots and not user.is_bot
+    if fills and len(work.seats) + 1 < min(work.table.seat_count, _BOTS_FILL_TO):
+        wallet.house_lock()  # the bots' lock, in its place: before any wallet account
     seat = _take_seat(work, user, _free_position(work, position), buy_in, auto_ready=auto_ready)
     Departure.objects.filter(table=work.table, user=user).delete()
-    if work.table.fill_with_bots and not user.is_bot:
-        _fill_with_bots(work, user)
+    if fills:
+        _fill_with_bots(work, user, address)
     work.commit()
     return seat
 
@@ -245,15 +255,11 @@ def _require_active(user: User) -> None:
 
 
 def _bot_user(work: TableWork, needed: int) -> User:
-    """An idle bot of the pool (at most ``BOT_POOL_SIZE`` accounts, each at one
-    table at a time), lent ``needed`` chips by the house."""
-    bot = _idle_bot()
-    if bot is None:
-        # Requests at many tables at once would all count the same pool and
-        # each add an account: the pool grows under the house's row, one
-        # account at a time (a bot's loan locks that row a moment later anyway).
-        wallet.house_lock()
-        bot = _idle_bot() or _new_bot()
+    """An idle bot of the pool, or a new account when none is idle (at most
+    ``BOT_POOL_SIZE`` accounts, each at one table at a time), lent ``needed``
+    chips by the house. The caller holds the house's row (``_add_bot``), so
+    requests at many tables at once grow the pool one account at a time."""
+    bot = _idle_bot() or _new_bot()
     _bot_fund(work, bot, needed)
     return bot
 
@@ -261,6 +267,7 @@ def _bot_user(work: TableWork, needed: int) -> User:
 def _new_bot() -> User:
     count = User.objects.filter(is_bot=True).count()
     if count >= settings.BOT_POOL_SIZE:
+        metrics.bot_refused("pool")
         raise NoBotAvailable()
     return bot_create(
         username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
@@ -290,6 +297,7 @@ def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
             key=f"bot-loan:{bot.pk}:{secrets.token_hex(8)}", reason=f"table #{work.table.pk}",
         )  # fmt: skip
     except InsufficientChips:
+        metrics.bot_refused("house")
         raise NoBotAvailable() from None
 
 
@@ -303,32 +311,73 @@ def _bot_needs(work: TableWork) -> tuple[int, int | None]:
     return buy_in, buy_in
 
 
-def _add_bot(work: TableWork, position: int | None = None, *, asked_by: User | None = None) -> Seat:
+def bot_share(percent: int) -> int:
+    """Bots of the pool that a share of ``percent`` % is (at least one)."""
+    return max(1, settings.BOT_POOL_SIZE * percent // 100)
+
+
+def bot_share_per_user() -> int:
+    return min(settings.MAX_BOT_SEATS_PER_USER, bot_share(settings.BOT_SHARE_PER_USER_PERCENT))
+
+
+def _check_bot_shares(asked_by: User, address: str | None) -> None:
+    """A player, and the players of one client address together, hold at most
+    their share of the pool at open tables (``too_many_bots``,
+    ``too_many_bots_address``). Counted under the house's row, which every
+    bot's seating holds: requests at once from many accounts of one address,
+    at many tables, are counted one after another."""
+    held = Seat.objects.filter(is_bot=True).exclude(table__status=Table.Status.CLOSED)
+    limit = bot_share_per_user()
+    if held.filter(bot_for=asked_by).count() >= limit:
+        metrics.bot_refused("player")
+        raise TooManyBots(limit=limit)
+    if address:
+        limit = bot_share(settings.BOT_SHARE_PER_ADDRESS_PERCENT)
+        if held.filter(bot_for_address=address).count() >= limit:
+            metrics.bot_refused("address")
+            raise TooManyBotsAddress(limit=limit)
+
+
+def _add_bot(
+    work: TableWork,
+    position: int | None = None,
+    *,
+    asked_by: User | None = None,
+    address: str | None = None,
+) -> Seat:
+    # Every bot's loan locks the house's row: taken first (after the asker's
+    # and the table's rows), it makes the shares' counts and the pool's growth
+    # wait for other requests to be done.
+    wallet.house_lock()
+    parsed = parse_address(address)
+    address = None if parsed is None else str(parsed)
     if asked_by is not None and not asked_by.is_staff and not asked_by.is_bot:
-        asked = Seat.objects.filter(is_bot=True, bot_for=asked_by).exclude(
-            table__status=Table.Status.CLOSED
-        )
-        if asked.count() >= settings.MAX_BOT_SEATS_PER_USER:
-            raise TooManyBots(limit=settings.MAX_BOT_SEATS_PER_USER)
+        _check_bot_shares(asked_by, address)
+    else:
+        address = None  # staff and bots are not counted
     free = _free_position(work, position)
     needed, buy_in = _bot_needs(work)
     bot = _bot_user(work, needed)
-    seat = _take_seat(work, bot, free, buy_in, bot_for=asked_by)
+    seat = _take_seat(work, bot, free, buy_in, bot_for=asked_by, bot_for_address=address)
     work.bot_to_ready(seat.position)
     return seat
 
 
-def _fill_with_bots(work: TableWork, asked_by: User) -> None:
-    wanted = min(work.table.seat_count, 4)
+def _fill_with_bots(work: TableWork, asked_by: User, address: str | None = None) -> None:
+    wanted = min(work.table.seat_count, _BOTS_FILL_TO)
     while len(work.seats) < wanted:
-        _add_bot(work, asked_by=asked_by)
+        _add_bot(work, asked_by=asked_by, address=address)
 
 
 @transaction.atomic
-def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> Seat:
+def table_add_bot(
+    *, table_id: int, user: User, position: int | None = None, address: str | None = None
+) -> Seat:
     """Seat a bot. The table's owner or a player seated there may ask; staff
     may too at a public table. A private table is its owner's and invited
-    players' game: anyone else, staff included, gets ``private_table``."""
+    players' game: anyone else, staff included, gets ``private_table``.
+    ``address``: the request's client address (``vipgame.net``), counted with
+    the player against the shares of the bot pool."""
     _require_active(user)
     work = TableWork(table_id)
     seated = work.seat_of(user) is not None
@@ -337,9 +386,29 @@ def table_add_bot(*, table_id: int, user: User, position: int | None = None) -> 
     _check_open(work, user, work.table.invite_code if seated else "")
     if len(work.seats) >= work.table.seat_count:
         raise NoBotSeat()
-    seat = _add_bot(work, position, asked_by=user)
+    seat = _add_bot(work, position, asked_by=user, address=address)
     work.commit()
     return seat
+
+
+@transaction.atomic
+def table_release_bots(*, table_id: int) -> int:
+    """Send a table's bots back to the pool when no person has been present
+    there for ``BOT_RELEASE_SECONDS`` (``selectors.tables_without_people``,
+    checked again under the table's lock), between hands: seats freed and
+    chips back to the house, as when the last person leaves. Returns the bots
+    sent back (0: someone came back, or a hand is on)."""
+    work = TableWork(table_id)
+    hand = work.hand
+    if hand is not None and not hand.settled:
+        return 0
+    if not selectors.tables_without_people(table_id=table_id):
+        return 0
+    bots = [s for s in work.seats if s.is_bot]
+    for bot in bots:
+        free_seat(work, bot, Departure.Reason.LEFT)
+    work.commit()
+    return len(bots)
 
 
 def free_seat(work: TableWork, seat: Seat, reason: str) -> None:

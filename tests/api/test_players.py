@@ -172,7 +172,7 @@ def test_bot_names_are_ordinary_unique_and_without_digits():
     assert len(set(names[: settings.BOT_POOL_SIZE])) == settings.BOT_POOL_SIZE
 
 
-@override_settings(BOT_POOL_SIZE=3)
+@override_settings(BOT_POOL_SIZE=3, BOT_SHARE_PER_USER_PERCENT=100)
 def test_the_pool_names_its_bots_in_order(make_user):
     lan = make_user()
     table = services.table_create(owner=lan, game="tienlen", stake=5, seat_count=4)

@@ -82,6 +82,7 @@ def test_forty_tables_in_a_burst_stop_at_the_cap(tables, make_user, settings):
 
 def test_bot_seats_past_the_cap_are_refused(tables, make_user, settings):
     settings.MAX_BOT_SEATS_PER_USER = 6
+    settings.BOT_SHARE_PER_USER_PERCENT = 100  # the absolute cap is the lower one here
     lan = make_user()
     boards = [
         services.table_create(owner=lan, game="tienlen", stake=1, seat_count=4) for _ in range(3)
@@ -123,6 +124,7 @@ def test_bot_seats_asked_for_at_once_at_many_tables_stop_at_the_cap(tables, make
 
 def test_bot_requests_reuse_a_bounded_pool(tables, make_user, settings):
     settings.BOT_POOL_SIZE = 3
+    settings.BOT_SHARE_PER_USER_PERCENT = 100
     lan, minh = make_user(), make_user()
     for _ in range(5):  # open, fill with bots, close: again and again
         board = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=4)

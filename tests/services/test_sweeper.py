@@ -27,7 +27,7 @@ def test_a_bot_whose_ready_task_was_lost_is_readied(tables, make_user):
     table, lan = bot_table(tables, make_user)
     assert not Seat.objects.get(table=table, is_bot=True).ready
 
-    assert tasks.sweeper() == {"fired": 0, "settled": 0, "bots": 0}
+    assert tasks.sweeper() == {"fired": 0, "settled": 0, "bots": 0, "released": 0}
 
     assert Seat.objects.get(table=table, is_bot=True).ready
     services.table_ready(table_id=table.pk, user=lan)

@@ -70,6 +70,7 @@ def test_a_failing_table_does_not_stop_the_sweeper(tables, dealer, make_user, ca
     unready = services.table_create(owner=lan, game="tienlen", stake=10, seat_count=2)
     services.table_sit(table_id=unready.pk, user=lan)
     services.table_add_bot(table_id=unready.pk, user=lan)
+    services.seat_presence(table_id=unready.pk, user=lan, delta=1)  # here: the bot stays
     tables.scheduler.readies.clear()  # the bot's ready-up task is lost
     tables.scheduler.timers.clear()
     # The planted failure: a hand whose state the engine cannot read, so every

@@ -77,6 +77,13 @@ SWEEPER_SECONDS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
 HANDS = Counter("vipgame_hands", "Hands dealt and finished, by game and event.", ["game", "event"])
+BOTS_REFUSED = Counter(
+    "vipgame_bots_refused",
+    "Bots asked for and refused, by reason: pool (every bot busy and BOT_POOL_SIZE "
+    "reached), house (the house cannot lend the chips), player and address (the "
+    "asker's share of the pool).",
+    ["reason"],
+)
 
 
 def multiprocess_dir() -> str | None:
@@ -108,6 +115,14 @@ def celery_queues() -> list[str]:
 PRIORITY_STEPS = (3, 6, 9)
 
 
+def bot_counts() -> tuple[int, int]:
+    """Bots seated now, and bot accounts (the pool so far)."""
+    from django.apps import apps
+
+    seat, user = apps.get_model("games", "Seat"), apps.get_model("accounts", "User")
+    return seat.objects.filter(is_bot=True).count(), user.objects.filter(is_bot=True).count()
+
+
 class ScrapeCollector(Collector):
     """Figures read from PostgreSQL and Redis when Prometheus scrapes."""
 
@@ -132,6 +147,7 @@ class ScrapeCollector(Collector):
                 Account.objects.filter(key=ISSUANCE_KEY).values_list("balance", flat=True).first()
             )
             issued = -(balance or 0)
+            in_use, pool = bot_counts()
         except Exception as exc:
             logger.warning("metrics: database unreachable: %s", exc)
             if getattr(connection, "pool", None) is None:
@@ -144,11 +160,31 @@ class ScrapeCollector(Collector):
         yield GaugeMetricFamily(
             "vipgame_settlement_backlog", "Finished hands not yet settled.", value=backlog
         )
+        yield from self._bots(in_use, pool)
         yield GaugeMetricFamily(
             "vipgame_chips_issued",
             "Chips issued so far (sign-up grants, bonuses, staff credits, less what was "
             "taken back): minus the balance of the issuance account.",
             value=issued,
+        )
+
+    def _bots(self, in_use: int, pool: int) -> Iterator[GaugeMetricFamily]:
+        from django.conf import settings
+
+        yield GaugeMetricFamily(
+            "vipgame_bots_in_use",
+            "Bots seated at tables now (each bot of the pool sits at one table at a time).",
+            value=in_use,
+        )
+        yield GaugeMetricFamily(
+            "vipgame_bot_pool_size",
+            "Bot accounts created so far (they are created when none is free).",
+            value=pool,
+        )
+        yield GaugeMetricFamily(
+            "vipgame_bot_pool_cap",
+            "The most bot accounts there may be (BOT_POOL_SIZE).",
+            value=settings.BOT_POOL_SIZE,
         )
 
     def _redis(self, health: Any) -> Iterator[GaugeMetricFamily]:
@@ -267,6 +303,10 @@ def action_published(game: str, action: str, seconds: float) -> None:
 
 def timer_fired(clock: str, lateness_s: float) -> None:
     TIMER_LATENESS_SECONDS.labels(clock or "none").observe(max(0.0, lateness_s))
+
+
+def bot_refused(reason: str) -> None:
+    BOTS_REFUSED.labels(reason).inc()
 
 
 def sweeper_ran(seconds: float) -> None:
