@@ -70,7 +70,7 @@ def _run_at_once(calls):
 @pytest.mark.parametrize("game", ["holdem", "tienlen"])
 def test_one_players_burst_at_their_own_table_never_deadlocks(tables, make_user, monkeypatch, game):
     # (a transaction lost to a deadlock would be run again: counted, it must not be)
-    retried = []
+    retried: list[str] = []
     monkeypatch.setattr(metrics, "transaction_retried", retried.append)
     # given: a player's own table, with them seated
     lan = make_user()
