@@ -56,7 +56,7 @@ class ServerError(ServiceError):
 class Busy(ServiceError):
     """The request's transaction kept losing to others at the same rows (a
     deadlock, a serialization failure) however often it was run again: nothing
-    was done, and it may be sent again (``vipgame.ops.isolation.retried``)."""
+    was done, and it may be sent again (``vipgame.retry.retried``)."""
 
     code = "busy"
     template = _("The server is busy with your other requests: nothing was done, try again.")

@@ -24,7 +24,8 @@ from django.utils import timezone
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
-from vipgame.ops.isolation import each_on_its_own, retried
+from vipgame.ops.isolation import each_on_its_own
+from vipgame.retry import retried
 
 from . import sql
 from .errors import (
@@ -380,6 +381,13 @@ def hold_void(*, hold: Hold) -> None:
     _release(_locked_hold(hold), Hold.Status.VOIDED)
 
 
+def holds_lock(hold_ids: Sequence[int]) -> None:
+    """These holds' rows, locked in primary-key order: a hold's row before its
+    account's, as every path takes them (docs/architecture.md "Lock order").
+    Call it inside a transaction."""
+    list(Hold.objects.filter(pk__in=sorted(set(hold_ids))).order_by("pk").select_for_update())
+
+
 def holds_void(hold_ids: Sequence[int]) -> dict[int, int]:
     """``hold_void`` for every hold of ``hold_ids`` still pending: ``{hold id:
     amount}`` of those voided (a hold that is not pending is left alone). For a
@@ -395,6 +403,7 @@ def holds_void(hold_ids: Sequence[int]) -> dict[int, int]:
             hold_void(hold=hold)
             voided[hold.pk] = hold.amount
         return voided
+    holds_lock(ids)
     sql.lock_accounts_of_holds(ids)
     return dict(sql.void_pending(ids))
 

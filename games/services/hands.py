@@ -20,7 +20,7 @@ from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from vipgame.accounts.models import User
-from vipgame.ops.isolation import retried
+from vipgame.retry import retried
 from wallet.models import Account
 
 from .work import TableWork

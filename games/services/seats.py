@@ -43,7 +43,7 @@ from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
 from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
-from vipgame.ops.isolation import retried
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games import clock, sql
 from games.models import Departure, Hand, Table
-from vipgame.ops.isolation import retried
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
@@ -49,9 +49,12 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     else:
         keys = [f"user:{p['user_id']}" for p in players]
     seats = {s.position: s for s in work.seats}
-    # The players' accounts and those of every seat's hold (holds_void below),
-    # locked together in primary-key order (docs/architecture.md "Lock order").
+    # The seats' holds (holds_void below), then the players' accounts and those
+    # of every seat's hold together, each in primary-key order (a hold's row
+    # before its account's: docs/architecture.md "Lock order").
     held = [] if plugin.uses_escrow else [f"user:{s.user_id}" for s in seats.values() if s.hold_id]
+    if held:
+        wallet.holds_lock([s.hold_id for s in seats.values() if s.hold_id is not None])
     locked = {
         a.key: a
         for a in Account.objects.filter(key__in={*keys, *held}).order_by("pk").select_for_update()

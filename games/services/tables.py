@@ -21,7 +21,7 @@ from games.plugins import PLUGINS, plugin_for
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
-from vipgame.ops.isolation import retried
+from vipgame.retry import retried
 
 from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips

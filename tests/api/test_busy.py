@@ -30,6 +30,7 @@ def test_busy_is_a_503_in_the_players_language(api, make_user, monkeypatch, sett
     english = api(lan, language="en").post(url(f"tables/{table.pk}/ready"), {})
     # then
     assert vietnamese.status_code == english.status_code == 503
+    assert vietnamese["Retry-After"] == "1"
     assert vietnamese.json() == {
         "code": "busy",
         "message": "Máy chủ đang bận xử lý các yêu cầu khác của bạn: chưa có gì thay đổi, "

@@ -10,8 +10,8 @@ from django.db import connections
 
 from games import services
 from games.models import Seat, Table
+from vipgame import retry
 from vipgame.errors import ServiceError
-from vipgame.ops import metrics
 
 from ..tables import assert_money_consistent
 
@@ -71,7 +71,7 @@ def _run_at_once(calls):
 def test_one_players_burst_at_their_own_table_never_deadlocks(tables, make_user, monkeypatch, game):
     # (a transaction lost to a deadlock would be run again: counted, it must not be)
     retried: list[str] = []
-    monkeypatch.setattr(metrics, "transaction_retried", retried.append)
+    monkeypatch.setattr(retry, "note_retry", retried.append)
     # given: a player's own table, with them seated
     lan = make_user()
     table = services.table_create(owner=lan, game=game, stake=5, seat_count=4)

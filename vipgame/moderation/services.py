@@ -29,7 +29,7 @@ from vipgame import limits
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from vipgame.notify import tell_user_on_commit
-from vipgame.ops.isolation import retried
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment

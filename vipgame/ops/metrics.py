@@ -77,12 +77,6 @@ SWEEPER_SECONDS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
 HANDS = Counter("vipgame_hands", "Hands dealt and finished, by game and event.", ["game", "event"])
-TRANSACTIONS_RETRIED = Counter(
-    "vipgame_transactions_retried",
-    "Service transactions lost to another one (a deadlock, a serialization failure) "
-    "and run again, or answered busy after the last attempt, by service.",
-    ["service"],
-)
 
 
 def multiprocess_dir() -> str | None:
@@ -273,10 +267,6 @@ def action_published(game: str, action: str, seconds: float) -> None:
 
 def timer_fired(clock: str, lateness_s: float) -> None:
     TIMER_LATENESS_SECONDS.labels(clock or "none").observe(max(0.0, lateness_s))
-
-
-def transaction_retried(service: str) -> None:
-    TRANSACTIONS_RETRIED.labels(service).inc()
 
 
 def sweeper_ran(seconds: float) -> None:
