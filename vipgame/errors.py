@@ -53,6 +53,16 @@ class ServerError(ServiceError):
     status = 500
 
 
+class Busy(ServiceError):
+    """The request's transaction kept losing to others at the same rows (a
+    deadlock, a serialization failure) however often it was run again: nothing
+    was done, and it may be sent again (``vipgame.retry.retried``)."""
+
+    code = "busy"
+    template = _("The server is busy with your other requests: nothing was done, try again.")
+    status = 503
+
+
 class PermissionDenied(ServiceError):
     code = "permission_denied"
     template = _("You are not allowed to do that.")

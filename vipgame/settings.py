@@ -108,6 +108,13 @@ TEMPLATES = [
 # Threads running table services for the sockets of one Daphne process (each
 # holds a pooled database connection while a call runs).
 DB_THREADS = env.int("DB_THREADS", default=4)
+# A service whose transaction is chosen as a deadlock's victim (or fails to
+# serialize) is run again from the start, at most DB_RETRY_ATTEMPTS times in
+# all, after a jittered pause of up to DB_RETRY_BACKOFF_MS x the attempt's
+# number; after the last it answers ``busy`` (503), never a server error
+# (docs/architecture.md "Lock order", vipgame/retry.py).
+DB_RETRY_ATTEMPTS = env.int("DB_RETRY_ATTEMPTS", default=4)
+DB_RETRY_BACKOFF_MS = env.int("DB_RETRY_BACKOFF_MS", default=25)
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }

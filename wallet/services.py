@@ -25,6 +25,7 @@ from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from vipgame.ops.isolation import each_on_its_own
+from vipgame.retry import retried
 
 from . import sql
 from .errors import (
@@ -96,7 +97,7 @@ def house_lock() -> Account:
     return Account.objects.select_for_update().get(pk=house_account().pk)
 
 
-@transaction.atomic
+@retried
 def bot_lend(*, bot: User, amount: int, key: str, reason: str = "") -> PostResult:
     """Lend a bot chips from the house (InsufficientChips when the house is short)."""
     return transfer(
@@ -109,21 +110,32 @@ def bot_lend(*, bot: User, amount: int, key: str, reason: str = "") -> PostResul
     )
 
 
-@transaction.atomic
+@retried
 def bot_repay(*, bot: User, key: str, reason: str = "") -> int:
     """Everything a bot holds goes back to the house; returns the amount."""
-    account = Account.objects.select_for_update().get(pk=account_for_user(user=bot).pk)
+    account, house = lock_accounts([account_for_user(user=bot).pk, house_account().pk])
     amount = account.balance - account.held
     if amount > 0:
         transfer(
             source=account,
-            destination=house_account(),
+            destination=house,
             amount=amount,
             key=key,
             kind=Kind.BOT_RETURN,
             reason=reason or "bot chips back",
         )
     return max(amount, 0)
+
+
+def lock_accounts(pks: Sequence[int]) -> list[Account]:
+    """These accounts, locked in primary-key order in one statement (the one
+    order of docs/architecture.md "Lock order"), returned in the order asked."""
+    locked = {
+        a.pk: a for a in Account.objects.filter(pk__in=pks).order_by("pk").select_for_update()
+    }
+    if len(locked) != len(set(pks)):
+        raise UnknownAccount()
+    return [locked[pk] for pk in pks]
 
 
 def account_for_user(*, user: User) -> Account:
@@ -145,7 +157,7 @@ def _existing(key: str, fingerprint: str) -> LedgerTransaction | None:
     return found
 
 
-@transaction.atomic
+@retried
 def ledger_post(
     *,
     key: str,
@@ -293,7 +305,7 @@ def bonus_day(now: datetime | None = None) -> str:
     return moment.astimezone(ZoneInfo(settings.BONUS_TIME_ZONE)).date().isoformat()
 
 
-@transaction.atomic
+@retried
 def daily_bonus_claim(*, user: User, now: datetime | None = None) -> PostResult:
     """Once per calendar day in Asia/Ho_Chi_Minh; the key makes it once even under races."""
     key = f"bonus:{user.pk}:{bonus_day(now)}"
@@ -312,7 +324,7 @@ def _locked_hold(hold: Hold) -> Hold:
     return locked
 
 
-@transaction.atomic
+@retried
 def hold_create(
     *, account: Account, amount: int, key: str, expires_at: datetime, reason: str = ""
 ) -> Hold:
@@ -336,7 +348,7 @@ def hold_create(
     )
 
 
-@transaction.atomic
+@retried
 def hold_post(
     *, hold: Hold, destination: Account, amount: int | None = None, reason: str = ""
 ) -> PostResult:
@@ -364,9 +376,16 @@ def _release(hold: Hold, status: str) -> None:
     Hold.objects.filter(pk=hold.pk).update(status=status)
 
 
-@transaction.atomic
+@retried
 def hold_void(*, hold: Hold) -> None:
     _release(_locked_hold(hold), Hold.Status.VOIDED)
+
+
+def holds_lock(hold_ids: Sequence[int]) -> None:
+    """These holds' rows, locked in primary-key order: a hold's row before its
+    account's, as every path takes them (docs/architecture.md "Lock order").
+    Call it inside a transaction."""
+    list(Hold.objects.filter(pk__in=sorted(set(hold_ids))).order_by("pk").select_for_update())
 
 
 def holds_void(hold_ids: Sequence[int]) -> dict[int, int]:
@@ -384,6 +403,7 @@ def holds_void(hold_ids: Sequence[int]) -> dict[int, int]:
             hold_void(hold=hold)
             voided[hold.pk] = hold.amount
         return voided
+    holds_lock(ids)
     sql.lock_accounts_of_holds(ids)
     return dict(sql.void_pending(ids))
 
@@ -463,14 +483,15 @@ def seat_account_key(seat_key: str) -> str:
     return f"seat:{seat_key}"
 
 
-@transaction.atomic
+@retried
 def seat_buy_in(*, user: User, seat_key: str, amount: int, key: str) -> Account:
     """Move a Hold'em buy-in from the player's wallet to the seat's escrow account."""
     amount = _check_amount(amount)
     seat, _ = Account.objects.get_or_create(
         key=seat_account_key(seat_key), defaults={"kind": Account.Kind.SEAT, "user": user}
     )
-    seat = Account.objects.select_for_update().get(pk=seat.pk)
+    wallet = account_for_user(user=user)
+    seat, wallet = lock_accounts([seat.pk, wallet.pk])
     if seat.user_id != user.pk:
         if seat.balance != 0:
             raise SeatOccupied()
@@ -478,7 +499,7 @@ def seat_buy_in(*, user: User, seat_key: str, amount: int, key: str) -> Account:
     elif seat.is_closed:
         Account.objects.filter(pk=seat.pk).update(is_closed=False)
     transfer(
-        source=account_for_user(user=user),
+        source=wallet,
         destination=seat,
         amount=amount,
         key=key,
@@ -488,20 +509,20 @@ def seat_buy_in(*, user: User, seat_key: str, amount: int, key: str) -> Account:
     return seat
 
 
-@transaction.atomic
+@retried
 def seat_cash_out(*, seat_key: str, key: str) -> int:
     """Return everything on the seat's escrow to its owner; returns the amount."""
-    seat = (
-        Account.objects.select_for_update()
-        .filter(key=seat_account_key(seat_key), kind=Account.Kind.SEAT)
-        .first()
-    )
-    if seat is None or seat.user is None:
+    found = Account.objects.filter(key=seat_account_key(seat_key), kind=Account.Kind.SEAT).first()
+    if found is None or found.user is None:
         raise UnknownAccount()
+    owner = account_for_user(user=found.user)
+    seat, owner = lock_accounts([found.pk, owner.pk])
+    if seat.user_id != found.user_id:
+        raise UnknownAccount()  # (its owner changed while we waited: not theirs to cash out)
     if seat.balance > 0:
         transfer(
             source=seat,
-            destination=account_for_user(user=seat.user),
+            destination=owner,
             amount=seat.balance,
             key=key,
             kind=Kind.CASH_OUT,
@@ -509,7 +530,7 @@ def seat_cash_out(*, seat_key: str, key: str) -> int:
     return seat.balance
 
 
-@transaction.atomic
+@retried
 def admin_adjust(*, user: User, amount: int, reason: str, staff_user: User, key: str) -> PostResult:
     """A staff correction: a new transaction against issuance, never an edit."""
     if not staff_user.is_staff:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from games import clock, publish
 from games import seeds as seed_source
@@ -21,6 +20,7 @@ from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from vipgame.accounts.models import User
+from vipgame.retry import retried
 from wallet.models import Account
 
 from .work import TableWork
@@ -231,7 +231,7 @@ def finish_hand(work: TableWork) -> None:
     work.set_clock(Table.Clock.SUMMARY, table.summary_seconds * 1000)
 
 
-@transaction.atomic
+@retried
 def table_act(
     *,
     table_id: int,
@@ -275,7 +275,7 @@ def bot_seed(hand: Hand, version: int, position: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-@transaction.atomic
+@retried
 def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
     """A bot's move from its own seat view only. Does nothing if it is not the
     bot's move any more (the task is safe to run twice)."""

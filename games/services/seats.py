@@ -46,6 +46,7 @@ from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
 from vipgame.net import parse_address
 from vipgame.ops import metrics
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold
@@ -209,7 +210,7 @@ def _switch(value: object) -> bool:
     return value
 
 
-@transaction.atomic
+@retried
 def table_sit(
     *,
     table_id: int,
@@ -250,7 +251,12 @@ def _require_active(user: User) -> None:
     the table is locked: the account's row is locked first (as a ban locks it
     before the player's tables), so one player's requests at many tables at
     once are counted one after another against their bot-seat cap."""
-    if User.objects.select_for_update().filter(pk=user.pk, is_active=True).first() is None:
+    # FOR NO KEY UPDATE: it still queues requests on this row one after another,
+    # but not a table service that inserts a row naming the user (a seat, a
+    # departure: their foreign key's check takes a KEY SHARE lock) while holding
+    # its table (docs/architecture.md "Lock order").
+    locked = User.objects.select_for_update(no_key=True).filter(pk=user.pk, is_active=True)
+    if locked.first() is None:
         raise AccountInactive()
 
 
@@ -369,7 +375,7 @@ def _fill_with_bots(work: TableWork, asked_by: User, address: str | None = None)
         _add_bot(work, asked_by=asked_by, address=address)
 
 
-@transaction.atomic
+@retried
 def table_add_bot(
     *, table_id: int, user: User, position: int | None = None, address: str | None = None
 ) -> Seat:
@@ -391,7 +397,7 @@ def table_add_bot(
     return seat
 
 
-@transaction.atomic
+@retried
 def table_release_bots(*, table_id: int) -> int:
     """Send a table's bots back to the pool when no person has been present
     there for ``BOT_RELEASE_SECONDS`` (``selectors.tables_without_people``,
@@ -454,7 +460,7 @@ def limit_open_tables(owner: User) -> None:
     if owner.is_staff or owner.is_bot:
         return
     # Two requests at once: the owner's row is the lock that counts them one by one.
-    User.objects.select_for_update().filter(pk=owner.pk).first()
+    User.objects.select_for_update(no_key=True).filter(pk=owner.pk).first()
     limit = settings.MAX_OPEN_TABLES_PER_USER
     if Table.objects.filter(owner=owner).exclude(status=Table.Status.CLOSED).count() >= limit:
         raise TooManyTables(limit=limit)
@@ -463,7 +469,7 @@ def limit_open_tables(owner: User) -> None:
 LEAVE_NOW, LEAVE_AFTER_HAND = "now", "after_hand"
 
 
-@transaction.atomic
+@retried
 def table_leave(*, table_id: int, user: User, when: object = LEAVE_NOW) -> None:
     """Leave. Between hands the seat frees at once. In a hand, ``when``
     ``"now"`` plays the engine's leave rule (what it costs: ``selectors.
@@ -494,7 +500,7 @@ def table_leave(*, table_id: int, user: User, when: object = LEAVE_NOW) -> None:
     work.commit()
 
 
-@transaction.atomic
+@retried
 def table_stay(*, table_id: int, user: User) -> None:
     """Cancel "leave after this hand". A player who already left the hand
     (``leave`` now) cannot come back into it: ``already_left``."""
@@ -509,7 +515,7 @@ def table_stay(*, table_id: int, user: User) -> None:
     work.commit()
 
 
-@transaction.atomic
+@retried
 def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
     """Switch the seat's auto-ready (Mậu Binh, Tiến Lên: the server readies
     it for each next hand). Switched on while the table waits, it readies
@@ -582,7 +588,7 @@ def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: 
     return seed
 
 
-@transaction.atomic
+@retried
 def table_seed(
     *, table_id: int, user: User, client_seed: object, commitment: object
 ) -> dict[str, Any]:
@@ -604,7 +610,7 @@ def table_seed(
     return {"commitment": commitment}
 
 
-@transaction.atomic
+@retried
 def table_ready(
     *, table_id: int, user: User, client_seed: str = "", commitment: str | None = None
 ) -> None:
@@ -706,7 +712,7 @@ def _bot_top_up(work: TableWork, seat: Seat) -> None:
         work.forget_seats()
 
 
-@transaction.atomic
+@retried
 def table_bot_ready(*, table_id: int, position: int) -> None:
     work = TableWork(table_id)
     seat = next((s for s in work.seats if s.position == position and s.is_bot), None)
@@ -755,7 +761,7 @@ def socket_heartbeat(*, table_id: int, user: User | None) -> int | None:
     return sql.table_version(table_id)
 
 
-@transaction.atomic
+@retried
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
     a heartbeat whose seat looked gone, ``socket_heartbeat``; others see it
@@ -783,7 +789,7 @@ def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     work.commit()
 
 
-@transaction.atomic
+@retried
 def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
     """Hold'em: add chips to the stack between hands, up to the maximum buy-in."""
     work = TableWork(table_id)

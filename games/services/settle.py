@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from games import clock, sql
 from games.models import Departure, Hand, Table
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
@@ -18,7 +17,7 @@ def settlement_key(hand: Hand) -> str:
     return f"hand:{hand.pk}:settle"
 
 
-@transaction.atomic
+@retried
 def hand_settle(*, hand_id: int) -> bool:
     """Post the hand's result to the wallet (key ``hand:<id>:settle``), free the
     seats of players who left, and deal the next hand if it is due.
@@ -49,12 +48,19 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
         keys = [f"seat:{seat_key(table, p['position'])}" for p in players]
     else:
         keys = [f"user:{p['user_id']}" for p in players]
+    seats = {s.position: s for s in work.seats}
+    # The seats' holds (holds_void below), then the players' accounts and those
+    # of every seat's hold together, each in primary-key order (a hold's row
+    # before its account's: docs/architecture.md "Lock order").
+    held = [] if plugin.uses_escrow else [f"user:{s.user_id}" for s in seats.values() if s.hold_id]
+    if held:
+        wallet.holds_lock([s.hold_id for s in seats.values() if s.hold_id is not None])
     locked = {
-        a.key: a for a in Account.objects.filter(key__in=keys).order_by("pk").select_for_update()
+        a.key: a
+        for a in Account.objects.filter(key__in={*keys, *held}).order_by("pk").select_for_update()
     }
     accounts = [locked[k] for k in keys]
     balances = [a.available for a in accounts]
-    seats = {s.position: s for s in work.seats}
     if not plugin.uses_escrow:
         # The chips held for this table back what each player pays: released
         # here, in the settlement's transaction, then held again for the next

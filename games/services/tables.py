@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
 
 from games import clock, publish
@@ -22,6 +21,7 @@ from games.plugins import PLUGINS, plugin_for
 from vipgame import notify
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
+from vipgame.retry import retried
 
 from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips
@@ -29,7 +29,7 @@ from .settle import settle_in
 from .work import TableWork
 
 
-@transaction.atomic
+@retried
 def table_create(
     *,
     owner: User | None,
@@ -87,7 +87,7 @@ def table_create(
     return table
 
 
-@transaction.atomic
+@retried
 def table_timeout(*, table_id: int, clock_version: int) -> bool:
     """The table's clock ran out. Safe to call twice or late: it acts only if
     this clock is still the table's clock and its deadline has passed."""
@@ -199,7 +199,7 @@ def chat_post(*, table_id: int, user: User, text: object) -> ChatMessage:
     return message
 
 
-@transaction.atomic
+@retried
 def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
     """Close a table: a hand in play is voided (no chips have moved during it:
     settlement happens only at its end), a finished hand is settled first,

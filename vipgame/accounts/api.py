@@ -115,7 +115,7 @@ class PasswordIn(serializers.Serializer[dict[str, Any]]):
 
 
 LIMITS = (
-    'Per client address (docs/security.md): `LOGIN_RATE` attempts and '
+    "Per client address (docs/security.md): `LOGIN_RATE` attempts and "
     "`LOGIN_FAILURE_RATE` failures over every username, then `throttled` (429, "
     "`details.wait`), even with the right password."
 )

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from vipgame.errors import NotFound, PermissionDenied, ServiceError
+from vipgame.errors import Busy, NotFound, PermissionDenied, ServiceError
 
 logger = logging.getLogger("vipgame.api")
 
@@ -100,7 +100,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: every refusal in the one shape, never a traceback."""
     set_rollback()
     if isinstance(exc, ServiceError):
-        return Response(service_error_body(exc), status=exc.status)
+        # (busy: lost to the player's other requests; nothing was done)
+        headers = {"Retry-After": "1"} if isinstance(exc, Busy) else None
+        return Response(service_error_body(exc), status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

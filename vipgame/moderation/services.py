@@ -30,6 +30,7 @@ from vipgame import limits
 from vipgame.accounts.models import User
 from vipgame.errors import PermissionDenied
 from vipgame.notify import tell_user_on_commit
+from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment
@@ -77,7 +78,8 @@ def _lock_target(by: User, user: User) -> User:
     """The target user's row, locked; staff accounts only by a superuser."""
     if user.pk == by.pk:
         raise CannotModerateSelf()
-    locked = User.objects.select_for_update().get(pk=user.pk)
+    # (NO KEY: see games.services.seats._require_active)
+    locked = User.objects.select_for_update(no_key=True).get(pk=user.pk)
     if locked.is_staff and not by.is_superuser:
         raise PermissionDenied()
     return locked
@@ -134,7 +136,7 @@ def _account_picture(user: User, sessions: int) -> dict[str, Any]:
     }
 
 
-@transaction.atomic
+@retried
 def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
     """Deactivate the account, leave every table (mid-hand: through the game's
     leave rule, the seat frees at settlement; between hands: at once, Hold'em
@@ -167,7 +169,7 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
     return entry
 
 
-@transaction.atomic
+@retried
 def user_unban(*, by: User, user: User, reason: str) -> AuditEntry:
     """Let the player log in again (tokens and sessions stay revoked)."""
     _require_staff(by)
@@ -200,7 +202,7 @@ def is_muted(user: User, now: datetime | None = None) -> bool:
     return user.muted_until is not None and user.muted_until > (now or clock.now())
 
 
-@transaction.atomic
+@retried
 def user_mute(*, by: User, user: User, minutes: int, reason: str) -> AuditEntry:
     """Refuse the player's chat for ``minutes`` (from now; replaces a running mute)."""
     _require_staff(by)
@@ -233,7 +235,7 @@ def user_mute(*, by: User, user: User, minutes: int, reason: str) -> AuditEntry:
     return entry
 
 
-@transaction.atomic
+@retried
 def user_unmute(*, by: User, user: User, reason: str) -> AuditEntry:
     _require_staff(by)
     reason = _require_reason(reason)
@@ -285,7 +287,7 @@ def _table_picture(table: Table) -> dict[str, Any]:
     }
 
 
-@transaction.atomic
+@retried
 def table_force_close(*, by: User, table_id: int, reason: str) -> AuditEntry:
     """Close a live table: a hand in play is voided (chips only move when a hand
     is settled, so every balance is what it was when the hand began), a finished
@@ -372,7 +374,7 @@ def _posted_alone(by: User, account_id: int) -> tuple[int, int]:
     return int(to_account), int(total)
 
 
-@transaction.atomic
+@retried
 def balance_adjust(
     *, by: User, user: User, amount: int, reason: str, key: str
 ) -> wallet.PostResult | Adjustment:
@@ -397,7 +399,7 @@ def balance_adjust(
     # Both users' rows, in primary-key order (the lock order, docs/architecture.md:
     # two staff members adjusting each other at once wait, never deadlock): the
     # sums below are read and extended by one adjustment at a time per staff member.
-    list(User.objects.select_for_update().filter(pk__in=(by.pk, user.pk)).order_by("pk"))
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=(by.pk, user.pk)).order_by("pk"))
     account = wallet.account_for_user(user=user)
     found = Adjustment.objects.filter(key=key).first()
     if found is not None and found.status != Adjustment.Status.POSTED:
@@ -461,7 +463,7 @@ def _lock_pending(by: User, adjustment_id: int) -> Adjustment:
     return adjustment
 
 
-@transaction.atomic
+@retried
 def adjustment_approve(*, by: User, adjustment_id: int, reason: str) -> wallet.PostResult:
     """A second staff member (never the one who asked, never the player or
     an account linked to them) approves: posted now."""
@@ -490,7 +492,7 @@ def adjustment_approve(*, by: User, adjustment_id: int, reason: str) -> wallet.P
     return result
 
 
-@transaction.atomic
+@retried
 def adjustment_reject(*, by: User, adjustment_id: int, reason: str) -> AuditEntry:
     """Refuse a pending adjustment: nothing is posted (the same staff members
     as :func:`adjustment_approve` may decide)."""
@@ -529,7 +531,7 @@ def _could_read(user: User, message: ChatMessage, invite_code: str) -> bool:
     return can_view(table, user, invite_code, played)
 
 
-@transaction.atomic
+@retried
 def chat_report(
     *, user: User, message_id: object, category: object = "abuse", note: object = "",
     invite_code: str = "",
@@ -610,7 +612,7 @@ def _report_picture(report: ChatReport) -> dict[str, Any]:
     }
 
 
-@transaction.atomic
+@retried
 def chat_report_dismiss(*, by: User, report_id: int, reason: str) -> AuditEntry:
     """Nothing wrong with the line: it leaves the queue (never by its author)."""
     _require_staff(by)
@@ -630,7 +632,7 @@ def chat_report_dismiss(*, by: User, report_id: int, reason: str) -> AuditEntry:
     )
 
 
-@transaction.atomic
+@retried
 def chat_report_mute(*, by: User, report_id: int, minutes: int, reason: str) -> AuditEntry:
     """The line breaks the rules: its author is muted (:func:`user_mute`, with
     its own audit entry and the author told why) and the line leaves the queue."""
