@@ -18,7 +18,7 @@
     .venv/bin/python -m bench.arrange --preset classic --tables 4000 --timings 0 \
         --deals 0 --hand "Qc Qs Td 5s 3h Kc 9c 9s 7s 2d Ac 8h 8c"   # named hands
 
-* Regret (RULES.md 2.8, issue 17): on a fixed set of random hands (``--seed``;
+* Regret (docs/rules.md 2.8, issue 17): on a fixed set of random hands (``--seed``;
   a hand holding an instant win is skipped: its chi are never compared, every
   split is worth the same), an exhaustive search scores every valid 5/5/3
   split (every distinct chi-class triple, which settle alike) at ``--tables``

@@ -2,7 +2,7 @@
 
 For each preset: the class table (so a process loads it instead of building
 it), and a sample of opponents: hands dealt at random 4-player tables and
-arranged by the arranger itself, which is the arranger's fixed point (RULES.md
+arranged by the arranger itself, which is the arranger's fixed point (docs/rules.md
 2.8: opponents "arrange with this same arranger"). It is found by fictitious
 play (``build``): round 1 answers greedy opponents, each later round answers
 the average of all earlier rounds' hands, and the sample kept is the one whose

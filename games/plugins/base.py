@@ -130,7 +130,7 @@ class GamePlugin:
         """The chip movements of a finished hand and each player's net in chips.
 
         Games paying in units of the stake pay from the players' wallets;
-        nobody pays more than they hold (RULES.md 2.6 rule 6). Escrow games
+        nobody pays more than they hold (docs/rules.md 2.6 rule 6). Escrow games
         pay chips between seat escrows, already within every stack.
         """
         n = len(outcome.net)

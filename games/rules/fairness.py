@@ -1,4 +1,4 @@
-"""Provably fair dealing (RULES.md 1; the algorithm is specified in docs/fairness.md).
+"""Provably fair dealing (docs/rules.md 1; the algorithm is specified in docs/fairness.md).
 
 commitment = sha256(server_seed)
 context    = for each of [hand_id, client_seed_0, ..., client_seed_n-1]:

@@ -1,6 +1,6 @@
 """Suit-blind ranking of five-card (and three-card) poker hands.
 
-Shared by Mậu Binh (RULES.md 2.2, 2.3) and Hold'em (RULES.md 4). A hand's
+Shared by Mậu Binh (docs/rules.md 2.2, 2.3) and Hold'em (docs/rules.md 4). A hand's
 strength is one integer: ``category << 20`` plus the tie-break ranks packed
 four bits each, high to low, so stronger hands compare greater and equal
 ranks tie whatever the suits. Straight order: 10-J-Q-K-A highest, then
@@ -95,7 +95,7 @@ def evaluate5(cards: Sequence[Card]) -> tuple[Category, tuple[int, ...]]:
 
 
 def evaluate3(cards: Sequence[Card]) -> tuple[Category, tuple[int, ...]]:
-    """Three cards: only high card, pair and trips count (RULES.md 2.3)."""
+    """Three cards: only high card, pair and trips count (docs/rules.md 2.3)."""
     ranks = [c >> 2 for c in cards]
     counts = Counter(ranks)
     grouped = sorted(counts, key=lambda r: (counts[r], r), reverse=True)

@@ -1,4 +1,4 @@
-"""Settling pairwise debts under the balance cap (RULES.md 2.6 rule 6, 3.5).
+"""Settling pairwise debts under the balance cap (docs/rules.md 2.6 rule 6, 3.5).
 
 Debts are a square matrix: ``owed[i][j]`` is what player i owes player j.
 Pairs are netted first. A player whose net loss exceeds their balance pays

@@ -661,7 +661,7 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
 
 
 def ready_clock(work: TableWork) -> None:
-    """RULES.md 2.7: once a seated player is ready, the others have the ready
+    """docs/rules.md 2.7: once a seated player is ready, the others have the ready
     clock to be ready too; it stops when everyone is."""
     table = work.table
     waiting = [s for s in work.seats if not s.sitting_out and not s.leaving]

@@ -102,7 +102,7 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     else:
         for seat in work.seats:
             if stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
-                # No chips left: sit out until the player buys in again (RULES.md 4).
+                # No chips left: sit out until the player buys in again (docs/rules.md 4).
                 seat.sitting_out, seat.ready = True, False
                 seat.save(update_fields=["sitting_out", "ready"])
     work.bump()

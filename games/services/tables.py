@@ -116,7 +116,7 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
 
 
 def _ready_timeout(work: TableWork) -> None:
-    """RULES.md 2.7: players not ready when the ready clock runs out leave the
+    """docs/rules.md 2.7: players not ready when the ready clock runs out leave the
     table (told why: not ready, or short of the chips to be dealt in)."""
     work.clear_clock()
     for seat in list(work.seats):

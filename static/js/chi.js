@@ -1,4 +1,4 @@
-// Mậu Binh chi strength and names in the browser (RULES.md 2.2, 2.3), mirroring
+// Mậu Binh chi strength and names in the browser (docs/rules.md 2.2, 2.3), mirroring
 // games/rules/hand5.py and games/rules/maubinh/chi.py: suits never rank; a
 // strength is category << 20 | five rank nibbles, comparable across 5 and 3 cards.
 
@@ -92,7 +92,7 @@ export function handName(cards, rules) {
   return NAMES[categoryOf(value)];
 }
 
-/** Which chi breaks the order (RULES.md 2.1): "2" if chi 2 beats chi 1, "3" if chi 3 beats chi 2, else null. */
+/** Which chi breaks the order (docs/rules.md 2.1): "2" if chi 2 beats chi 1, "3" if chi 3 beats chi 2, else null. */
 export function lung(chi1, chi2, chi3, rules) {
   if (chi1.length !== 5 || chi2.length !== 5 || chi3.length !== 3) return null;
   const [s1, s2, s3] = [strength(chi1, rules), strength(chi2, rules), strength(chi3, rules)];

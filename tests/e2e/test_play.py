@@ -208,7 +208,7 @@ def test_poker_with_bots(pages, site):
     # with the new seed the page sent when it saw the new commitment.
     first = table_state(page)["hand"]
     # Calling every bet down can lose the whole stack: a player with no chips
-    # sits out until they buy in again (RULES.md 4), here with the page's button.
+    # sits out until they buy in again (docs/rules.md 4), here with the page's button.
     page.wait_for_function("() => window.vipTable.state.table.status !== 'summary'", timeout=60_000)
     assert page.locator("[data-summary]").is_hidden()  # (gone by itself before the next hand)
     state = table_state(page)

@@ -1,4 +1,4 @@
-"""Cards (RULES.md 1): parsing, printing and the errors for bad input."""
+"""Cards (docs/rules.md 1): parsing, printing and the errors for bad input."""
 
 from __future__ import annotations
 

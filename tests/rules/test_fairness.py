@@ -1,4 +1,4 @@
-"""Provably fair dealing (RULES.md 1) and the worked example of docs/fairness.md."""
+"""Provably fair dealing (docs/rules.md 1) and the worked example of docs/fairness.md."""
 
 from __future__ import annotations
 

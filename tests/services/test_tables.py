@@ -113,7 +113,7 @@ def test_a_repeated_client_id_is_applied_once(tables, make_user):
     services.table_ready(table_id=table.pk, user=minh)
     table.refresh_from_db()
     hand = Hand.objects.get(pk=table.current_hand_id)
-    # Heads-up the button posts the small blind and acts first (RULES.md 4).
+    # Heads-up the button posts the small blind and acts first (docs/rules.md 4).
     button_user = hand.players[hand.setup["button"]]["user_id"]
     mover = lan if button_user == lan.pk else minh
     act = services.table_act

@@ -1,4 +1,4 @@
-"""Texas Hold'em (RULES.md 4).
+"""Texas Hold'em (docs/rules.md 4).
 
 ``engine.ENGINE`` is what the table service drives; ``betting`` holds the
 state machine, ``evaluator`` the hand ranking, ``pots`` the side pots and

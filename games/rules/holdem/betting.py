@@ -1,4 +1,4 @@
-"""The Hold'em betting state machine (RULES.md 4).
+"""The Hold'em betting state machine (docs/rules.md 4).
 
 Every public function takes a state and returns a new one; the input is
 never changed. Chips are integers; "to" amounts are a player's total bet in

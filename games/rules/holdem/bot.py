@@ -1,4 +1,4 @@
-"""A Hold'em bot that decides from its own view only (RULES.md 4).
+"""A Hold'em bot that decides from its own view only (docs/rules.md 4).
 
 It estimates its equity by Monte Carlo against random hands for every live
 opponent (a fixed number of deals, so it is deterministic for a seed and

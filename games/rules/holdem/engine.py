@@ -1,4 +1,4 @@
-"""The Hold'em engine the table service drives (RULES.md 4).
+"""The Hold'em engine the table service drives (docs/rules.md 4).
 
 Setup keys: ``stake`` (chips; the small blind is 1 unit, the big blind 2),
 ``max_raise`` (units, None for no limit), ``button`` (player index),

@@ -1,4 +1,4 @@
-"""Best five of 5, 6 or 7 cards (RULES.md 4), backed by phevaluator.
+"""Best five of 5, 6 or 7 cards (docs/rules.md 4), backed by phevaluator.
 
 phevaluator is an exact C evaluator whose card ids are ``rank * 4 + suit``
 like ours; its suit letters are in another order, which cannot change a

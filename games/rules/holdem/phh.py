@@ -13,7 +13,7 @@ where it happened with the commentary ``left the table`` (pokerkit refuses
 it; our importer replays it as a leave).
 
 A hand whose big blind was posted short replays in pokerkit with the short
-amount as the call, while ``short_blind_full_call`` (RULES.md 4) makes callers
+amount as the call, while ``short_blind_full_call`` (docs/rules.md 4) makes callers
 match the full big blind: the import replays ``cc`` as a call of what our
 ruleset asks.
 """

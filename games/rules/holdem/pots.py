@@ -1,4 +1,4 @@
-"""Main and side pots, and how a pot is shared (RULES.md 4).
+"""Main and side pots, and how a pot is shared (docs/rules.md 4).
 
 Pots are built from each player's total contribution to the hand. Every
 distinct contribution of a player still in the hand closes a pot; chips of

@@ -1,4 +1,4 @@
-"""Hold'em rulesets (RULES.md 4): the presets are data, the engine reads them.
+"""Hold'em rulesets (docs/rules.md 4): the presets are data, the engine reads them.
 
 The table's own numbers (stake, raise cap, button, stacks) come with each
 hand's setup; a ruleset holds what a preset fixes for every table. The
@@ -29,7 +29,7 @@ class HoldemRules:
     buy_in_min_big_blinds: int = 20
     buy_in_max_big_blinds: int = 100
     # A big blind posted short (all in) still sets the amount to call at the
-    # full big blind and the minimum raise to two of them (RULES.md 4, changed
+    # full big blind and the minimum raise to two of them (docs/rules.md 4, changed
     # on 2026-11-23); off: the short amount posted is the bet to call.
     short_blind_full_call: bool = True
 

@@ -1,4 +1,4 @@
-"""The setup of a hand, as the table service passes it (RULES.md 4).
+"""The setup of a hand, as the table service passes it (docs/rules.md 4).
 
 ``stake`` (chips per unit), ``max_raise`` (units or None), ``button``,
 ``stacks`` (chips of the players dealt in) and optionally ``time_banks_ms``

@@ -1,2 +1,2 @@
-"""Mậu Binh (RULES.md 2): rulesets, chi strength, instant wins, settlement,
+"""Mậu Binh (docs/rules.md 2): rulesets, chi strength, instant wins, settlement,
 the auto-arranger and the hand state machine (``engine.ENGINE``)."""

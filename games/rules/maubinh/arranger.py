@@ -1,4 +1,4 @@
-"""The auto-arranger (RULES.md 2.8): the valid split with the highest expected units.
+"""The auto-arranger (docs/rules.md 2.8): the valid split with the highest expected units.
 
 The expected units are those of a four-player table: three opponents whose
 cards come from the other 39 and who arrange with this arranger. They are
@@ -14,7 +14,7 @@ arranger, kept as their three chi.
 2. **Joint score.** The best ``CANDIDATES`` distinct chi-class triples, and the
    greedy split, are scored against every sampled opponent at once: per pair,
    the three chi results together give the exact pair total, who sweeps whom
-   and the bonuses (RULES.md 2.5, 2.6), so sập and the chance to sweep are
+   and the bonuses (docs/rules.md 2.5, 2.6), so sập and the chance to sweep are
    joint, not products of per-chi chances. The four-player rules combine the
    pair results assuming the three opponents independent: "swept by every
    opponent" (maubinh_com x3) uses the chance that all three sweep us and,

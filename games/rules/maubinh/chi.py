@@ -1,4 +1,4 @@
-"""Chi strength per ruleset (RULES.md 2.1 to 2.3, 2.5).
+"""Chi strength per ruleset (docs/rules.md 2.1 to 2.3, 2.5).
 
 A chi's strength is one comparable int built on :mod:`games.rules.hand5`:
 five-card and three-card chi share the scale (category first, then the
@@ -65,7 +65,7 @@ def tie_break_ranks(strength: int) -> tuple[int, ...]:
 def compare_chi(a: Sequence[Card], b: Sequence[Card], rules: Ruleset) -> int:
     """1 if chi ``a`` is stronger than ``b``, 0 if equal, -1 if weaker.
 
-    Across sizes (RULES.md 2.3): category first, then only the tie-break ranks
+    Across sizes (docs/rules.md 2.3): category first, then only the tie-break ranks
     both hands have, so ``7s 7d Ah Kc Qd`` and ``7h 7c As`` are equal.
     """
     sa, sb = chi_strength(a, rules), chi_strength(b, rules)
@@ -87,7 +87,7 @@ def is_four_aces(strength: int) -> bool:
 
 
 def chi_bonus(rules: Ruleset, chi: int, strength: int) -> int:
-    """Units a chi pays when it wins with this hand (RULES.md 2.5): 1 unless a bonus applies."""
+    """Units a chi pays when it wins with this hand (docs/rules.md 2.5): 1 unless a bonus applies."""
     cat = category(strength)
     if chi == 1 and is_four_aces(strength):
         return rules.bonus_four_aces_chi1
@@ -137,7 +137,7 @@ class Arrangement:
         )
 
     def is_lung(self, rules: Ruleset) -> bool:
-        """Binh lủng: a later chi strictly stronger than an earlier one (RULES.md 2.1)."""
+        """Binh lủng: a later chi strictly stronger than an earlier one (docs/rules.md 2.1)."""
         s1, s2, s3 = self.strengths(rules)
         return s2 > s1 or s3 > s2
 

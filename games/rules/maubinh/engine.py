@@ -1,4 +1,4 @@
-"""A Mậu Binh hand as a state machine for the table service (RULES.md 2.6, 2.7).
+"""A Mậu Binh hand as a state machine for the table service (docs/rules.md 2.6, 2.7).
 
 Phases: ``arrange`` (clock ``arrange``; actors are the present players who
 have not submitted), then ``reveal`` steps 1, 2, 3 (clock ``reveal``, no
@@ -208,7 +208,7 @@ class MauBinhEngine:
         return state, events
 
     def leave_cost(self, state: HandState, player: int) -> LeaveCost | None:
-        """RULES.md 2.6 rule 5: the leaver loses every chi not yet revealed to
+        """docs/rules.md 2.6 rule 5: the leaver loses every chi not yet revealed to
         each opponent who does not forfeit it too, at least one unit a chi
         (the opponents' bonuses and instant wins, still secret, may add)."""
         self._check_player(state, player)

@@ -2,7 +2,7 @@
 
 ``table_net`` gives our net units (before the balance cap) for every
 candidate chi-class triple against each of many tables of three arranged
-opponents, with the rules of :mod:`.settle` (RULES.md 2.4 to 2.6, 2.9):
+opponents, with the rules of :mod:`.settle` (docs/rules.md 2.4 to 2.6, 2.9):
 pair totals with bonuses, pairwise sập, "swept by every opponent",
 "sweeps every opponent" (sập làng) and four aces, instant-win holders settling
 on their instant win, never swept and blocking the "every opponent" rules.

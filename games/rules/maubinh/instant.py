@@ -1,4 +1,4 @@
-"""Instant wins (Mậu binh thắng trắng, RULES.md 2.4 and 2.9), found from the 13 dealt cards."""
+"""Instant wins (Mậu binh thắng trắng, docs/rules.md 2.4 and 2.9), found from the 13 dealt cards."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def qualifying_types(cards: Sequence[Card]) -> frozenset[str]:
 
 def qualifying_instants(rules: Ruleset, cards: Sequence[Card]) -> list[str]:
     """Every instant win of the ruleset the cards qualify for, under the names
-    they count as, strongest first (RULES.md 2.8); the first is the declared one."""
+    they count as, strongest first (docs/rules.md 2.8); the first is the declared one."""
     listed = dict(rules.instant_units)
     folds = dict(rules.instant_folds)
     found = set()
@@ -81,14 +81,14 @@ def declared_instant(rules: Ruleset, cards: Sequence[Card]) -> str | None:
 
 
 def _three_straight_key(cards: Sequence[Card]) -> int:
-    """A three-card straight's strength: its top card, A-2-3 the lowest (RULES.md 2.2)."""
+    """A three-card straight's strength: its top card, A-2-3 the lowest (docs/rules.md 2.2)."""
     ranks = sorted(c >> 2 for c in cards)
     return 1 if ranks == [0, 1, 12] else ranks[2]
 
 
 def split_tiebreak(rules: Ruleset, cards: Sequence[Card], kind: str | None) -> tuple[int, ...]:
     """The strongest split of ``kind`` (three straights or three flushes) the
-    cards make, as the strengths of chi 1, 2 and 3 (RULES.md 2.9); ``()`` when
+    cards make, as the strengths of chi 1, 2 and 3 (docs/rules.md 2.9); ``()`` when
     the ruleset does not break such ties or ``kind`` is another type."""
     if not rules.split_instant_tiebreak or kind not in SPLIT_TIEBREAK_TYPES:
         return ()

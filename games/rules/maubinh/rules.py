@@ -1,4 +1,4 @@
-"""Mậu Binh rulesets (RULES.md 2): the presets are data, a table may override any field.
+"""Mậu Binh rulesets (docs/rules.md 2): the presets are data, a table may override any field.
 
 A ``Ruleset`` is a frozen dataclass. ``make_ruleset(preset, options)`` starts
 from a preset and replaces the named fields given in ``options`` (JSON values:
@@ -32,7 +32,7 @@ MAX_OPTION_VALUE = 1_000_000
 
 @dataclass(frozen=True)
 class Ruleset:
-    """Every number and switch of a Mậu Binh table (RULES.md 2.2 to 2.6).
+    """Every number and switch of a Mậu Binh table (docs/rules.md 2.2 to 2.6).
 
     ``instant_units`` lists the instant wins this ruleset declares, weak to
     strong, with their units; ``instant_folds`` maps a type the ruleset does
@@ -45,7 +45,7 @@ class Ruleset:
     every counted opponent receives ``four_aces_village_units`` from each in
     place of the pair total (0 = off).
 
-    Interpretations kept as options (RULES.md 2.6): ``lung_is_swept`` (a lủng
+    Interpretations kept as options (docs/rules.md 2.6): ``lung_is_swept`` (a lủng
     player loses all three chi as a sweep, rule 2; seed 000), and for a player
     who left before the reveal (rule 5), ``left_blocks_every_opponent`` (the
     leaver still counts among "every opponent", so nobody sweeps every

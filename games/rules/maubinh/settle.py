@@ -1,9 +1,9 @@
-"""Pairwise settlement of a Mậu Binh hand (RULES.md 2.4 to 2.6 and 2.9), in units.
+"""Pairwise settlement of a Mậu Binh hand (docs/rules.md 2.4 to 2.6 and 2.9), in units.
 
 Each pair of players is settled on its own and itemised as payments with a
 reason: ``chi1``/``chi2``/``chi3`` (chi won on strength), ``lung`` or ``left``
 (chi won because the other side is lủng or left), ``bonus`` (the extra units
-of a special hand, RULES.md 2.5), ``sap`` (the extra of a sweep, or of a
+of a special hand, docs/rules.md 2.5), ``sap`` (the extra of a sweep, or of a
 pair a lủng player lost under ``lung_pays_sap``; its detail lists the rules
 applied) and ``instant`` (an instant win). With
 ``instant_win_stops_comparison`` (maubinh_com) an instant win anywhere at the
@@ -146,7 +146,7 @@ def _instant_payment(rules: Ruleset, x: Contender, y: Contender, a: int, b: int)
 
 
 def settle(rules: Ruleset, players: Sequence[Contender]) -> Settlement:
-    """Settle every pair (RULES.md 2.6). A player who left before the reveal
+    """Settle every pair (docs/rules.md 2.6). A player who left before the reveal
     forfeits any instant win unless ``rules.leaver_keeps_instant``; with
     ``rules.instant_win_stops_comparison`` an instant win anywhere at the table
     leaves only the pairs with an instant-win holder to settle."""
@@ -194,7 +194,7 @@ def _every_opponent(
     rules: Ruleset, players: Sequence[Contender], pair_totals: dict[tuple[int, int], int]
 ) -> tuple[list[bool], list[bool], list[int]]:
     """Per player: swept every opponent, swept by every opponent, and how many
-    players the sweeping-every-opponent rules count (RULES.md 2.6 rules 4, 5).
+    players the sweeping-every-opponent rules count (docs/rules.md 2.6 rules 4, 5).
 
     A player who left before the reveal is never swept and sweeps nobody. For
     "sweeps every opponent" it is left out (and not counted in the hand), or
@@ -287,7 +287,7 @@ def settle_arrangements(rules: Ruleset, arrangements: Sequence[Arrangement]) -> 
 
 def capped_net(settlement: Settlement | Outcome, balances: Sequence[int]) -> list[int]:
     """Net units of a settlement or an engine outcome after the balance cap
-    (RULES.md 2.6 rule 6); balances in units."""
+    (docs/rules.md 2.6 rule 6); balances in units."""
     n = len(settlement.net)
     owed = [[0] * n for _ in range(n)]
     for p in settlement.payments:

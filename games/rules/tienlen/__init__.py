@@ -1,1 +1,1 @@
-"""Tiến Lên Miền Nam (RULES.md 3): combinations, legal moves, the hand, bots."""
+"""Tiến Lên Miền Nam (docs/rules.md 3): combinations, legal moves, the hand, bots."""

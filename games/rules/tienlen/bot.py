@@ -1,4 +1,4 @@
-"""The bot policy: a pure function of one player's view (RULES.md 3; issue 4 item 5).
+"""The bot policy: a pure function of one player's view (docs/rules.md 3; issue 4 item 5).
 
 The bot splits its hand into a plan of combinations that needs few turns
 (straights, pair runs, triples, pairs, singles; 2s kept apart) and then:

@@ -1,4 +1,4 @@
-"""Combinations, their comparison and chops (RULES.md 3.2, 3.3, 3.7).
+"""Combinations, their comparison and chops (docs/rules.md 3.2, 3.3, 3.7).
 
 Cards are Tiến Lên codes (:mod:`.order`), so a combination is compared by
 its highest card with ``>``. Plays are sorted tuples of codes.
@@ -94,7 +94,7 @@ def two_value(card: TlCard, penalties: Penalties) -> int:
 
 
 def chopped_value(cards: Play, combo: Combo, penalties: Penalties) -> int:
-    """What the owner of a chopped combination pays (RULES.md 3.3)."""
+    """What the owner of a chopped combination pays (docs/rules.md 3.3)."""
     if combo.kind in BOMBS:
         return penalties.bomb(combo.kind)
     return sum(two_value(c, penalties) for c in cards)

@@ -1,4 +1,4 @@
-"""The Tiến Lên engine the table service drives (RULES.md 3).
+"""The Tiến Lên engine the table service drives (docs/rules.md 3).
 
 Setup keys: ``previous_winner`` (index or None) and ``random_first`` (a fair
 index in [0, n) drawn by the service; used when there is no previous winner

@@ -1,4 +1,4 @@
-"""The hand as a state machine (RULES.md 3.4-3.6): deal, play, pass, time-out, leave.
+"""The hand as a state machine (docs/rules.md 3.4-3.6): deal, play, pass, time-out, leave.
 
 Every function returns a new state and the events it caused; the input state
 is never changed, so a refused action leaves nothing behind.
@@ -213,7 +213,7 @@ def _settle_chain(state: HandState, events: list[Event]) -> HandState:
 
 
 def timeout(state: HandState) -> Step:
-    """Pass for the player to act, or when leading play their lowest single (RULES.md 3.6)."""
+    """Pass for the player to act, or when leading play their lowest single (docs/rules.md 3.6)."""
     if state.finished or state.turn is None:
         raise RulesError("hand_finished", "The hand is over")
     return _play_for_leavers(*_timeout_step(state))

@@ -1,4 +1,4 @@
-"""The legal-move generator and the validator it must agree with (RULES.md 3.2-3.4).
+"""The legal-move generator and the validator it must agree with (docs/rules.md 3.2-3.4).
 
 ``legal_plays`` lists every play a hand may make now: every set of cards
 (as a sorted tuple) that forms a combination beating the table, or any

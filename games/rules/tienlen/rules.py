@@ -1,4 +1,4 @@
-"""Tiến Lên rulesets (RULES.md 3): presets are data, the engine reads them."""
+"""Tiến Lên rulesets (docs/rules.md 3): presets are data, the engine reads them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ BOMBS = (THREE_PAIR_RUN, QUAD, FOUR_PAIR_RUN)
 TWO = "two"
 PAIR_OF_TWOS = "pair_of_twos"
 
-# Tới trắng types, strongest first (RULES.md 3.5).
+# Tới trắng types, strongest first (docs/rules.md 3.5).
 INSTANT_TYPES = (
     "dragon",
     "six_consecutive_pairs",
@@ -53,7 +53,7 @@ class Penalties:
 
 
 def _default_chops() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """What each bomb chops (RULES.md 3.3); a bomb also chops a lower one of its kind."""
+    """What each bomb chops (docs/rules.md 3.3); a bomb also chops a lower one of its kind."""
     return (
         (THREE_PAIR_RUN, (TWO, THREE_PAIR_RUN)),
         (QUAD, (TWO, PAIR_OF_TWOS, THREE_PAIR_RUN, QUAD)),
@@ -79,7 +79,7 @@ class TienLenRules:
     ket_3_bich: int = 26
     chan_ket_3_bich: int = 26
     # Under chặn kết 3 bích a loser who made no play in the final round pays
-    # and receives nothing (RULES.md 3.5, 3.7; changed on 2026-11-23); off:
+    # and receives nothing (docs/rules.md 3.5, 3.7; changed on 2026-11-23); off:
     # such a loser pays its card count and thối as usual.
     chan_ket_final_round_only: bool = True
     chop_penalties: Penalties = field(default_factory=Penalties)

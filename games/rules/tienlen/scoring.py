@@ -1,4 +1,4 @@
-"""What a hand is worth at the end: thối, cóng, kết 3 bích, tới trắng (RULES.md 3.5, 3.7)."""
+"""What a hand is worth at the end: thối, cóng, kết 3 bích, tới trắng (docs/rules.md 3.5, 3.7)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ class Instant(NamedTuple):
 
 
 def instant_win(hand: Sequence[TlCard]) -> Instant | None:
-    """The strongest tới trắng the dealt hand qualifies for, or None (RULES.md 3.5)."""
+    """The strongest tới trắng the dealt hand qualifies for, or None (docs/rules.md 3.5)."""
     by_rank: list[list[TlCard]] = [[] for _ in range(RANK_COUNT)]
     for card in sorted(hand):
         by_rank[card >> 2].append(card)

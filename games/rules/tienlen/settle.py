@@ -1,4 +1,4 @@
-"""The result of a finished hand: itemised payments in units (RULES.md 3.3, 3.5, 3.7).
+"""The result of a finished hand: itemised payments in units (docs/rules.md 3.3, 3.5, 3.7).
 
 Under chặn kết 3 bích each blocked player pays ``chan_ket_3_bich`` to every
 other player who played in the final round; with ``chan_ket_final_round_only``
@@ -96,7 +96,7 @@ def _leftover_payments(state: HandState, loser: int, winner: int) -> list[Paymen
 
 
 def leave_cost(state: HandState, player: int) -> LeaveCost | None:
-    """What a player leaving now most likely pays (RULES.md 3.6: the server
+    """What a player leaving now most likely pays (docs/rules.md 3.6: the server
     plays their turns with the time-out action until the hand ends): what
     their cards in hand pay if another player goes out now, cóng if they
     have not played a card yet (the time-out only plays when they lead)."""
@@ -137,7 +137,7 @@ def outcome(state: HandState) -> Outcome:
 
 
 def capped_units(result: Outcome, balances: Sequence[int]) -> list[int]:
-    """Net units per player once nobody pays more than their balance (RULES.md 3.5, 2.6)."""
+    """Net units per player once nobody pays more than their balance (docs/rules.md 3.5, 2.6)."""
     owed = [[0] * len(result.net) for _ in result.net]
     for p in result.payments:
         owed[p.payer][p.payee] += p.amount

@@ -1,4 +1,4 @@
-"""What one player (or a spectator) may see of a hand (RULES.md 3; common brief: views)."""
+"""What one player (or a spectator) may see of a hand (docs/rules.md 3; common brief: views)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rule cases of cases.json, run through the command-line ops (RULES.md 1 and 4)."""
+"""The rule cases of cases.json, run through the command-line ops (docs/rules.md 1 and 4)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ CASES: list[dict[str, Any]] = DATA["cases"]
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_rule_case(case: dict[str, Any]) -> None:
-    # given a request from the data file (its RULES.md section in "section")
+    # given a request from the data file (its docs/rules.md section in "section")
     assert case["section"] in {"1", "4"}
     if "error" in case:
         # when it is run, then it is refused with the expected code (and index)

@@ -1,4 +1,4 @@
-"""The engine interface (RULES.md 4): turns, refusals, time banks, time-outs, leaving, outcome."""
+"""The engine interface (docs/rules.md 4): turns, refusals, time banks, time-outs, leaving, outcome."""
 
 from __future__ import annotations
 

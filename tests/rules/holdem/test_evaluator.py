@@ -1,4 +1,4 @@
-"""The hand evaluator (RULES.md 4): exact ranks, categories and best five cards."""
+"""The hand evaluator (docs/rules.md 4): exact ranks, categories and best five cards."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PHH hand histories (RULES.md 4: folded hands are never shown, in history either)."""
+"""PHH hand histories (docs/rules.md 4: folded hands are never shown, in history either)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Differential test against pokerkit (RULES.md 4): 2,000 random hands per run.
+"""Differential test against pokerkit (docs/rules.md 4): 2,000 random hands per run.
 
 At every decision both engines must agree on who acts, the amount to call and
 the raise-to range; at the end on the final stacks. Two documented differences
@@ -10,11 +10,11 @@ are checked against the rule instead of against pokerkit:
 * reopening after short all-ins: pokerkit counts a short all-in that raises
   by less than the big blind as a full raise when it is the round's first
   raise, and does not reopen the betting when three or more short all-ins add
-  up to a full raise. We follow RULES.md 4 (a full raise is at least the big
+  up to a full raise. We follow docs/rules.md 4 (a full raise is at least the big
   blind and the last full raise; a player who has acted may raise again only
   after facing at least a full raise since). Where the two disagree, the test
   checks our answer against that rule and plays on without raising.
-* a short big blind (RULES.md 4, ``short_blind_full_call``): we still make
+* a short big blind (docs/rules.md 4, ``short_blind_full_call``): we still make
   callers match the full big blind and the minimum raise 4 units; pokerkit
   calls the short amount posted. The rules agree on every hand whose big
   blind is posted in full, so those hands are compared under our default
@@ -76,7 +76,7 @@ def _street_top(state: HandState, street: str) -> int:
 
 
 def reopened_by_rule(state: HandState, player: int) -> bool:
-    """RULES.md 4, worked out from the public log: has the player faced a full
+    """docs/rules.md 4, worked out from the public log: has the player faced a full
     raise since they last acted in this round (or not acted yet)?"""
     street = ("preflop", "flop", "turn", "river")[state.street]
     top = _street_top(state, street)
@@ -224,7 +224,7 @@ def short_blind_spec(rng: random.Random) -> HandSpec:
 
 @dataclass
 class LogModel:
-    """RULES.md 4 worked out from the public log alone: each player's chips
+    """docs/rules.md 4 worked out from the public log alone: each player's chips
     behind, bet this round and chips put in, who folded, and the round's last
     full raise."""
 

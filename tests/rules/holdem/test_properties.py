@@ -1,4 +1,4 @@
-"""Hypothesis properties of random hands (RULES.md 4).
+"""Hypothesis properties of random hands (docs/rules.md 4).
 
 Chips are conserved, no stack goes negative, folded players are never paid,
 views never leak a hidden card, states survive JSON, and exported PHH replays

@@ -1,4 +1,4 @@
-"""Views (RULES.md 4): own cards; others' only when shown at showdown; folded hands never."""
+"""Views (docs/rules.md 4): own cards; others' only when shown at showdown; folded hands never."""
 
 from __future__ import annotations
 

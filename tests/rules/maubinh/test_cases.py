@@ -1,4 +1,4 @@
-"""The RULES.md section 2 cases of cases.json: cards in, result out."""
+"""The docs/rules.md section 2 cases of cases.json: cards in, result out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Mậu Binh hand as a state machine (RULES.md 2.6, 2.7)."""
+"""The Mậu Binh hand as a state machine (docs/rules.md 2.6, 2.7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Differential test: ``settle`` against a reference written from RULES.md 2.6 alone.
+"""Differential test: ``settle`` against a reference written from docs/rules.md 2.6 alone.
 
 The reference below is a second, deliberately plain reading of the settling
 rules (one pass per pair, then the sập multipliers per pair), written apart
@@ -64,7 +64,7 @@ class Seat:
 def reference(
     rules: Ruleset, players: list[Contender], seen: Counter[str] | None = None
 ) -> list[int]:
-    """Net units of each player, read off RULES.md 2.4 to 2.6 and 2.9; ``seen``
+    """Net units of each player, read off docs/rules.md 2.4 to 2.6 and 2.9; ``seen``
     counts the rules the hand exercised."""
     seen = Counter() if seen is None else seen
     assert all(p.arrangement is not None for p in players)

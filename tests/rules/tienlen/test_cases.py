@@ -1,4 +1,4 @@
-"""The data file of cases (``cases.json``), each naming the RULES.md section it checks."""
+"""The data file of cases (``cases.json``), each naming the docs/rules.md section it checks."""
 
 from __future__ import annotations
 

@@ -225,7 +225,7 @@ def test_state_round_trips_through_json_with_options() -> None:
 
 
 def test_a_player_who_passed_cannot_chop_later_in_the_round() -> None:
-    # given P0 leads 2s, P1 passes, P2 passes, P3 plays 2c and P0 plays 2h (RULES.md 3.7)
+    # given P0 leads 2s, P1 passes, P2 passes, P3 plays 2c and P0 plays 2h (docs/rules.md 3.7)
     hands = [
         ["3d", "4s", "4h", "6c", "6d", "9h", "Th", "Jd", "As", "Ac", "2s", "2d", "2h"],
         ["3s", "3c", "5s", "5h", "6s", "6h", "7s", "7h", "8s", "9d", "Td", "Ad", "Ah"],

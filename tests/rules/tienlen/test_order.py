@@ -1,4 +1,4 @@
-"""Card codes in Tiến Lên order (RULES.md 3.1): rank * 4 + suit, so "higher" is ``>``."""
+"""Card codes in Tiến Lên order (docs/rules.md 3.1): rank * 4 + suit, so "higher" is ``>``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Thối grouping (RULES.md 3.5, 3.7) checked against a brute force, and payouts as data."""
+"""Thối grouping (docs/rules.md 3.5, 3.7) checked against a brute force, and payouts as data."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_a_quad_of_twos_pays_as_a_quad_only_when_a_ruleset_prices_the_quad_highe
 
 
 def test_toi_trang_payouts_flat_and_tiered() -> None:
-    # RULES.md 3.5: flat 26 by default; tiered 9, 8, 7, 6, 5, 4, 3, 2 from sảnh rồng down
+    # docs/rules.md 3.5: flat 26 by default; tiered 9, 8, 7, 6, 5, 4, 3, 2 from sảnh rồng down
     flat = ruleset("vipgame", {})
     tiered = ruleset("vipgame", {"toi_trang_payout": "tiered"})
     assert [flat.instant_payout(t) for t in INSTANT_TYPES] == [26] * 8
