@@ -87,7 +87,8 @@ def is_four_aces(strength: int) -> bool:
 
 
 def chi_bonus(rules: Ruleset, chi: int, strength: int) -> int:
-    """Units a chi pays when it wins with this hand (docs/rules.md 2.5): 1 unless a bonus applies."""
+    """Units a chi pays when it wins with this hand (docs/rules.md 2.5): 1 unless a
+    bonus applies."""
     cat = category(strength)
     if chi == 1 and is_four_aces(strength):
         return rules.bonus_four_aces_chi1

@@ -1,4 +1,5 @@
-"""The engine interface (docs/rules.md 4): turns, refusals, time banks, time-outs, leaving, outcome."""
+"""The engine interface (docs/rules.md 4): turns, refusals, time banks, time-outs,
+leaving, outcome."""
 
 from __future__ import annotations
 
