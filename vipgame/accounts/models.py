@@ -115,9 +115,17 @@ class User(AbstractUser):
 
     @property
     def shown_name(self) -> str:
-        return self.display_name or self.username
+        """The name other players see: never the log-in name."""
+        return public_name(self.display_name, self.pk)
 
     @property
     def avatar_key(self) -> str:
         """The avatar picked, else the one the account's id gives."""
         return self.avatar or default_avatar(self.pk)
+
+
+def public_name(display_name: str, user_id: int | None) -> str:
+    """A display name, else (an account made without one, e.g. by
+    ``createsuperuser``) "#id", the same in every language (a table's state is
+    sent to all its players): the log-in name is never shown."""
+    return display_name or f"#{user_id}"
