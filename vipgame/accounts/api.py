@@ -117,7 +117,9 @@ class PasswordIn(serializers.Serializer[dict[str, Any]]):
 LIMITS = (
     "Per client address (docs/security.md): `LOGIN_RATE` attempts and "
     "`LOGIN_FAILURE_RATE` failures over every username, then `throttled` (429, "
-    "`details.wait`), even with the right password."
+    "`details.wait`), even with the right password. Per server process, at most "
+    "`PASSWORD_CHECKS_AT_ONCE` password checks run at once: past a short wait, `busy` "
+    "(503, `Retry-After`), with no password checked."
 )
 
 
@@ -136,7 +138,7 @@ class LoginView(APIView):
         request=LoginIn,
         responses={
             200: TokenOut,
-            **errors(400, 429, bad=["invalid_credentials"], throttle=["locked_out"]),
+            **errors(400, 429, bad=["invalid_credentials"], throttle=["locked_out"], busy=["busy"]),
         },
         auth=[],
     )
@@ -179,7 +181,10 @@ class PasswordView(APIView):
             "log in again. Answers a new token for this client."
         ),
         request=PasswordIn,
-        responses={200: TokenOut, **errors(400, 401, 403, 429, bad=["wrong_password"])},
+        responses={
+            200: TokenOut,
+            **errors(400, 401, 403, 429, bad=["wrong_password"], busy=["busy"]),
+        },
     )
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]

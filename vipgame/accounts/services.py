@@ -16,7 +16,7 @@ from wallet.services import account_for_user, signup_grant
 
 from .avatars import AVATARS
 from .errors import InvalidCredentials, LockedOut, UnknownAvatar
-from .limits import LIMITED, TooManyAttempts
+from .limits import LIMITED, TooManyAttempts, password_check_slot
 from .models import User
 from .names import NameTaken, UsernameTaken, display_name_check, username_check
 
@@ -173,7 +173,9 @@ def password_change(*, user: User, old_password: str, new_password: str) -> str:
     revoke everything (``credentials_revoke``) and return a fresh token."""
     from .errors import WrongPassword
 
-    if not user.check_password(old_password):
+    with password_check_slot():
+        right = user.check_password(old_password)
+    if not right:
         raise WrongPassword()
     validate_password(new_password, user)
     with transaction.atomic():
