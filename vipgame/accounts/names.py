@@ -23,6 +23,7 @@ import unicodedata
 from functools import cache
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from vipgame.errors import ServiceError
@@ -202,15 +203,13 @@ def display_name_check(*, name: str, user_id: int | None = None, staff: bool = F
     """The name to store, or a ``NameRefused``: a player's display name (sign-up,
     profile, API, admin). ``user_id``: the player renamed (their own name is
     not "taken"); ``staff``: a staff account, which may use the staff words."""
-    from .models import User
-
     name = display_name_normalize(name)
     key = display_key(name)
     if not key:
         raise NameCharacters()
     if (not staff and looks_like_staff(name)) or key in bot_keys():
         raise NameReserved()
-    others = User.objects.filter(display_key=key).exclude(pk=user_id or 0)
+    others = get_user_model().objects.filter(display_key=key).exclude(pk=user_id or 0)
     if others.filter(is_bot=True).exists():
         raise NameReserved()
     if others.exists():
@@ -220,12 +219,10 @@ def display_name_check(*, name: str, user_id: int | None = None, staff: bool = F
 
 def username_check(*, username: str, user_id: int | None = None) -> str:
     """A username nobody has under any look-alike spelling, or ``UsernameTaken``."""
-    from .models import User
-
     username = unicodedata.normalize("NFC", username)
     if any(_invisible(c) for c in username):
         raise NameCharacters(field="username")
-    others = User.objects.exclude(pk=user_id or 0)
+    others = get_user_model().objects.exclude(pk=user_id or 0)
     if (
         others.filter(username_key=username_key(username)).exists()
         or others.filter(username__iexact=username).exists()
