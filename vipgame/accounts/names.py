@@ -31,6 +31,7 @@ from vipgame.errors import ServiceError
 from .bots import BOT_FAMILY_NAMES, BOT_GIVEN_NAMES, bot_name
 
 MAX_MARKS = 2  # combining marks on one letter (NFD): "ệ" = e + ̂ + ̣
+DISPLAY_KEY_MAX, USERNAME_KEY_MAX = 200, 600  # User.display_key, User.username_key
 
 # Look-alikes of Latin letters and digits (TR39 confusables, the part that matters
 # for names typed here). Applied before case folding (capitals) and after it.
@@ -139,12 +140,13 @@ def _words(text: str) -> list[str]:
 
 def display_key(name: str) -> str:
     """A display name's skeleton without spaces or punctuation: "Minh Anh",
-    "minh-anh" and "MİNH ÀNH" share one."""
-    return "".join(_words(name))
+    "minh-anh" and "MİNH ÀNH" share one. Cut to its column's size (NFKD may
+    make one character many: "ﷺ" is 18 letters)."""
+    return "".join(_words(name))[:DISPLAY_KEY_MAX]
 
 
 def username_key(username: str) -> str:
-    return skeleton(username)
+    return skeleton(username)[:USERNAME_KEY_MAX]
 
 
 def _invisible(c: str) -> bool:
