@@ -33,7 +33,7 @@ from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
 from vipgame.accounts.avatars import avatar_url, default_avatar
-from vipgame.accounts.models import User
+from vipgame.accounts.models import User, public_name
 from wallet import selectors as wallet_selectors
 
 logger = logging.getLogger(__name__)
@@ -409,7 +409,7 @@ def leaderboard(
     if since is not None:
         rows = rows.filter(hand__ended_at__gte=since)
     totals = (
-        rows.values("user_id", "user__display_name", "user__username", "user__avatar")
+        rows.values("user_id", "user__display_name", "user__avatar")
         .annotate(won=Sum("net"), hands=Count("id"))
         .order_by("-won", "user_id")[:limit]
     )
@@ -420,7 +420,7 @@ def leaderboard(
             {
                 "rank": rank,
                 "user_id": row["user_id"],
-                "name": row["user__display_name"] or row["user__username"],
+                "name": public_name(row["user__display_name"], row["user_id"]),
                 "avatar": row["user__avatar"] or default_avatar(row["user_id"]),
                 "net": row["won"],
                 "hands": row["hands"],
@@ -429,10 +429,39 @@ def leaderboard(
     return {"game": game, "period": period, "since": since, "entries": entries}
 
 
-def player_profile(*, user_id: int, now: datetime | None = None) -> dict[str, Any]:
+def card_visible(*, user_id: int, viewer: User | None = None) -> QuerySet[User]:
+    """The player whose card a viewer may see (one row or none): someone the
+    viewer could meet at a table or in the leaderboard (docs/security.md, "Names
+    and player cards"). Never a staff account, a deactivated one or one without
+    a display name; otherwise only a player with a settled hand (the all-time
+    leaderboard's rule), one seated at an open public table, the viewer
+    themselves, or one seated at a table where the viewer sits."""
+    seen = Q(
+        pk__in=HandPlayer.objects.filter(
+            user_id=user_id, hand__voided=False, net__isnull=False
+        ).values("user_id")
+    ) | Q(
+        pk__in=Seat.objects.filter(user_id=user_id, table__is_private=False)
+        .exclude(table__status=Table.Status.CLOSED)
+        .values("user_id")
+    )
+    if viewer is not None and viewer.is_authenticated:
+        beside = Seat.objects.filter(user_id=user_id, table__seats__user_id=viewer.pk)
+        seen |= Q(pk=viewer.pk) | Q(pk__in=beside.values("user_id"))
+    return (
+        User.objects.filter(pk=user_id, is_active=True, is_staff=False, is_superuser=False)
+        .exclude(display_name="")
+        .filter(seen)
+    )
+
+
+def player_profile(
+    *, user_id: int, viewer: User | None = None, now: datetime | None = None
+) -> dict[str, Any]:
     """What a seat's card shows of its player: name, avatar, settled hands played
-    (voided ones do not count) and net chips won in those ended this week."""
-    user = User.objects.filter(pk=user_id, is_active=True).first()
+    (voided ones do not count) and net chips won in those ended this week.
+    ``player_not_found`` for a player ``card_visible`` hides, as for a missing id."""
+    user = card_visible(user_id=user_id, viewer=viewer).first()
     if user is None:
         raise PlayerNotFound()
     since = week_start(now)
@@ -442,7 +471,7 @@ def player_profile(*, user_id: int, now: datetime | None = None) -> dict[str, An
     )
     return {
         "id": user.pk,
-        "name": user.shown_name,
+        "name": user.display_name,
         "avatar": user.avatar_key,
         "avatar_url": avatar_url(user.avatar_key),
         "bot": user.is_bot,

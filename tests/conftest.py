@@ -70,11 +70,14 @@ def make_user(db: None) -> Callable[..., "User"]:
 
     def make(*, username: str | None = None, is_staff: bool = False, **extra: object) -> "User":
         name = username or f"player{next(_names)}"
-        user = user_register(username=name, display_name=name.title(), password="Bai-Tien-Len-42")
+        # Staff may carry a staff word ("Admin"), which sign-up refuses to players.
+        shown = f"pending{next(_names)}" if is_staff else name.title()
+        user = user_register(username=name, display_name=shown, password="Bai-Tien-Len-42")
         if is_staff:
             user.is_staff = True
             user.is_superuser = True
-            user.save(update_fields=["is_staff", "is_superuser"])
+            user.display_name = name.title()
+            user.save(update_fields=["is_staff", "is_superuser", "display_name"])
         return user
 
     return make

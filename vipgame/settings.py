@@ -295,6 +295,10 @@ AUTH_PASSWORD_VALIDATORS = [
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "vipgame.accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
+    # ModelBackend with its hash inside PASSWORD_CHECKS_AT_ONCE; it refuses a wrong
+    # password itself, so the ModelBackend after it (kept for sessions opened before
+    # it came) never hashes: docs/security.md.
+    "vipgame.accounts.limits.PasswordCheckBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
@@ -469,6 +473,11 @@ AXES_CLIENT_IP_CALLABLE = "vipgame.net.client_ip"
 SIGNUP_RATE = env.str("SIGNUP_RATE", default="10/hour")  # accounts created, web + API together
 LOGIN_RATE = env.str("LOGIN_RATE", default="20/min")  # log-in attempts: web, API and admin
 LOGIN_FAILURE_RATE = env.str("LOGIN_FAILURE_RATE", default="30/hour")  # failures, any username
+# Password checks (~2 s of CPU each) running at once per process, whatever the address
+# (0: no cap); a log-in waits at most PASSWORD_CHECK_WAIT_S for a slot, then gets `busy`
+# (503 with Retry-After) without any hash run.
+PASSWORD_CHECKS_AT_ONCE = env.int("PASSWORD_CHECKS_AT_ONCE", default=2)
+PASSWORD_CHECK_WAIT_S = env.float("PASSWORD_CHECK_WAIT_S", default=1.0)
 # Open WebSockets per user and per address (0: no cap), and chat lines per user over all
 # of their sockets.
 WS_MAX_SOCKETS_PER_USER = env.int("WS_MAX_SOCKETS_PER_USER", default=10)

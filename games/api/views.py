@@ -580,14 +580,20 @@ class PlayerView(APIView):
         operation_id="player",
         summary="A player's card: name, avatar, hands played, net chips this week",
         description=(
-            "What a tap on a seat shows, for people and bots alike; deactivated "
-            "accounts are `player_not_found`. Voided hands do not count. Anyone may look."
+            "What a tap on a seat shows, for people and bots alike. Anyone may look, "
+            "but only at a player they could meet: one with a settled hand (the "
+            "leaderboard's rule) or seated at an open public table, themselves, or one "
+            "seated at a table where they sit. Staff, deactivated accounts and everyone "
+            "else are `player_not_found`, exactly as an id that does not exist. Never "
+            "the log-in name. Voided hands do not count."
         ),
         responses={200: s.PlayerOut, **errors(404, missing=["player_not_found"])},
         auth=[],
     )
     def get(self, request: Request, user_id: int) -> Response:
-        return Response(s.PlayerOut(selectors.player_profile(user_id=user_id)).data)
+        viewer = request.user if isinstance(request.user, User) else None
+        card = selectors.player_profile(user_id=user_id, viewer=viewer)
+        return Response(s.PlayerOut(card).data)
 
 
 class FairnessView(APIView):

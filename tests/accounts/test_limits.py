@@ -55,7 +55,7 @@ def picture():
 def api_signup(n, forwarded, peer=ATTACKER):
     return APIClient(REMOTE_ADDR=peer).post(
         "/api/v1/auth/signup",
-        {"username": f"farm{n}", "display_name": "Farm", "password": PASSWORD},
+        {"username": f"farm{n}", "display_name": f"Farm {n}", "password": PASSWORD},
         format="json",
         HTTP_X_FORWARDED_FOR=forwarded,
     )
@@ -66,7 +66,7 @@ def web_signup(n, forwarded, peer=ATTACKER):
         reverse("signup"),
         {
             "username": f"web{n}",
-            "display_name": "Web",
+            "display_name": f"Web {n}",
             "password1": PASSWORD,
             "password2": PASSWORD,
         },

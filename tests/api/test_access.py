@@ -145,7 +145,7 @@ def test_each_endpoint_for_anonymous_another_user_and_staff(tables, make_user, a
         ),
         ("get", "leaderboard?game=holdem", None, 200, 200, 200),
         ("post", "fairness/verify", fairness, 200, 200, 200),
-        ("post", "auth/signup", signup, 201, (400, "invalid"), (400, "invalid")),
+        ("post", "auth/signup", signup, 201, (400, "username_taken"), (400, "username_taken")),
         ("post", "tables", {"game": "tienlen", "stake": 1}, (401, "not_authenticated"), 201, 201),
         ("post", "wallet/bonus", None, (401, "not_authenticated"), 201, 201),
         ("post", "auth/logout", None, (401, "not_authenticated"), 204, 204),

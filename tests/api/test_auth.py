@@ -197,8 +197,8 @@ def test_sign_up_refusals_create_nothing(make_user):
     assert error(weak) == (400, "invalid")
     assert list(weak.json()["details"]) == ["password"]
     assert len(weak.json()["details"]["password"]) == 3
-    assert error(taken) == (400, "invalid")
-    assert list(taken.json()["details"]) == ["username"]
+    assert error(taken) == (400, "username_taken")
+    assert taken.json()["details"] == {"field": "username"}
     assert error(bad_name) == (400, "invalid")
     assert set(bad_name.json()["details"]) == {"username", "display_name"}
     assert User.objects.count() == 1

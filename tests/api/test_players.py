@@ -138,15 +138,17 @@ def test_a_players_card_counts_settled_hands_and_this_weeks_net(make_user, api):
     assert api(minh).get(url(f"players/{minh.pk}")).json()["net_week"] == 50
 
 
-def test_a_new_player_and_a_bot_have_cards_too(make_user, api):
+def test_a_new_player_and_a_bot_seated_at_a_public_table_have_cards_too(make_user, api):
     lan = make_user(username="lan")
-    bot = bot_create(username="bot-x", display_name="Thu Hà")
+    table = services.table_create(owner=lan, game="tienlen", stake=5)
+    services.table_sit(table_id=table.pk, user=lan)
+    bot = services.table_add_bot(table_id=table.pk, user=lan).user
 
     fresh = api().get(url(f"players/{lan.pk}")).json()
     robot = api().get(url(f"players/{bot.pk}")).json()
 
     assert (fresh["hands"], fresh["net_week"], fresh["avatar"]) == (0, 0, default_avatar(lan.pk))
-    assert (robot["name"], robot["bot"], robot["hands"]) == ("Thu Hà", True, 0)
+    assert (robot["name"], robot["bot"], robot["hands"]) == ("Minh Anh", True, 0)
 
 
 def test_no_card_for_a_missing_or_deactivated_player(make_user, api):

@@ -64,7 +64,7 @@ def test_sign_up_is_throttled_per_address(settings):
         url("auth/signup"), {"username": "a1", "display_name": "A", "password": PASSWORD}
     )
     second = client.post(
-        url("auth/signup"), {"username": "a2", "display_name": "A", "password": PASSWORD}
+        url("auth/signup"), {"username": "a2", "display_name": "B", "password": PASSWORD}
     )
 
     assert first.status_code == 201

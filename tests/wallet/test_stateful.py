@@ -58,7 +58,9 @@ class WalletMachine(RuleBasedStateMachine):
     def players(self) -> None:
         for i in range(PLAYERS):
             user = user_register(
-                username=f"m{id(self)}{i}", display_name="M", password="Bai-Tien-Len-42"
+                username=f"m{id(self)}{i}",
+                display_name=f"M{id(self)}{i}",
+                password="Bai-Tien-Len-42",
             )
             self.users.append(user)
             self.balance[i] = 10_000

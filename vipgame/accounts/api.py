@@ -7,8 +7,6 @@ from typing import Any
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError
-from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -21,6 +19,7 @@ from vipgame.api.schema import errors
 from .avatars import FACES, avatar_url
 from .limits import signup_take
 from .models import User
+from .names import display_name_check, username_check
 from .services import (
     avatar_set,
     password_change,
@@ -89,9 +88,10 @@ class SignupIn(serializers.Serializer[dict[str, Any]]):
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
     def validate_username(self, value: str) -> str:
-        if User.objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError(_("This username is taken."))
-        return value
+        return username_check(username=value)
+
+    def validate_display_name(self, value: str) -> str:
+        return display_name_check(name=value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         candidate = User(username=attrs["username"], display_name=attrs["display_name"])
@@ -117,7 +117,9 @@ class PasswordIn(serializers.Serializer[dict[str, Any]]):
 LIMITS = (
     "Per client address (docs/security.md): `LOGIN_RATE` attempts and "
     "`LOGIN_FAILURE_RATE` failures over every username, then `throttled` (429, "
-    "`details.wait`), even with the right password."
+    "`details.wait`), even with the right password. Per server process, at most "
+    "`PASSWORD_CHECKS_AT_ONCE` password checks run at once: past a short wait, `busy` "
+    "(503, `Retry-After`), with no password checked."
 )
 
 
@@ -136,7 +138,7 @@ class LoginView(APIView):
         request=LoginIn,
         responses={
             200: TokenOut,
-            **errors(400, 429, bad=["invalid_credentials"], throttle=["locked_out"]),
+            **errors(400, 429, bad=["invalid_credentials"], throttle=["locked_out"], busy=["busy"]),
         },
         auth=[],
     )
@@ -179,7 +181,10 @@ class PasswordView(APIView):
             "log in again. Answers a new token for this client."
         ),
         request=PasswordIn,
-        responses={200: TokenOut, **errors(400, 401, 403, 429, bad=["wrong_password"])},
+        responses={
+            200: TokenOut,
+            **errors(400, 401, 403, 429, bad=["wrong_password"], busy=["busy"]),
+        },
     )
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
@@ -204,22 +209,35 @@ class SignupView(APIView):
             "Creates a player with the sign-up grant of chips and returns their token. "
             "The password must pass Django's validators (`details.password`). Sign-ups "
             "are limited per client address, web and API together (`SIGNUP_RATE`, "
-            "`throttled` with `details.wait`)."
+            "`throttled` with `details.wait`). Names that impersonate are refused with "
+            '`details.field` (docs/security.md, "Names and player cards"): control, '
+            "invisible or text-direction characters (`name_characters`), floods of "
+            "accent marks (`name_marks`), staff words or a bot's name (`name_reserved`), "
+            "another player's name under any look-alike spelling (`name_taken`), a "
+            "look-alike of a username (`username_taken`)."
         ),
         request=SignupIn,
-        responses={201: TokenOut, **errors(400, 429)},
+        responses={
+            201: TokenOut,
+            **errors(
+                400,
+                429,
+                bad=[
+                    "name_characters",
+                    "name_marks",
+                    "name_reserved",
+                    "name_taken",
+                    "username_taken",
+                ],
+            ),
+        },
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = SignupIn(data=request.data)
         data.is_valid(raise_exception=True)
         signup_take(request._request)
-        try:
-            user = user_register(**data.validated_data)
-        except IntegrityError:  # the same name taken a moment ago
-            raise serializers.ValidationError(
-                {"username": [_("This username is taken.")]}
-            ) from None
+        user = user_register(**data.validated_data)
         body = TokenOut({"token": token_issue(user=user), "user": user}).data
         return Response(body, status=status.HTTP_201_CREATED)
 

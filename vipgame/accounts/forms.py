@@ -1,9 +1,12 @@
+from collections.abc import Callable
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
 from .models import User
+from .names import NameRefused, display_name_check, username_check
 
 
 class SignupForm(UserCreationForm):
@@ -17,11 +20,23 @@ class SignupForm(UserCreationForm):
         model = User
         fields = ("username", "display_name")
 
+    def clean_username(self) -> str:
+        username = super().clean_username()  # None: Django's own "taken" error is added
+        return username and name_field(username_check, username=username)
+
     def clean_display_name(self) -> str:
         name = self.cleaned_data["display_name"].strip()
         if not name:
             raise forms.ValidationError(_("Enter a display name."))
-        return str(name)
+        return name_field(display_name_check, name=name)
+
+
+def name_field(check: Callable[..., str], **value: str) -> str:
+    """A name rule's refusal as the form field's error (its code kept)."""
+    try:
+        return check(**value)
+    except NameRefused as err:
+        raise forms.ValidationError(err.message, code=err.code) from None
 
 
 # Django 5.2 words the too-short password message with %d and its Vietnamese

@@ -6,7 +6,7 @@ from django.contrib.auth import SESSION_KEY, authenticate, logout
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.contrib.sessions.models import Session
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -16,20 +16,48 @@ from wallet.services import account_for_user, signup_grant
 
 from .avatars import AVATARS
 from .errors import InvalidCredentials, LockedOut, UnknownAvatar
-from .limits import LIMITED, TooManyAttempts
+from .limits import LIMITED, TooManyAttempts, password_check_slot
 from .models import User
+from .names import NameTaken, UsernameTaken, display_name_check, username_check
 
 
 @transaction.atomic
 def user_register(*, username: str, display_name: str, password: str) -> User:
-    """Create a player with a wallet holding the sign-up grant."""
+    """Create a player with a wallet holding the sign-up grant. The names must
+    pass ``vipgame.accounts.names`` (a ``NameRefused`` otherwise, nothing
+    created), checked again by the database's unique skeletons against a
+    sign-up racing for a look-alike."""
+    username = username_check(username=username)
+    display_name = display_name_check(name=display_name)
     user = User(username=username, display_name=display_name)
     validate_password(password, user)
     user.set_password(password)
-    user.save()
+    names_save(user=user)
     account_for_user(user=user)
     signup_grant(user=user)
     return user
+
+
+def display_name_set(*, user: User, display_name: str) -> User:
+    """Rename a player: the same rules as at sign-up."""
+    user.display_name = display_name_check(name=display_name, user_id=user.pk)
+    with transaction.atomic():
+        names_save(user=user, update_fields=["display_name"])
+    return user
+
+
+def names_save(*, user: User, update_fields: list[str] | None = None) -> None:
+    """Save the user; a unique skeleton taken meanwhile is the name's refusal."""
+    try:
+        with transaction.atomic():
+            user.save(update_fields=update_fields)
+    except IntegrityError as err:
+        constraint = getattr(getattr(err.__cause__, "diag", None), "constraint_name", "") or ""
+        if "display_key" in constraint:
+            raise NameTaken() from None
+        if "username" in constraint:
+            raise UsernameTaken() from None
+        raise
 
 
 @transaction.atomic
@@ -145,7 +173,9 @@ def password_change(*, user: User, old_password: str, new_password: str) -> str:
     revoke everything (``credentials_revoke``) and return a fresh token."""
     from .errors import WrongPassword
 
-    if not user.check_password(old_password):
+    with password_check_slot():
+        right = user.check_password(old_password)
+    if not right:
         raise WrongPassword()
     validate_password(new_password, user)
     with transaction.atomic():

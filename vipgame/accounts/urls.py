@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from . import views
+from .limits import SlotPasswordChangeForm
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -10,7 +11,9 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",
-        auth_views.PasswordChangeView.as_view(success_url="/accounts/password/done/"),
+        auth_views.PasswordChangeView.as_view(
+            success_url="/accounts/password/done/", form_class=SlotPasswordChangeForm
+        ),
         name="password_change",
     ),
     path(

@@ -96,12 +96,18 @@ def _api_error(exc: exceptions.APIException) -> tuple[int, dict[str, Any], dict[
     return exc.status_code, error_body(code, message, details), headers
 
 
+def retry_after(err: ServiceError) -> dict[str, str]:
+    """``Retry-After`` for a refusal that says how long to wait (``wait``, seconds)."""
+    wait = err.params.get("wait")
+    return {"Retry-After": str(wait)} if err.status in (429, 503) and wait else {}
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: every refusal in the one shape, never a traceback."""
     set_rollback()
     if isinstance(exc, ServiceError):
         # (busy: lost to the player's other requests; nothing was done)
-        headers = {"Retry-After": "1"} if isinstance(exc, Busy) else None
+        headers = retry_after(exc) or ({"Retry-After": "1"} if isinstance(exc, Busy) else None)
         return Response(service_error_body(exc), status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

@@ -23,6 +23,7 @@ GENERIC: dict[int, list[str]] = {
     404: ["not_found"],
     409: [],
     429: ["throttled"],
+    503: [],
 }
 TITLES = {
     400: "Bad request",
@@ -31,14 +32,22 @@ TITLES = {
     404: "Not found",
     409: "Conflict with the current state",
     429: "Too many requests",
+    503: "Busy: try again after `Retry-After` seconds",
 }
 
 
 def errors(*statuses: int, **codes: list[str]) -> dict[int, OpenApiResponse]:
     """Error responses: ``errors(400, 401, conflict=["seat_taken"])``. Keyword
     arguments add codes to a status (``bad``=400, ``forbidden``=403,
-    ``missing``=404, ``conflict``=409, ``throttle``=429)."""
-    names = {"bad": 400, "forbidden": 403, "missing": 404, "conflict": 409, "throttle": 429}
+    ``missing``=404, ``conflict``=409, ``throttle``=429, ``busy``=503)."""
+    names = {
+        "bad": 400,
+        "forbidden": 403,
+        "missing": 404,
+        "conflict": 409,
+        "throttle": 429,
+        "busy": 503,
+    }
     extra: dict[int, list[str]] = {names[name]: list(value) for name, value in codes.items()}
     responses = {}
     for status in sorted({*statuses, *extra}):
