@@ -29,7 +29,7 @@ INVITE = OpenApiParameter(
 )
 SINCE = OpenApiParameter(
     "since",
-    OpenApiTypes.INT,
+    {"type": "integer", "minimum": 0, "maximum": 2**62},  # as TableStateQuery
     description="The last version you saw: `events` lists what you missed of this hand.",
     required=False,
 )

@@ -9,7 +9,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from vipgame.api.schema import errors
+from vipgame.api.strict import StrictIn
 
 from .avatars import FACES, avatar_url
 from .limits import signup_take
@@ -67,11 +68,17 @@ class AvatarsOut(serializers.Serializer[dict[str, Any]]):
     avatars = AvatarOut(many=True, help_text="Those you may pick.")
 
 
-class AvatarIn(serializers.Serializer[dict[str, Any]]):
-    avatar = serializers.JSONField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
+@extend_schema_field({"type": "string", "enum": [face.key for face in FACES]})
+class AvatarKeyField(serializers.JSONField):
+    """Any JSON, as sent: a value that is not a face's key is ``unknown_avatar``
+    (with the keys) from ``avatar_set``, as in the schema's enum."""
 
 
-class LoginIn(serializers.Serializer[dict[str, Any]]):
+class AvatarIn(StrictIn):
+    avatar = AvatarKeyField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
+
+
+class LoginIn(StrictIn):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
@@ -83,7 +90,7 @@ class TokenOut(serializers.Serializer[dict[str, Any]]):
     user = UserOut()
 
 
-class SignupIn(serializers.Serializer[dict[str, Any]]):
+class SignupIn(StrictIn):
     username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     display_name = serializers.CharField(max_length=40)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
@@ -102,7 +109,7 @@ class SignupIn(serializers.Serializer[dict[str, Any]]):
         return attrs
 
 
-class PasswordIn(serializers.Serializer[dict[str, Any]]):
+class PasswordIn(StrictIn):
     old_password = serializers.CharField(max_length=128, trim_whitespace=False)
     new_password = serializers.CharField(max_length=128, trim_whitespace=False)
 
@@ -115,7 +122,7 @@ class PasswordIn(serializers.Serializer[dict[str, Any]]):
 
 
 LIMITS = (
-    'Per client address (docs/security.md): `LOGIN_RATE` attempts and '
+    "Per client address (docs/security.md): `LOGIN_RATE` attempts and "
     "`LOGIN_FAILURE_RATE` failures over every username, then `throttled` (429, "
     "`details.wait`), even with the right password."
 )
