@@ -82,17 +82,22 @@ def test_the_unknown_key_message_is_vietnamese_by_default(api, make_user):
     assert response.json()["details"] == {"colour": ["Yêu cầu này không nhận trường này."]}
 
 
+AT_LEAST_1 = ["Ensure this value is greater than or equal to 1."]
+AT_MOST_100 = ["Ensure this value is less than or equal to 100."]
+BLANK = ["This field may not be blank."]
+
+
 @pytest.mark.parametrize(
     ("path", "query", "details"),
     [
-        ("tables", {"page_size": 0}, {"page_size": ["Ensure this value is greater than or equal to 1."]}),
-        ("tables", {"page_size": 101}, {"page_size": ["Ensure this value is less than or equal to 100."]}),
+        ("tables", {"page_size": 0}, {"page_size": AT_LEAST_1}),
+        ("tables", {"page_size": 101}, {"page_size": AT_MOST_100}),
         ("tables", {"page_size": ""}, {"page_size": ["A valid integer is required."]}),
-        ("tables", {"game": ""}, {"game": ["This field may not be blank."]}),
-        ("tables", {"stake": 0}, {"stake": ["Ensure this value is greater than or equal to 1."]}),
-        ("leaderboard", {"game": "holdem", "period": ""}, {"period": ["This field may not be blank."]}),
+        ("tables", {"game": ""}, {"game": BLANK}),
+        ("tables", {"stake": 0}, {"stake": AT_LEAST_1}),
+        ("leaderboard", {"game": "holdem", "period": ""}, {"period": BLANK}),
     ],
-)  # fmt: skip
+)
 def test_query_parameters_outside_the_schema_are_refused(api, path, query, details):
     response = api(language="en").get(url(path), query)
 
