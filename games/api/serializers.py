@@ -20,10 +20,6 @@ HEX64 = r"^[0-9a-fA-F]{64}$"
 MAX_CHIPS = 10**12
 
 
-def json_object(**kwargs: Any) -> serializers.DictField:
-    return serializers.DictField(child=serializers.JSONField(), **kwargs)
-
-
 # -- tables ------------------------------------------------------------------
 
 
