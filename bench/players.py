@@ -58,7 +58,7 @@ def create_tables(
         users = [
             user_register(
                 username=f"{prefix}{tag}-{n}-{i}",
-                display_name=f"P{n}",
+                display_name=f"P{tag}-{n}-{i}",
                 password="Bench-Tien-Len-42",
             )
             for i in range(seats)

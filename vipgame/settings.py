@@ -390,6 +390,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.add_components",
+        # Request bodies the server reads strictly: additionalProperties false.
+        "vipgame.api.strict.close_request_bodies",
     ],
 }
 

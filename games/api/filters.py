@@ -1,14 +1,24 @@
+from typing import Any
+
 import django_filters
 from django import forms
+from drf_spectacular.drainage import set_override
 
 from games.models import Game, HandPlayer, Table
+from vipgame.api.filters import StrictFilterSet
 
 
 class IntegerFilter(django_filters.NumberFilter):
+    """An integer of at least ``min_value``, in the schema as in the form."""
+
     field_class = forms.IntegerField
 
+    def __init__(self, *args: Any, min_value: int, **kwargs: Any) -> None:
+        super().__init__(*args, min_value=min_value, **kwargs)
+        set_override(self, "field", {"type": "integer", "minimum": min_value})
 
-class TableFilter(django_filters.FilterSet):
+
+class TableFilter(StrictFilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     stake = IntegerFilter(min_value=1, help_text="Exactly this stake.")
     stake_min = IntegerFilter(field_name="stake", lookup_expr="gte", min_value=1)
@@ -22,7 +32,7 @@ class TableFilter(django_filters.FilterSet):
         fields = ["game", "stake", "stake_min", "stake_max", "free_seats"]
 
 
-class HandFilter(django_filters.FilterSet):
+class HandFilter(StrictFilterSet):
     game = django_filters.ChoiceFilter(field_name="hand__game", choices=Game.choices)
     date = django_filters.DateFromToRangeFilter(
         field_name="hand__ended_at",

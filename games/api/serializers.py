@@ -14,13 +14,10 @@ from games.api.schema import component
 from games.models import Departure, Game, HandPlayer, Table
 from games.plugins import PLUGINS, plugin_for, table_default
 from games.services.seats import min_balance
+from vipgame.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
 MAX_CHIPS = 10**12
-
-
-def json_object(**kwargs: Any) -> serializers.DictField:
-    return serializers.DictField(child=serializers.JSONField(), **kwargs)
 
 
 # -- tables ------------------------------------------------------------------
@@ -94,6 +91,43 @@ def _options_help() -> str:
     return " ".join(lines)
 
 
+def _options_schema() -> dict[str, Any]:
+    """Every game's rule options, each with its type and range (a name several
+    games share takes their widest range); no other key: the server refuses an
+    unknown option (``bad_table_settings``). Which game takes which option, and
+    its range there, is in the description."""
+    properties: dict[str, dict[str, Any]] = {}
+
+    def integer(name: str, low: int, high: int) -> dict[str, Any]:
+        known = properties.get(name, {})
+        return {
+            "type": "integer",
+            "minimum": min(low, known.get("minimum", low)),
+            "maximum": max(high, known.get("maximum", high)),
+        }
+
+    for plugin in PLUGINS.values():
+        for name, r in plugin.option_ranges.items():
+            properties[name] = integer(name, r.low, r.high)
+        for name in plugin.option_switches:
+            properties[name] = {"type": "boolean"}
+        for name, choices in plugin.option_choices.items():
+            known = properties.get(name, {}).get("enum", [])
+            properties[name] = {
+                "type": "string",
+                "enum": [*known, *(c for c in choices if c not in known)],
+            }
+        for name, (r, _message) in plugin.option_maps.items():
+            each = {"type": "integer", "minimum": r.low, "maximum": r.high}
+            properties[name] = {"type": "object", "minProperties": 1, "additionalProperties": each}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+@extend_schema_field(_options_schema())
+class OptionsField(serializers.DictField):
+    """Any object here; each option is checked by ``games.limits.check_table``."""
+
+
 def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
     allowed = limits.FIELD_RANGES[name]
     return serializers.IntegerField(
@@ -104,7 +138,7 @@ def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
     )
 
 
-class TableCreateIn(serializers.Serializer[dict[str, Any]]):
+class TableCreateIn(StrictIn):
     game = serializers.ChoiceField(choices=Game.choices)
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
@@ -116,7 +150,9 @@ class TableCreateIn(serializers.Serializer[dict[str, Any]]):
     )
     name = serializers.CharField(max_length=60, required=False, allow_blank=True, default="")
     preset = serializers.CharField(max_length=30, required=False, default="vipgame")
-    options = json_object(required=False, default=dict, help_text=_options_help())
+    options = OptionsField(
+        child=serializers.JSONField(), required=False, default=dict, help_text=_options_help()
+    )
     is_private = serializers.BooleanField(required=False, default=False)
     max_raise = _number(
         "max_raise", required=False, allow_null=True, default=None,
@@ -306,7 +342,7 @@ class TableStateOut(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class SitIn(serializers.Serializer[dict[str, Any]]):
+class SitIn(StrictIn):
     position = serializers.IntegerField(
         min_value=0, max_value=8, required=False, allow_null=True, default=None
     )
@@ -330,7 +366,7 @@ class SitIn(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class LeaveIn(serializers.Serializer[dict[str, Any]]):
+class LeaveIn(StrictIn):
     when = serializers.ChoiceField(
         choices=["now", "after_hand"],
         required=False,
@@ -342,7 +378,7 @@ class LeaveIn(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class AutoReadyIn(serializers.Serializer[dict[str, Any]]):
+class AutoReadyIn(StrictIn):
     on = serializers.BooleanField(help_text="The switch: true or false.")
 
 
@@ -354,7 +390,7 @@ class LeaveCostOut(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class ReadyIn(serializers.Serializer[dict[str, Any]]):
+class ReadyIn(StrictIn):
     client_seed = serializers.CharField(
         max_length=64,
         required=False,
@@ -375,7 +411,7 @@ class ReadyIn(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class SeedIn(serializers.Serializer[dict[str, Any]]):
+class SeedIn(StrictIn):
     client_seed = serializers.CharField(
         min_length=1,
         max_length=64,
@@ -391,7 +427,7 @@ class SeedOut(serializers.Serializer[dict[str, Any]]):
     commitment = serializers.CharField(help_text="The commitment the seed was accepted for.")
 
 
-class ActIn(serializers.Serializer[dict[str, Any]]):
+class ActIn(StrictIn):
     id = serializers.CharField(
         min_length=1, max_length=64, help_text="Client id: a repeated id is never applied twice."
     )
@@ -406,7 +442,7 @@ class ActIn(serializers.Serializer[dict[str, Any]]):
     action = component(
         "Action",
         base=serializers.DictField,
-        child=serializers.JSONField(),
+        child=serializers.JSONField(allow_null=True),
         help_text='The move, e.g. `{"type": "fold"}` (docs/protocol.md).',
     )
 
@@ -417,13 +453,13 @@ class ActOut(serializers.Serializer[dict[str, Any]]):
     state = TableStateOut()
 
 
-class BotIn(serializers.Serializer[dict[str, Any]]):
+class BotIn(StrictIn):
     position = serializers.IntegerField(
         min_value=0, max_value=8, required=False, allow_null=True, default=None
     )
 
 
-class BuyInIn(serializers.Serializer[dict[str, Any]]):
+class BuyInIn(StrictIn):
     amount = serializers.IntegerField(min_value=1, max_value=MAX_CHIPS)
 
 
@@ -552,7 +588,7 @@ class PhhOut(serializers.Serializer[dict[str, Any]]):
 # -- leaderboard and fairness -------------------------------------------------
 
 
-class LeaderboardQuery(serializers.Serializer[dict[str, Any]]):
+class LeaderboardQuery(StrictQuery):
     game = serializers.ChoiceField(choices=Game.choices)
     period = serializers.ChoiceField(choices=["week", "all"], required=False, default="week")
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
@@ -589,7 +625,7 @@ class PlayerOut(serializers.Serializer[dict[str, Any]]):
     since = serializers.DateTimeField(help_text="This week: Monday 00:00 Asia/Ho_Chi_Minh.")
 
 
-class FairnessIn(serializers.Serializer[dict[str, Any]]):
+class FairnessIn(StrictIn):
     server_seed = serializers.RegexField(HEX64, help_text="64 hex digits, shown after the hand.")
     hand_id = serializers.CharField(
         max_length=64, trim_whitespace=False, help_text="`fair_id`: `<table>-<number>`."
@@ -603,6 +639,12 @@ class FairnessIn(serializers.Serializer[dict[str, Any]]):
     commitment = serializers.RegexField(
         HEX64, required=False, help_text="The commitment shown before the hand."
     )
+    seed_sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=["player", "bot", "server"]),
+        max_length=9,
+        required=False,
+        help_text="Not used: a replay's `fairness` may be sent back as it is.",
+    )
 
 
 class FairnessVerifyOut(serializers.Serializer[dict[str, Any]]):
@@ -613,7 +655,7 @@ class FairnessVerifyOut(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class TableStateQuery(serializers.Serializer[dict[str, Any]]):
+class TableStateQuery(StrictQuery):
     invite = serializers.CharField(max_length=16, required=False, allow_blank=True, default="")
     since = serializers.IntegerField(
         min_value=0, max_value=2**62, required=False, allow_null=True, default=None

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
@@ -26,11 +25,14 @@ from . import serializers as s
 from .filters import HandFilter, TableFilter
 
 INVITE = OpenApiParameter(
-    "invite", OpenApiTypes.STR, description="A private table's invite code.", required=False
+    "invite",
+    {"type": "string", "maxLength": 16},  # as TableStateQuery
+    description="A private table's invite code.",
+    required=False,
 )
 SINCE = OpenApiParameter(
     "since",
-    OpenApiTypes.INT,
+    {"type": "integer", "minimum": 0, "maximum": 2**62},  # as TableStateQuery
     description="The last version you saw: `events` lists what you missed of this hand.",
     required=False,
 )

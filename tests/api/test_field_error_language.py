@@ -67,7 +67,7 @@ def all_messages(language: str) -> dict[str, str]:
             if ours(cls):
                 found |= field_messages(cls.__qualname__, cls())
         for cls in subclasses(django_filters.FilterSet):
-            if ours(cls):
+            if ours(cls) and cls._meta.model is not None:  # (not a base like StrictFilterSet)
                 for name, form_field in cls().form.fields.items():
                     found |= field_messages(f"{cls.__qualname__}.{name}", form_field)
         for cls in subclasses(exceptions.APIException):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
+from django.test import override_settings
 from django.urls import reverse
 
 from games import services
@@ -56,6 +57,10 @@ def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
             user.password = hasher.encode(PASSWORD, hasher.salt(), iterations=1000)
             user.save(update_fields=["password"])
             hands = {}
+            # Two bots at each of the three tables: more than one player's share
+            # of the pool (docs/security.md, "Bots"), which this test is not about.
+            share = override_settings(BOT_SHARE_PER_USER_PERCENT=100)
+            share.enable()
             for game in GAMES:
                 table = services.table_create(owner=user, game=game, stake=2, seat_count=3)
                 buy_in = 400 if game == "holdem" else None
@@ -66,6 +71,7 @@ def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
                 tables.drain()
                 hands[game] = play_until_finished(tables, table)
                 tables.drain()
+            share.disable()
             return user, hands
         finally:
             connection.close()

@@ -153,3 +153,25 @@ def test_probes_skip_the_host_check_and_the_https_redirect(client, settings):
     assert client.get("/healthz", HTTP_HOST="10.1.2.3:8001").status_code == 200
     assert client.get("/", HTTP_HOST="10.1.2.3:8001").status_code == 400  # the site still checks
     assert client.post("/healthz").status_code == 405
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/readyz/", "/readyz//", "/readyz%2F", "/readyz/.", "/readyz/./", "/readyz.",
+        "/readyz;x", "/./readyz", "/api/../readyz", "/READYZ", "/readyzz",
+        "/healthz/", "/healthz%2F", "/healthz/.", "/metrics/", "/metrics%2F", "/metrics/.",
+    ],
+)  # fmt: skip
+def test_the_probes_answer_at_their_exact_paths_only(client, path):
+    # Given a sweeper run recorded: /readyz itself would answer 200.
+    health.record_sweeper_run()
+    assert client.get("/readyz").status_code == 200
+
+    # When the path is any other spelling of a probe's.
+    response = client.get(path, REMOTE_ADDR="10.20.30.40")
+
+    # Then the URLconf answers it, as any unknown page: no probe, no checks.
+    assert response.status_code == 404
+    assert b"checks" not in response.content
+    assert b"# HELP" not in response.content

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from vipgame.api.schema import errors
+from vipgame.api.strict import StrictIn
 
 from .avatars import FACES, avatar_url
 from .limits import signup_take
@@ -66,11 +67,17 @@ class AvatarsOut(serializers.Serializer[dict[str, Any]]):
     avatars = AvatarOut(many=True, help_text="Those you may pick.")
 
 
-class AvatarIn(serializers.Serializer[dict[str, Any]]):
-    avatar = serializers.JSONField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
+@extend_schema_field({"type": "string", "enum": [face.key for face in FACES]})
+class AvatarKeyField(serializers.JSONField):
+    """Any JSON, as sent: a value that is not a face's key is ``unknown_avatar``
+    (with the keys) from ``avatar_set``, as in the schema's enum."""
 
 
-class LoginIn(serializers.Serializer[dict[str, Any]]):
+class AvatarIn(StrictIn):
+    avatar = AvatarKeyField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
+
+
+class LoginIn(StrictIn):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
@@ -82,7 +89,7 @@ class TokenOut(serializers.Serializer[dict[str, Any]]):
     user = UserOut()
 
 
-class SignupIn(serializers.Serializer[dict[str, Any]]):
+class SignupIn(StrictIn):
     username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     display_name = serializers.CharField(max_length=40)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
@@ -102,7 +109,7 @@ class SignupIn(serializers.Serializer[dict[str, Any]]):
         return attrs
 
 
-class PasswordIn(serializers.Serializer[dict[str, Any]]):
+class PasswordIn(StrictIn):
     old_password = serializers.CharField(max_length=128, trim_whitespace=False)
     new_password = serializers.CharField(max_length=128, trim_whitespace=False)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,18 +12,31 @@ from rest_framework.views import APIView
 
 from vipgame.accounts.models import User
 from vipgame.api.schema import errors
+from vipgame.api.strict import StrictIn
 
 from .models import ChatFlag
-from .services import chat_report
+from .services import NOTE_MAX, chat_report
 
 
-class ReportIn(serializers.Serializer[dict[str, Any]]):
-    category = serializers.CharField(
+# The service checks both (``bad_report``, as the socket's ``report`` does); the
+# schema says what it accepts.
+@extend_schema_field({"type": "string", "enum": list(ChatFlag.Category.values)})
+class CategoryField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "maxLength": NOTE_MAX})
+class NoteField(serializers.CharField):
+    pass
+
+
+class ReportIn(StrictIn):
+    category = CategoryField(
         required=False,
         default=ChatFlag.Category.ABUSE,
         help_text="Why: " + ", ".join(f"`{c}`" for c in ChatFlag.Category.values) + ".",
     )
-    note = serializers.CharField(
+    note = NoteField(
         required=False, default="", allow_blank=True, help_text="Up to 200 characters."
     )
     invite = serializers.CharField(

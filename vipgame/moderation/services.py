@@ -62,6 +62,10 @@ Action = AuditEntry.Action
 MAX_MUTE_MINUTES = 60 * 24 * 365
 
 
+# The longest note a reporter may add to a reported chat line (ChatFlag.note).
+NOTE_MAX = 200
+
+
 def _require_staff(by: User | None) -> User:
     if by is None or not by.is_authenticated or not by.is_active or not by.is_staff:
         raise PermissionDenied()
@@ -547,7 +551,11 @@ def chat_report(
     # Read now, not from the caller's copy (a socket opened before a ban).
     if not User.objects.filter(pk=user.pk, is_active=True).exists():
         raise PermissionDenied()
-    if category not in ChatFlag.Category.values or not isinstance(note, str) or len(note) > 200:
+    if (
+        category not in ChatFlag.Category.values
+        or not isinstance(note, str)
+        or len(note) > NOTE_MAX
+    ):
         raise BadReport(categories=", ".join(ChatFlag.Category.values))
     if isinstance(message_id, bool) or not isinstance(message_id, int):
         raise ChatLineNotFound()

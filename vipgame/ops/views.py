@@ -63,13 +63,21 @@ PROBES: dict[str, Callable[[HttpRequest], HttpResponse]] = {
 
 
 class ProbeMiddleware:
-    """First in MIDDLEWARE: answers the probes (GET or HEAD) before anything else."""
+    """First in MIDDLEWARE: answers the probes (GET or HEAD) before anything else.
+
+    At exactly the paths of ``PROBES`` and no other spelling of them (``/readyz/``,
+    ``/readyz//``, ``/readyz%2F``, ``/readyz/.`` fall through to the URLconf: 404).
+    nginx keeps ``/readyz`` and ``/metrics`` from the internet by a prefix rule on
+    its normalised path, which covers every spelling (docs/security.md, "Health
+    endpoints"); the application adds no spelling of its own that nginx would
+    not see as the same path.
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        view = PROBES.get(request.path_info.rstrip("/") or "/")
+        view = PROBES.get(request.path_info)
         if view is None:
             return self.get_response(request)
         if request.method not in ("GET", "HEAD"):

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from vipgame.accounts.models import User
+from vipgame.api.filters import StrictFilterSet
 from vipgame.api.schema import errors
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.selectors import bonus_claimed_today, ledger_for_user, user_account
@@ -61,7 +62,7 @@ class EntryOut(serializers.ModelSerializer[LedgerEntry]):
         read_only_fields = fields
 
 
-class LedgerFilter(django_filters.FilterSet):
+class LedgerFilter(StrictFilterSet):
     kind = django_filters.ChoiceFilter(
         field_name="transaction__kind", choices=LedgerTransaction.Kind.choices
     )
