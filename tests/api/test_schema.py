@@ -152,9 +152,14 @@ agreement.config.generation.update(
 # player's chips) or on rules across fields (Django's password validators; a
 # table's seats, presets and options per game, its raise cap of at least the big
 # blind, its buy-in range). Operation -> {code: the fields its details may name}.
+NAME_REFUSALS = ("name_characters", "name_marks", "name_reserved", "name_taken", "username_taken")
 NOT_IN_A_SCHEMA: dict[tuple[str, str], dict[str, set[str]]] = {
     ("POST", "/api/v1/auth/login"): {"invalid_credentials": set()},
-    ("POST", "/api/v1/auth/signup"): {"invalid": {"username", "password"}},
+    # (a name's refusals, docs/security.md "Names and player cards": details name the field)
+    ("POST", "/api/v1/auth/signup"): {
+        "invalid": {"username", "password"},
+        **{code: {"field"} for code in NAME_REFUSALS},
+    },
     ("POST", "/api/v1/auth/password"): {"invalid": {"new_password"}, "wrong_password": set()},
     ("POST", "/api/v1/tables"): {
         "invalid": {"seat_count", "preset", "options", "max_raise", "buy_in_min", "buy_in_max"},
