@@ -26,7 +26,7 @@ from games.changes import (
     TableUpdated,
     UndeclaredChange,
 )
-from games.models import Seat, Table
+from games.models import Hand, Seat, Table
 from games.plugins import engine_for
 from games.rules.game import Status
 from games.services.work import TableWork
@@ -194,16 +194,19 @@ def test_a_move_asks_the_engine_its_status_twice_before_and_after(tables, make_u
     tables.drain()
     table.refresh_from_db()
     engine = engine_for("tienlen")
-    from games.models import Hand
-
-    hand = Hand.objects.get(pk=table.current_hand_id)
+    hand = Hand.objects.get(table=table, number=table.hands_played)
     state = engine.loads(hand.state)
     player = engine.status(state).actors[0]
     user = next(u for u in users if u.pk == hand.players[player]["user_id"])
     action = engine.bot_action(engine.view(state, player), seed=1)
-    calls = []
+    calls: list[int] = []
     status = type(engine).status
-    monkeypatch.setattr(type(engine), "status", lambda self, s: calls.append(1) or status(self, s))
+
+    def counted(self, s):
+        calls.append(1)
+        return status(self, s)
+
+    monkeypatch.setattr(type(engine), "status", counted)
     sent: list[list] = []
     monkeypatch.setattr(publish, "send", lambda messages, **_: sent.append(list(messages)))
     # when a player moves and the move is published
