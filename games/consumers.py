@@ -687,8 +687,8 @@ class TableSocket(RoomSocket):
             invite_code=self.invite or str(message.get("invite") or ""),
             auto_ready=message.get("auto_ready"),
             address=self.address,
+            present=True,  # this socket counts at the seat: one change, one version
         )
-        await self._call(services.seat_presence, delta=1)
         return None
 
     async def do_ready(self, message: dict[str, Any]) -> Any:
@@ -708,9 +708,8 @@ class TableSocket(RoomSocket):
 
     async def do_leave(self, message: dict[str, Any]) -> Any:
         when = message.get("when", services.LEAVE_NOW)
-        if when == services.LEAVE_NOW:
-            await self._call(services.seat_presence, delta=-1)
-        await self._call(services.table_leave, when=when)
+        # (Leaving now, this socket no longer counts at the seat: in the same change.)
+        await self._call(services.table_leave, when=when, socket_leaves=when == services.LEAVE_NOW)
 
     async def do_stay(self, message: dict[str, Any]) -> Any:
         await self._call(services.table_stay)

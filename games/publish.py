@@ -13,9 +13,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from games import clock, sql
+from games.changes import (
+    Change,
+    ChipsMoved,
+    ClockSet,
+    HandFinished,
+    HandMoved,
+    SeatLeft,
+    SeatTaken,
+    SeatUpdated,
+    TableOpened,
+    TableUpdated,
+    events_of,
+)
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
 from games.plugins import plugin_for
@@ -361,41 +375,104 @@ def state_payload(
     }
 
 
+# What a change is published as (``decide``).
+DELTA, SEAT_DELTA, FULL = "delta", "seat_delta", "full"
+# The table's columns a lobby card shows (``lobby_entry``).
+LOBBY_SHOWN = frozenset({*TABLE_SHOWN} - {"hands_played", "next_commitment", "closed_reason"})
+
+
+def decide(changes: Sequence[Change]) -> str:
+    """What a change is published as, by the kinds of change it declared:
+
+    * ``DELTA``: moves of the running hand (and the hand's end), with the
+      clock, the table's own fields and seat fields no state shows;
+    * ``SEAT_DELTA``: seat fields a state shows, chips, the clock or the
+      table's own fields, with the same players in the same seats and no
+      hand changed;
+    * ``FULL``: anything else (a deal, a seat taken or freed, a settlement).
+    """
+    moved = False
+    seats_only = True
+    hidden_seats = True
+    for change in changes:
+        if isinstance(change, HandMoved):
+            moved, seats_only = True, False
+        elif isinstance(change, HandFinished):
+            seats_only = False
+        elif isinstance(change, SeatUpdated):
+            if change.shown:
+                hidden_seats = False
+        elif isinstance(change, ChipsMoved):
+            hidden_seats = False
+        elif not isinstance(change, ClockSet | TableUpdated):
+            return FULL
+    if moved and hidden_seats:
+        return DELTA
+    return SEAT_DELTA if seats_only else FULL
+
+
+def lobby_changed(changes: Sequence[Change]) -> bool:
+    """Whether the table's lobby card changed: seats taken or freed, a hand
+    dealt or finished (its status), the table opened or its shown fields."""
+    return any(
+        isinstance(c, SeatTaken | SeatLeft | HandFinished | TableOpened)
+        or (isinstance(c, TableUpdated) and not LOBBY_SHOWN.isdisjoint(c.fields))
+        for c in changes
+    )
+
+
 @dataclass
 class Publication:
     """What a committed table change tells whom, built after the commit
-    (outside the table lock) from what the unit of work holds: a ``delta``
-    per recipient for a move of the hand it loaded that changed no seat
-    (``before``: the state, and the table and hand rows, before it), else a
-    full ``state``."""
+    (outside the table lock) from what the unit of work holds and the change
+    record it declared (``changes``), whose kinds decide the messages
+    (``decide``): a ``delta`` per recipient, one seat delta for all, or a
+    full ``state`` per recipient. ``table_before`` and ``hand_before``: the
+    rows as the unit of work loaded them (for what a delta says changed)."""
 
     table: Table
     plugin: GamePlugin
-    seats: list[Seat] | None  # with their chips; loaded for a full state
+    seats: list[Seat] | None  # with their chips; loaded unless a delta
     refs: list[SeatRef]
     hand: Hand | None
     state: Any
-    before: Any
-    events: Sequence[EventLike]
-    gone_users: dict[int, dict[str, Any]]  # user id: why they left (``removed_info``)
-    lobby: bool
+    changes: Sequence[Change]
+    # The engine's status of ``state`` when the change computed it (a move).
+    status: Status | None = None
     table_before: Table | None = None
     hand_before: Hand | None = None
-    # A change of the seats or the table's own fields only (see
-    # ``TableWork._seats_only``): one seat delta for every recipient.
-    seats_only: bool = False
+
+    @cached_property
+    def kind(self) -> str:
+        return decide(self.changes)
+
+    @cached_property
+    def events(self) -> list[Any]:
+        return events_of(self.changes)
+
+    @property
+    def gone_users(self) -> dict[int, dict[str, Any]]:
+        """User id: why they left (``removed_info``)."""
+        gone = {c.user_id: c.removed for c in self.changes if isinstance(c, SeatLeft)}
+        return dict(sorted(gone.items()))
+
+    def _status(self) -> Status | None:
+        if self.state is None:
+            return None
+        return self.status or self.plugin.engine.status(self.state)
 
     def messages(self) -> list[Message]:
-        if self.before is not None:
+        kind = self.kind
+        if kind == DELTA:
             messages = self._deltas()
-        elif self.seats_only:
+        elif kind == SEAT_DELTA:
             messages = self._seat_deltas()
         else:
             messages = self._states()
         # Private tables are never in the lobby (nor in its first list): their
         # players know them from the invite link.
         table = self.table
-        if self.lobby and not table.is_private:
+        if lobby_changed(self.changes) and not table.is_private:
             entry = lobby_entry(table, self.refs if self.seats is None else self.seats)
             messages.append((LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
         return messages
@@ -405,7 +482,7 @@ class Publication:
         assert seats is not None
         chips = seat_chips(table, seats)
         engine = self.plugin.engine
-        status = None if state is None else engine.status(state)
+        status = self._status()
         spectators = None if hand is None or state is None else engine.view(state, None)
         messages = [
             _personal(
@@ -431,10 +508,11 @@ class Publication:
     def _delta_head(self, seats: Sequence[SeatLike]) -> dict[str, Any]:
         """What every delta starts with: its version and base, the time, who
         acts and the clock."""
-        table, hand, state = self.table, self.hand, self.state
+        table, hand = self.table, self.hand
         actors: list[int] = []
-        if hand is not None and state is not None and not hand.finished:
-            actors = list(self.plugin.engine.status(state).actors)
+        status = self._status()
+        if hand is not None and status is not None and not hand.finished:
+            actors = list(status.actors)
         return {
             "type": "delta",
             "v": table.version,
@@ -463,7 +541,9 @@ class Publication:
         return messages
 
     def _deltas(self) -> list[Message]:
-        table, hand, state, before = self.table, self.hand, self.state, self.before
+        table, hand, state = self.table, self.hand, self.state
+        # From the state the change started from (its first move's) to the last.
+        before = next(c.before for c in self.changes if isinstance(c, HandMoved))
         assert hand is not None
         engine = self.plugin.engine
         common = self._delta_head(self.refs)

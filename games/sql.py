@@ -420,19 +420,8 @@ def set_nets(hand_id: int, nets: Sequence[int]) -> None:
         )
 
 
-def store_seed(seat_id: int, seed: str, commitment: str) -> None:
-    """A player's seed for the hand dealt under ``commitment``, on their seat."""
-    with _cursor(_db()) as cursor:
-        cursor.execute(
-            f'UPDATE {Seat._meta.db_table} SET "client_seed" = %s, "seed_commitment" = %s '
-            'WHERE "id" = %s',
-            [seed, commitment, seat_id],
-        )
-
-
 # -- the one write ---------------------------------------------------------------
 
-_HAND_WRITE = ("state", "event_count", "ended_at", "result")
 _EVENT_COLUMNS = ("hand_id", "seq", "table_version", "type", "payload", "visibility", "player")
 
 
@@ -452,23 +441,23 @@ def _update(db: Any, model: Any, pk: int, values: dict[str, Any]) -> tuple[str, 
 def write(
     table: Table,
     columns: dict[str, Any],
-    hand: Hand | None,
+    hands: dict[int, dict[str, Any]],
     events: Sequence[EventRecord],
     seats: dict[int, dict[str, Any]],
+    hand_id: int | None = None,
 ) -> None:
-    """One statement: the table's changed columns (``{attname: value}``), and
-    with them the hand's state (when ``hand``), the new events and the seats'
-    changed fields (``{seat id: {field: value}}``)."""
+    """The one writer of a table's rows, in one statement: the table's changed
+    columns (``{attname: value}``), and with them the hands' changed fields
+    (``{hand id: {attname: value}}``), the new events (of hand ``hand_id``)
+    and the seats' changed fields (``{seat id: {field: value}}``)."""
     # (statement, parameters): on PostgreSQL all but the last become
     # data-modifying CTEs of the last, run as one statement.
     db = _db()
-    parts: list[tuple[str, list[Any]]] = []
-    if hand is not None:
-        parts.append(
-            _update(db, Hand, hand.pk, {name: getattr(hand, name) for name in _HAND_WRITE})
-        )
+    parts: list[tuple[str, list[Any]]] = [
+        _update(db, Hand, pk, changed) for pk, changed in sorted(hands.items())
+    ]
     if events:
-        assert hand is not None
+        assert hand_id is not None
         names = ", ".join(f'"{c}"' for c in _EVENT_COLUMNS)
         created = _field_of(HandEvent, "created_at")
         row = "(" + ", ".join(["%s"] * (len(_EVENT_COLUMNS) + 1)) + ")"
@@ -477,7 +466,7 @@ def write(
         values: list[Any] = []
         for e in events:
             values += [
-                hand.pk,
+                hand_id,
                 e.seq,
                 e.table_version,
                 e.type,

@@ -118,7 +118,8 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     stacks = _escrow_stacks(work, [s.position for s in players]) if plugin.uses_escrow else []
     setup = plugin.setup(table, players, draws, stacks)
     state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
-    hand = Hand.objects.create(
+    status = engine.status(state)
+    hand = Hand(
         table=table,
         number=number,
         game=table.game,
@@ -138,26 +139,26 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
         setup=setup,
         state=engine.dumps(state),
     )
-    work.hand_dealt()
-    HandPlayer.objects.bulk_create(
-        HandPlayer(
-            hand=hand, user_id=s.user_id, index=i, position=s.position, client_seed=client_seeds[i]
-        )
-        for i, s in enumerate(players)
-    )
-    table.hands_played = number
-    table.status = Table.Status.PLAYING
-    secret.server_seed, table.next_commitment = seed_source.new_seed()
+    # (TableSeed is the server's secret, its own row: no state shows it.)
+    secret.server_seed, next_commitment = seed_source.new_seed()
     secret.save(update_fields=["server_seed"])
+    work.deal(
+        hand,
+        [
+            HandPlayer(user_id=s.user_id, index=i, position=s.position, client_seed=client_seeds[i])
+            for i, s in enumerate(players)
+        ],
+        state,
+        [Event("hand_started", {"number": number, "commitment": hand.commitment}), *events],
+        status,
+    )
+    work.update_table(
+        hands_played=number, status=Table.Status.PLAYING, next_commitment=next_commitment
+    )
     # The seeds are used up: cleared in the change's one write (which also
     # holds a seed that came with the Ready that dealt: this clears it).
-    for seat in players:
-        seat.client_seed, seat.seed_commitment = "", ""
     work.update_seats({seat.pk: {"client_seed": "", "seed_commitment": ""} for seat in players})
-    work.set_hand(hand, state)
-    work.announce()
-    work.record([Event("hand_started", {"number": number, "commitment": hand.commitment}), *events])
-    advance(work, None, restart_clock=True)
+    advance(work, None, status, restart_clock=True)
 
 
 def play(
@@ -172,24 +173,26 @@ def play(
     move, a bot's move, a time-out, a player leaving), its events recorded and
     the hand advanced. A move the rules refuse raises ``IllegalMove`` and
     changes nothing."""
+    engine = work.plugin.engine
     if before is None:
-        before = work.plugin.engine.status(work.state)
+        before = engine.status(work.state)
     try:
         state, events = change(work.state)
     except RulesError as err:
         raise IllegalMove(err) from None
-    work.moved()
-    work.state = state
-    work.record(list(events))
+    # The engine's status after the move, once: the clock, the end of the
+    # hand and the publication all read it.
+    status = engine.status(state)
+    work.move(state, list(events), status)
     if by is not None:
         work.moved_by(by)
-    advance(work, before, restart_clock=restart_clock)
+    advance(work, before, status, restart_clock=restart_clock)
 
 
-def advance(work: TableWork, before: Status | None, *, restart_clock: bool) -> None:
-    """After the hand's state changed: finish it, or (re)start the right clock."""
-    engine, table = work.plugin.engine, work.table
-    status = engine.status(work.state)
+def advance(work: TableWork, before: Status | None, status: Status, *, restart_clock: bool) -> None:
+    """After the hand's state changed (``status``: the engine's of the new
+    state): finish it, or (re)start the right clock."""
+    table = work.table
     same_clock = (
         before is not None
         and before.clock == status.clock
@@ -199,7 +202,7 @@ def advance(work: TableWork, before: Status | None, *, restart_clock: bool) -> N
     if not same_clock:
         # A move decided before this version is stale: a new phase or a new turn.
         # (Mậu Binh players arrange at once: one's submission leaves the others' valid.)
-        table.hand_version = table.version
+        work.update_table(hand_version=table.version)
     if status.finished:
         finish_hand(work)
         return
@@ -222,12 +225,9 @@ def finish_hand(work: TableWork) -> None:
     hand, table = work.hand, work.table
     assert hand is not None
     outcome = work.plugin.engine.outcome(work.state)
-    hand.ended_at = clock.now()
-    hand.result = publish.hand_result(table.game, work.unit(), outcome)
+    work.finish_hand(publish.hand_result(table.game, work.unit(), outcome))
     work.update_seats(work.plugin.after_hand(table, work.hand_refs(), outcome, hand.setup))
-    table.status = Table.Status.SUMMARY
-    work.hand_finished(hand.pk)
-    work.announce()
+    work.update_table(status=Table.Status.SUMMARY)
     work.set_clock(Table.Clock.SUMMARY, table.summary_seconds * 1000)
 
 
@@ -306,10 +306,11 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
 def hand_timeout(work: TableWork) -> None:
     """The turn, arrange or reveal clock ran out: the engine's time-out rule
     (and the players it ran for count one more time-out in a row)."""
-    refs = work.hand_refs()
+    refs, engine = work.hand_refs(), work.plugin.engine
+    before = engine.status(work.state)
     # (first: the end of a hand may set them from the engine's own count)
-    work.timed_out([refs[i] for i in work.plugin.engine.status(work.state).actors])
-    play(work, work.plugin.engine.timeout, by="timeout", restart_clock=True)
+    work.timed_out([refs[i] for i in before.actors])
+    play(work, engine.timeout, by="timeout", restart_clock=True, before=before)
 
 
 def hand_leave(work: TableWork, player: int) -> None:

@@ -11,7 +11,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from games import clock, publish, selectors, sql
 from games.errors import (
@@ -96,6 +95,7 @@ def _take_seat(
     bot_for: User | None = None,
     auto_ready: bool = False,
     bot_for_address: str | None = None,
+    present: bool = False,
 ) -> Seat:
     table = work.table
     hold = None
@@ -112,14 +112,12 @@ def _take_seat(
         # The table's minimum balance is held in the wallet while the player
         # sits here: the same chips cannot back a seat at another table.
         hold = _hold_min_balance(table, user)
-    seat = Seat.objects.create(
-        table=table, position=position, user=user, is_bot=user.is_bot, hold=hold,
-        bot_for=bot_for, auto_ready=auto_ready, bot_for_address=bot_for_address,
+    # (``present``: the asking socket counts at the seat from the start.)
+    presence = {"connections": 1, "last_seen": clock.now()} if present else {}
+    return work.seat_take(
+        position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for,
+        auto_ready=auto_ready, bot_for_address=bot_for_address, **presence,
     )  # fmt: skip
-    work.forget_seats()
-    work.bump()
-    work.announce()
-    return seat
 
 
 def _hold_min_balance(table: Table, user: User) -> Hold:
@@ -171,16 +169,16 @@ def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> N
     needed = min_balance(work.table)
     account = wallet.account_for_user(user=seat.user)
     amount = min(needed, account.available if at_most is None else at_most)
-    seat.hold = None
+    hold = None
     if amount > 0:
-        seat.hold = wallet.hold_create(
+        hold = wallet.hold_create(
             account=account,
             amount=amount,
             key=_hold_key(work.table, seat.user_id),
             expires_at=clock.now() + SEAT_HOLD_TTL,
             reason=_hold_reason(work.table),
         )
-    seat.save(update_fields=["hold"])
+    work.update_seat(seat, hold_id=None if hold is None else hold.pk)
 
 
 def rehold_seats(work: TableWork, seats: list[Seat]) -> None:
@@ -199,8 +197,7 @@ def rehold_seats(work: TableWork, seats: list[Seat]) -> None:
         reason=_hold_reason(table),
     )
     for seat in seats:
-        seat.hold_id = made.get(seat.user_id)
-    work.update_seats({seat.pk: {"hold_id": seat.hold_id} for seat in seats})
+        work.update_seat(seat, hold_id=made.get(seat.user_id))
 
 
 def _switch(value: object) -> bool:
@@ -220,12 +217,15 @@ def table_sit(
     invite_code: str = "",
     auto_ready: bool | None = None,
     address: str | None = None,
+    present: bool = False,
 ) -> Seat:
     """Take a seat. ``auto_ready`` (None: on at a table with bots, where
     people expect the next hand without asking): the server readies the seat
     for every hand after the first (Mậu Binh, Tiến Lên; Poker keeps a ready
     seat ready anyway). ``address``: the request's client address, counted
-    against its share of the bot pool when the table fills with bots."""
+    against its share of the bot pool when the table fills with bots.
+    ``present``: the asking table socket counts at the seat (one change, one
+    version: others see the player seated and connected at once)."""
     if auto_ready is not None:
         _switch(auto_ready)
     _require_active(user)
@@ -238,7 +238,9 @@ def table_sit(
     fills = work.table.fill_with_bots and not user.is_bot
     if fills and len(work.seats) + 1 < min(work.table.seat_count, _BOTS_FILL_TO):
         wallet.house_lock()  # the bots' lock, in its place: before any wallet account
-    seat = _take_seat(work, user, _free_position(work, position), buy_in, auto_ready=auto_ready)
+    seat = _take_seat(
+        work, user, _free_position(work, position), buy_in, auto_ready=auto_ready, present=present
+    )
     Departure.objects.filter(table=work.table, user=user).delete()
     if fills:
         _fill_with_bots(work, user, address)
@@ -442,11 +444,7 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
         Departure.objects.update_or_create(
             table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": at}
         )
-    work.user_left(seat.user_id, publish.removed_info(reason, at))
-    seat.delete()
-    work.forget_seats()
-    work.bump()
-    work.announce()
+    work.seat_free(seat, publish.removed_info(reason, at))
     if not seat.is_bot and all(s.is_bot for s in work.seats):
         hand = work.hand
         if hand is None or hand.settled:
@@ -470,33 +468,36 @@ LEAVE_NOW, LEAVE_AFTER_HAND = "now", "after_hand"
 
 
 @retried
-def table_leave(*, table_id: int, user: User, when: object = LEAVE_NOW) -> None:
+def table_leave(
+    *, table_id: int, user: User, when: object = LEAVE_NOW, socket_leaves: bool = False
+) -> None:
     """Leave. Between hands the seat frees at once. In a hand, ``when``
     ``"now"`` plays the engine's leave rule (what it costs: ``selectors.
     leave_cost``) and ``"after_hand"`` plays the hand out; either way the seat
-    frees once the hand is settled. Asking again changes nothing."""
+    frees once the hand is settled. Asking again changes nothing.
+    ``socket_leaves``: the asking table socket no longer counts at the seat
+    (a socket's leave now), in the same change."""
     if when not in (LEAVE_NOW, LEAVE_AFTER_HAND):
         raise BadLeave()
     work = TableWork(table_id)
     seat = work.require_seat(user)
     if not work.in_current_hand(seat):
         free_seat(work, seat, Departure.Reason.LEFT)
-    elif when == LEAVE_AFTER_HAND:
+        work.commit()
+        return
+    if socket_leaves:
+        _presence(work, seat, -1)
+    if when == LEAVE_AFTER_HAND:
         if not seat.leaving and not seat.leave_after_hand:
-            seat.leave_after_hand = True
-            seat.save(update_fields=["leave_after_hand"])
-            work.bump()
+            work.update_seat(seat, leave_after_hand=True)
     elif not seat.leaving:
-        seat.leaving = True
-        seat.ready = False
-        seat.save(update_fields=["leaving", "ready"])
+        work.update_seat(seat, leaving=True, ready=False)
         hand = work.hand
         assert hand is not None
         if not hand.finished:
             player = work.player_index(seat)
             assert player is not None
             hand_leave(work, player)
-        work.bump()
     work.commit()
 
 
@@ -509,9 +510,7 @@ def table_stay(*, table_id: int, user: User) -> None:
     if seat.leaving:
         raise AlreadyLeft()
     if seat.leave_after_hand:
-        seat.leave_after_hand = False
-        seat.save(update_fields=["leave_after_hand"])
-        work.bump()
+        work.update_seat(seat, leave_after_hand=False)
     work.commit()
 
 
@@ -524,9 +523,7 @@ def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
     work = TableWork(table_id)
     seat = work.require_seat(user)
     if seat.auto_ready != on:
-        seat.auto_ready = on
-        seat.save(update_fields=["auto_ready"])
-        work.bump()
+        work.update_seat(seat, auto_ready=on)
     if (
         on
         and not work.plugin.keeps_ready
@@ -554,7 +551,7 @@ def ready_by_itself(work: TableWork, seat: Seat) -> bool:
     if seat.timeouts >= AWAY_AFTER_TIMEOUTS:
         return False
     try:
-        with transaction.atomic():
+        with work.attempt():
             _hold_for_next_hand(work, seat)
     except NotEnoughChips:
         return False
@@ -603,7 +600,8 @@ def table_seed(
     if not isinstance(commitment, str):
         raise StaleCommitment(commitment=work.table.next_commitment)
     seed = _check_seed(work, ref.user_id, client_seed, commitment)
-    sql.store_seed(ref.id, seed, work.table.next_commitment)
+    # (Written with the change; a seed shows in no state: no new version.)
+    work.update_seat(ref, client_seed=seed, seed_commitment=work.table.next_commitment)
     if work.table.clock == Table.Clock.SEEDS:
         maybe_deal(work)  # the seed the deal was waiting for (it reads the seats anew)
     work.commit()
@@ -649,13 +647,15 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
         raise HandInProgress()
     # Ready for the next hand: no longer leaving after this one (and the new
     # seed stored with it), written with the change's one write.
-    fields = ["ready", "sitting_out", "timeouts", "leave_after_hand"]
+    fields: dict[str, Any] = {
+        "ready": True,
+        "sitting_out": False,
+        "timeouts": 0,
+        "leave_after_hand": False,
+    }
     if seed is not None:
-        seat.client_seed, seat.seed_commitment = seed, table.next_commitment
-        fields += ["client_seed", "seed_commitment"]
-    seat.ready, seat.sitting_out, seat.timeouts, seat.leave_after_hand = True, False, 0, False
-    work.update_seats({seat.pk: {name: getattr(seat, name) for name in fields}})
-    work.bump()
+        fields.update(client_seed=seed, seed_commitment=table.next_commitment)
+    work.update_seat(seat, **fields)
     ready_clock(work)
     maybe_deal(work)
 
@@ -707,9 +707,8 @@ def _bot_top_up(work: TableWork, seat: Seat) -> None:
                 amount=min(buy_in, high - stack),
                 key=f"buyin:{work.table.pk}:{seat.position}:{secrets.token_hex(8)}",
             )  # fmt: skip
-            seat.sitting_out = False
-            seat.save(update_fields=["sitting_out"])
-        work.forget_seats()
+            work.update_seat(seat, sitting_out=False)
+        work.chips_moved()
 
 
 @retried
@@ -720,10 +719,10 @@ def table_bot_ready(*, table_id: int, position: int) -> None:
         return
     try:
         try:
-            with transaction.atomic():
+            with work.attempt():
                 _ready(work, seat, "")  # a bot's seed is drawn at the deal (play.contributions)
         except NotEnoughChips:
-            with transaction.atomic():
+            with work.attempt():
                 _bot_top_up(work, seat)
                 _ready(work, seat, "")
     except (NotEnoughChips, NoBotAvailable):
@@ -770,23 +769,17 @@ def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     seat = work.seat_of(user)
     if seat is None:
         return
-    was_connected = seat.connected
-    # (written with the change's one statement)
-    work.update_seats(
-        {
-            seat.pk: {
-                "connections": max(0, seat.connections + delta)
-                if delta
-                else max(1, seat.connections),
-                "last_seen": clock.now(),
-            }
-        }
-    )
-    if delta or not was_connected:
-        work.bump()
-    # (Unbumped, nothing is written: a heartbeat that found the seat connected
-    # after all, another socket's opening having just seen it.)
-    work.commit()
+    # (Nothing changes for a heartbeat that found the seat connected after
+    # all, another socket's opening having just seen it.)
+    if delta or not seat.connected:
+        _presence(work, seat, delta)
+        work.commit()
+
+
+def _presence(work: TableWork, seat: Seat, delta: int) -> None:
+    """A socket of the seat's player connected (+1), closed (-1) or is alive (0)."""
+    connections = max(0, seat.connections + delta) if delta else max(1, seat.connections)
+    work.update_seat(seat, connections=connections, last_seen=clock.now())
 
 
 @retried
@@ -819,6 +812,5 @@ def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
         user=user, seat_key=seat_key(table, seat.position), amount=amount,
         key=f"buyin:{table.pk}:{seat.position}:{secrets.token_hex(8)}",
     )  # fmt: skip
-    work.forget_seats()  # the stack it shows grew
-    work.bump()
+    work.chips_moved()  # the stack it shows grew
     work.commit()

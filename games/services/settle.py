@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from games import clock, sql
 from games.models import Departure, Hand, Table
 from vipgame.retry import retried
 from wallet import services as wallet
@@ -86,13 +85,8 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
             reason=f"{table.get_game_display()} #{table.pk}/{hand.number}",
             hand_id=hand.pk,
         )
-        work.forget_seats()  # their chips moved
-    hand.settled = True
-    hand.settled_at = clock.now()
-    hand.result = {**(hand.result or {}), "chips": net}
-    hand.save(update_fields=["settled", "settled_at", "result"])
-    sql.set_nets(hand.pk, net)
-    work.set_hand(hand, work.plugin.engine.loads(hand.state))
+        work.chips_moved()
+    work.settle_hand(hand, net)
     stacks = dict(zip(keys, (a.balance + amounts.get(a.pk, 0) for a in accounts), strict=True))
     for seat in [s for s in work.seats if s.leaving or s.leave_after_hand]:
         # (the last person leaving takes the bots along)
@@ -103,7 +97,5 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
         for seat in work.seats:
             if stacks.get(f"seat:{seat_key(table, seat.position)}") == 0:
                 # No chips left: sit out until the player buys in again (docs/rules.md 4).
-                seat.sitting_out, seat.ready = True, False
-                seat.save(update_fields=["sitting_out", "ready"])
-    work.bump()
+                work.update_seat(seat, sitting_out=True, ready=False)
     return True

@@ -81,8 +81,7 @@ def table_create(
     )
     TableSeed.objects.create(table=table, server_seed=seed)
     work = TableWork(table.pk)
-    work.announce()
-    work.bump()
+    work.open_table()
     work.commit()
     return table
 
@@ -129,22 +128,20 @@ def _ready_timeout(work: TableWork) -> None:
 
 
 def _summary_over(work: TableWork) -> None:
-    table, hand = work.table, work.hand
+    hand = work.hand
     if hand is not None and not hand.settled:
         work.set_clock(Table.Clock.SUMMARY, 1000)
         work.settle_later(hand.pk)
         return
     work.clear_clock()
-    table.status = Table.Status.WAITING
-    work.announce()
+    work.update_table(status=Table.Status.WAITING)
     for seat in work.seats:
         if seat.is_bot:
             if not seat.ready or not work.plugin.keeps_ready:
-                seat.ready = False
+                work.update_seat(seat, ready=False)
                 work.bot_to_ready(seat.position)
         elif not work.plugin.keeps_ready:
-            seat.ready = ready_by_itself(work, seat)
-        seat.save(update_fields=["ready"])
+            work.update_seat(seat, ready=ready_by_itself(work, seat))
     ready_clock(work)
     maybe_deal(work)
 
@@ -215,18 +212,9 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
         settle_in(work, hand.pk)
         hand = work.hand
     if hand is not None and hand.ended_at is None:
-        hand.ended_at = clock.now()
-        hand.voided = True
-        hand.settled = True
-        hand.settled_at = hand.ended_at
-        hand.result = publish.voided_result(table.game, work.unit(), len(hand.players), reason)
-        hand.save(update_fields=["ended_at", "voided", "settled", "settled_at", "result"])
-        work.set_hand(hand, work.state)
+        work.void_hand(publish.voided_result(table.game, work.unit(), len(hand.players), reason))
     for seat in list(work.seats):
         free_seat(work, seat, Departure.Reason.CLOSED)
-    work.table.status = Table.Status.CLOSED
-    work.table.closed_reason = reason[:200]
+    work.update_table(status=Table.Status.CLOSED, closed_reason=reason[:200])
     work.clear_clock()
-    work.bump()
-    work.announce()
     work.commit()

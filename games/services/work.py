@@ -1,18 +1,26 @@
 """The unit of work of one table service call.
 
 Every table service opens one :class:`TableWork` inside ``transaction.atomic``.
-It locks the table row, loads what the call reads (seats, the hand and its
-engine state) on first use, bumps the version once, and records what the change
-calls for through its methods. :meth:`TableWork.commit` saves everything and
+It locks the table row and loads what the call reads (seats, the hand and its
+engine state) on first use. Every change of the table goes through one of its
+typed operations (a seat taken, freed or updated; a hand dealt, moved,
+finished, settled or voided; the clock; the table's own fields), which bumps
+the version once per call and appends a declared change to its record
+(``games.changes``). :meth:`TableWork.commit` writes everything through the
+one writer (``games.sql.write``) and hands the record to the publisher, which
+decides by the kinds of change what to send (``games.publish.decide``); it
 returns the after-commit work as data (:class:`games.aftercommit.AfterCommit`),
 registered with ``transaction.on_commit`` to be run by
-:func:`games.aftercommit.run`. Nothing else writes its fields.
+:func:`games.aftercommit.run`. Nothing else writes a table, its seats or its
+hands.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -21,18 +29,40 @@ from django.db import transaction
 
 from games import aftercommit, clock, publish, sql
 from games.aftercommit import AfterCommit
+from games.changes import (
+    SEAT_SHOWN,
+    Change,
+    ChipsMoved,
+    ClockSet,
+    HandDealt,
+    HandFinished,
+    HandMoved,
+    HandSettled,
+    HandVoided,
+    SeatLeft,
+    SeatTaken,
+    SeatUpdated,
+    TableOpened,
+    TableUpdated,
+    UndeclaredChange,
+)
 from games.errors import AccountInactive, NotSeated, TableNotFound
-from games.models import Hand, HandEvent, Seat
+from games.models import Hand, HandEvent, HandPlayer, Seat
 from games.plugins import GamePlugin, plugin_for
 from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
-from games.rules.game import Event
+from games.rules.game import Event, Status
 from vipgame.accounts.models import User
 from vipgame.ops import context
 
-# Seat fields no state shows: changing only these still allows a delta.
-SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts"})
 REF_FIELDS = frozenset(f.name for f in dataclasses.fields(SeatRef))
+_SHOWN = tuple(sorted(SEAT_SHOWN))
+# The hand's current state and the seats, not read yet.
+_UNREAD: Any = object()
+
+
+def _shown(seat: Seat) -> tuple[Any, ...]:
+    return tuple(getattr(seat, name) for name in _SHOWN)
 
 
 class TableWork:
@@ -47,29 +77,23 @@ class TableWork:
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
         self.plugin: GamePlugin = plugin_for(table.game)
         self._seats: list[Seat] | None = None
+        # What the seats read in full showed (to check that every change of it
+        # was declared: ``_check_declared``).
+        self._seats_shown: dict[int, tuple[Any, ...]] = {}
         # Read after the lock, not joined to it: in READ COMMITTED a joined row
         # can be an older version than the table row we waited to lock.
-        self._hand: Hand | None = None
-        self._hand_loaded = False
+        self._hand: Hand | None = _UNREAD
         self._state: Any = None
-        self._loaded_state: Any = None
+        self._status: Status | None = None  # of ``_state``, when a move computed it
         self._refs: list[SeatRef] | None = None
-        # Who sat where when the seats were first read: a change that keeps
-        # them and touches no hand is published as a seat delta.
-        self._seated: list[tuple[int, int]] | None = None
         self._hand_before: Hand | None = None
-        # {seat id: {field: value}} written with the change (games.sql.write).
-        self._seat_changes: dict[int, dict[str, Any]] = {}
-        self._changed = False
-        self._state_dirty = False
-        # A move of a running hand that changed nothing else: it is published
-        # as a delta (games.protocol.DeltaMessage); anything else, in full.
-        self._move = False
-        self._full = False
+        # What the change writes (games.sql.write): {seat id: {field: value}},
+        # {hand id: the hand and the names of its changed fields}, events.
+        self._seat_writes: dict[int, dict[str, Any]] = {}
+        self._hand_writes: dict[int, tuple[Hand, dict[str, None]]] = {}
         self._events: list[EventRecord] = []
-        self._timer_due = False
-        self._lobby = False
-        self._gone_users: dict[int, dict[str, Any]] = {}
+        # What it changed, declared: written, then handed to the publisher.
+        self.changes: list[Change] = []
         self._bots_to_move: set[int] = set()
         self._bots_to_ready: set[int] = set()
         self._after = AfterCommit(table_id=table.pk, game=table.game)
@@ -80,22 +104,16 @@ class TableWork:
     def seats(self) -> list[Seat]:
         if self._seats is None:
             # With their chips: the balances they show only change when chips
-            # move, and whoever moves them calls forget_seats(). A change that
-            # reads the seats in full may change them: it is published in full.
+            # move, and whoever moves them declares it (``chips_moved``).
             self._seats = list(publish.seats_with_chips(self.table))
             self._show_pending(self._seats)
-            self._full = True
-            self._note_seated(self._seats)
+            self._seats_shown = {s.pk: _shown(s) for s in self._seats}
         return self._seats
 
-    def _note_seated(self, seats: list[Seat] | list[SeatRef]) -> None:
-        if self._seated is None:
-            self._seated = [(s.position, s.user_id) for s in seats]
-
-    def forget_seats(self) -> None:
+    def _forget_seats(self) -> None:
+        self._check_declared()
         self._seats = None
         self._refs = None
-        self._full = True
 
     @property
     def refs(self) -> list[SeatRef]:
@@ -106,36 +124,38 @@ class TableWork:
                 self._refs = [seat_ref(s) for s in self._seats]
             else:
                 self._refs = sql.seat_refs(self.table.pk)
-                if self._seat_changes:
+                if self._seat_writes:
                     self._refs = [
                         dataclasses.replace(ref, **self._pending_of(ref.id)) for ref in self._refs
                     ]
-            self._note_seated(self._refs)
         return self._refs
 
     def _show_pending(self, seats: list[Seat]) -> None:
-        """Seats with what this unit of work will write to them
-        (``update_seats``): seats read anew (after ``forget_seats``) must show
-        it to the rest of the work, and a full state must show it."""
+        """Seats with what this unit of work will write to them: seats read
+        anew (after chips moved) must show it to the rest of the work, and a
+        full state must show it."""
         for seat in seats:
-            for name, value in self._seat_changes.get(seat.pk, {}).items():
+            for name, value in self._seat_writes.get(seat.pk, {}).items():
                 setattr(seat, name, value)
 
     def _pending_of(self, seat_id: int) -> dict[str, Any]:
         """``_show_pending`` for a seat in short: the changes to its fields."""
-        changes = self._seat_changes.get(seat_id, {})
+        changes = self._seat_writes.get(seat_id, {})
         return {k: v for k, v in changes.items() if k in REF_FIELDS}
 
     def load_move(self, user_id: int | None = None) -> None:
         """The current hand, its state and the seats in short, in one
         statement (a move's read). ``user_id``: whose recent client ids to read."""
-        if self._hand_loaded:
+        if self._hand is not _UNREAD:
             return
         hand, refs = sql.hand_and_refs(self.table, user_id)
-        self._hand, self._hand_loaded, self._refs = hand, True, refs
-        self._note_seated(refs)
+        self._refs = refs
+        self._loaded(hand)
+
+    def _loaded(self, hand: Hand | None) -> None:
+        self._hand = hand
         if hand is not None:
-            self._state = self._loaded_state = self.plugin.engine.loads(hand.state)
+            self._state = self.plugin.engine.loads(hand.state)
             self._hand_before = sql.clone(hand)
 
     def seat_of(self, user: User) -> Seat | None:
@@ -150,26 +170,6 @@ class TableWork:
             raise AccountInactive()
         return ref
 
-    def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
-        """Written with the move (the seat's recent client ids: a repeat is
-        acknowledged, not applied twice; the player is here: no time-outs in a row)."""
-        fields: dict[str, Any] = {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}
-        if ref.timeouts:
-            fields["timeouts"] = 0
-        self.update_seats({ref.id: fields})
-
-    def timed_out(self, refs: list[SeatRef]) -> None:
-        """These players' clock ran out: one more time-out in a row each."""
-        self.update_seats({ref.id: {"timeouts": ref.timeouts + 1} for ref in refs})
-
-    def update_seats(self, changes: dict[int, dict[str, Any]]) -> None:
-        """Seat fields to write with the change: ``{seat id: {field: value}}``.
-        A change of what the state shows of a seat is published in full."""
-        for seat_id, fields in changes.items():
-            self._seat_changes.setdefault(seat_id, {}).update(fields)
-            if not SEAT_HIDDEN.issuperset(fields):
-                self._full = True
-
     def require_seat(self, user: User) -> Seat:
         """The user's seat, read with the user in the seats' one query: a
         deactivated (banned) account may not act (``AccountInactive``)."""
@@ -182,14 +182,10 @@ class TableWork:
 
     @property
     def hand(self) -> Hand | None:
-        if not self._hand_loaded:
+        if self._hand is _UNREAD:
             hand_id = self.table.current_hand_id
             # (a prepared statement, not the ORM: a seat's presence, a ready)
-            self._hand = None if hand_id is None else sql.read_hand(hand_id)
-            self._hand_loaded = True
-            if self._hand is not None:
-                self._state = self._loaded_state = self.plugin.engine.loads(self._hand.state)
-                self._hand_before = sql.clone(self._hand)
+            self._loaded(None if hand_id is None else sql.read_hand(hand_id))
         return self._hand
 
     @property
@@ -197,17 +193,6 @@ class TableWork:
         """The current hand's engine state (None without a hand)."""
         self.hand  # noqa: B018 - loads the hand and its state on first use
         return self._state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        self._state = value
-        self._state_dirty = True
-
-    def set_hand(self, hand: Hand, state: Any) -> None:
-        self._hand, self._hand_loaded, self._state = hand, True, state
-        self._full = self._state_dirty = True
-        self.table.current_hand = hand
-        context.bind(hand=hand.pk)
 
     def hand_refs(self) -> list[SeatRef]:
         """The seats (in short) of the current hand's players, in player order
@@ -226,38 +211,128 @@ class TableWork:
         hand = self.hand
         return hand is not None and not hand.settled and self.player_index(seat) is not None
 
-    # -- writing -------------------------------------------------------------
+    # -- changing: every change is one of these operations ----------------------
 
-    def bump(self) -> None:
-        if not self._changed:
+    def _declare(self, change: Change) -> None:
+        self.changes.append(change)
+        self._bump()
+
+    def _bump(self) -> None:
+        """The table's version, once per call (every operation but a change of
+        seat fields that no state shows bumps it)."""
+        if self.table.version == self._saved["version"]:
             self.table.version += 1
-            self._changed = True
+
+    def _bumped(self) -> bool:
+        return bool(self.table.version != self._saved["version"])
+
+    # The table row.
+
+    def open_table(self) -> None:
+        """A table just created: its first version."""
+        self._declare(TableOpened())
+
+    def update_table(self, **fields: Any) -> None:
+        """Columns of the table row (its status, the hands played, the next
+        commitment, a closing's reason, the version a move must be based on)."""
+        for name, value in fields.items():
+            setattr(self.table, name, value)
+        self._declare(TableUpdated(frozenset(fields)))
 
     def set_clock(self, kind: str, ms: int) -> None:
         now = clock.now()
-        self.table.clock = kind
-        self.table.clock_started_at = now
-        self.table.deadline = now + timedelta(milliseconds=ms)
-        self.table.clock_version += 1
-        self._timer_due = True
-        self.bump()
+        table = self.table
+        table.clock = kind
+        table.clock_started_at = now
+        table.deadline = now + timedelta(milliseconds=ms)
+        table.clock_version += 1
+        self._declare(ClockSet(kind, table.deadline))
 
     def clear_clock(self) -> None:
-        if self.table.deadline is not None or self.table.clock:
-            self.table.clock = ""
-            self.table.deadline = None
-            self.table.clock_started_at = None
-            self.table.clock_version += 1
-            self.bump()
+        table = self.table
+        if table.deadline is not None or table.clock:
+            table.clock = ""
+            table.deadline = None
+            table.clock_started_at = None
+            table.clock_version += 1
+            self._declare(ClockSet("", None))
 
-    def record(self, events: list[Event]) -> None:
-        hand = self.hand
-        assert hand is not None
-        self.bump()
-        self._state_dirty = True
+    # The seats.
+
+    def seat_take(self, **fields: Any) -> Seat:
+        """A new seat at this table (``Seat``'s fields)."""
+        seat = Seat.objects.create(table=self.table, **fields)
+        self._forget_seats()
+        self._declare(SeatTaken(seat.pk, seat.position, seat.user_id))
+        return seat
+
+    def seat_free(self, seat: Seat, removed: dict[str, Any]) -> None:
+        """The seat is freed; its user is told why (``publish.removed_info``)."""
+        seat_id = seat.pk
+        seat.delete()
+        self._seat_writes.pop(seat_id, None)
+        self._forget_seats()
+        self._declare(SeatLeft(seat_id, seat.position, seat.user_id, removed))
+
+    def update_seat(self, seat: Seat | SeatRef, **fields: Any) -> None:
+        """Fields of one seat, written with the change (and shown at once on
+        ``seat`` when it is read in full)."""
+        if isinstance(seat, SeatRef):
+            self.update_seats({seat.id: fields})
+            return
+        for name, value in fields.items():
+            setattr(seat, name, value)
+        self.update_seats({seat.pk: fields})
+
+    def update_seats(self, changes: dict[int, dict[str, Any]]) -> None:
+        """Seat fields to write with the change: ``{seat id: {field: value}}``,
+        shown at once on the seats read in full. A change of a field that no
+        state shows (a move's client ids, a seed, a hold) does not bump the
+        version by itself."""
+        for seat_id, fields in changes.items():
+            if not fields:
+                continue
+            self._seat_writes.setdefault(seat_id, {}).update(fields)
+            for seat in self._seats or ():
+                if seat.pk == seat_id:
+                    for name, value in fields.items():
+                        setattr(seat, name, value)
+            change = SeatUpdated(seat_id, frozenset(fields))
+            if change.shown:
+                self._declare(change)
+            else:
+                self.changes.append(change)
+
+    def chips_moved(self) -> None:
+        """The chips the seats show changed (a buy-in, a settlement): they are
+        read anew."""
+        self._forget_seats()
+        self._declare(ChipsMoved())
+
+    def remember_client_id(self, ref: SeatRef, client_id: str, kept: int) -> None:
+        """Written with the move (the seat's recent client ids: a repeat is
+        acknowledged, not applied twice; the player is here: no time-outs in a row)."""
+        fields: dict[str, Any] = {"recent_client_ids": [*ref.recent_client_ids, client_id][-kept:]}
+        if ref.timeouts:
+            fields["timeouts"] = 0
+        self.update_seats({ref.id: fields})
+
+    def timed_out(self, refs: list[SeatRef]) -> None:
+        """These players' clock ran out: one more time-out in a row each."""
+        self.update_seats({ref.id: {"timeouts": ref.timeouts + 1} for ref in refs})
+
+    # The hand.
+
+    def _write_hand(self, hand: Hand, *names: str) -> None:
+        written = self._hand_writes.setdefault(hand.pk, (hand, {}))[1]
+        written.update(dict.fromkeys(names))
+
+    def _events_of(self, hand: Hand, events: Sequence[Event]) -> tuple[EventRecord, ...]:
+        """The events, numbered in the hand and recorded at the new version."""
+        records = []
         for event in events:
             hand.event_count += 1
-            self._events.append(
+            records.append(
                 EventRecord(
                     seq=hand.event_count,
                     table_version=self.table.version,
@@ -271,22 +346,79 @@ class TableWork:
                     player=event.seat,
                 )
             )
+        self._events += records
+        if records:
+            self._write_hand(hand, "event_count")
+        return tuple(records)
 
-    def moved(self) -> None:
-        """This unit of work is a move of the running hand (see ``commit``)."""
-        self._move = True
+    def deal(
+        self,
+        hand: Hand,
+        players: list[HandPlayer],
+        state: Any,
+        events: Sequence[Event],
+        status: Status,
+    ) -> None:
+        """A new hand (not saved yet) with its players, dealt: the table's
+        current hand, its first events recorded (``status``: the engine's of
+        ``state``)."""
+        hand.save(force_insert=True)
+        for player in players:
+            player.hand = hand
+        HandPlayer.objects.bulk_create(players)
+        self._bump()
+        self.table.current_hand = hand
+        self._hand, self._state, self._status = hand, state, status
+        context.bind(hand=hand.pk)
+        self._declare(HandDealt(hand.pk, self._events_of(hand, events)))
+
+    def move(self, state: Any, events: Sequence[Event], status: Status) -> None:
+        """The running hand's state changed (a move, a bot's move, a time-out,
+        a player leaving): ``status`` is the engine's of ``state``."""
+        hand = self.hand
+        assert hand is not None
+        self._bump()
+        before, self._state, self._status = self._state, state, status
+        self._write_hand(hand, "state")
+        self._declare(HandMoved(hand.pk, before, state, self._events_of(hand, events), status))
+
+    def finish_hand(self, result: dict[str, Any]) -> None:
+        """The running hand ended with ``result``: settled later."""
+        hand = self.hand
+        assert hand is not None
+        hand.ended_at = clock.now()
+        hand.result = result
+        self._write_hand(hand, "ended_at", "result")
+        self._after.finished = True
+        self._bots_to_move = set()
+        self.settle_later(hand.pk)
+        self._declare(HandFinished(hand.pk))
+
+    def settle_hand(self, hand: Hand, chips: list[int]) -> None:
+        """The finished hand (its row locked) is settled: what each player's
+        chips really moved."""
+        hand.settled = True
+        hand.settled_at = clock.now()
+        hand.result = {**(hand.result or {}), "chips": chips}
+        self._write_hand(hand, "settled", "settled_at", "result")
+        sql.set_nets(hand.pk, chips)
+        if hand.pk == self.table.current_hand_id:
+            self._hand, self._state = hand, self.plugin.engine.loads(hand.state)
+            self._status = None
+        self._declare(HandSettled(hand.pk))
+
+    def void_hand(self, result: dict[str, Any]) -> None:
+        """The running hand is voided (its table closed): nothing moved."""
+        hand = self.hand
+        assert hand is not None
+        hand.ended_at = clock.now()
+        hand.voided = hand.settled = True
+        hand.settled_at = hand.ended_at
+        hand.result = result
+        self._write_hand(hand, "ended_at", "voided", "settled", "settled_at", "result")
+        self._declare(HandVoided(hand.pk))
 
     # -- what the change calls for after commit --------------------------------
-
-    def announce(self) -> None:
-        """The lobby's entry of this table changed (seats taken, status)."""
-        self._lobby = True
-
-    def user_left(self, user_id: int, removed: dict[str, Any]) -> None:
-        """A user left their seat: their sockets get the public state once
-        more, saying why (``removed``: ``publish.removed_info``)."""
-        self._gone_users[user_id] = removed
-        self._full = True
 
     def bots_to_move(self, positions: set[int]) -> None:
         """The bots whose move it is now (replaces any earlier set)."""
@@ -302,15 +434,6 @@ class TableWork:
         """For the metrics: a move by a player, a bot or a time-out."""
         self._after.move_by = kind
 
-    def hand_dealt(self) -> None:
-        self._after.dealt = True
-        self._full = True
-
-    def hand_finished(self, hand_id: int) -> None:
-        self._after.finished = True
-        self._bots_to_move = set()
-        self.settle_later(hand_id)
-
     def timer_fired(self, kind: str, lateness_s: float) -> None:
         self._after.timer_lateness = (kind, lateness_s)
 
@@ -325,71 +448,95 @@ class TableWork:
         """Chips per unit of a result: the stake, or 1 where results are in chips."""
         return self.table.stake if self.plugin.pays_in_units else 1
 
+    @contextlib.contextmanager
+    def attempt(self) -> Iterator[None]:
+        """A part of the change that may fail and be undone (a savepoint):
+        on an error, what it declared and would have written is dropped too."""
+        changes, seats = list(self.changes), {k: dict(v) for k, v in self._seat_writes.items()}
+        version = self.table.version
+        try:
+            with transaction.atomic():
+                yield
+        except Exception:
+            self.changes, self._seat_writes = changes, seats
+            self.table.version = version
+            raise
+
     # -- the end -------------------------------------------------------------
 
-    def _seats_only(self) -> bool:
-        """A change of what the seats show (ready, present, auto-ready, leave
-        after the hand, chips, a seed) or of the table's own fields, with the
-        same players in the same seats and the hand untouched: everyone's view
-        of the hand is what it was, so one seat delta tells every recipient.
-        (Called after ``commit`` has read the seats and the hand in full.)"""
-        if (
-            self._move
-            or self._events
-            or self._state_dirty
-            or self._gone_users
-            or self._after.dealt
-            or self._seats is None
-            or self._seated != [(s.position, s.user_id) for s in self._seats]
-            or self.table.current_hand_id != self._saved["current_hand_id"]
-        ):
-            return False
-        hand, before = self._hand, self._hand_before
-        if hand is None:
-            return before is None
-        return (
-            before is not None
-            and hand.pk == before.pk
-            and publish.hand_fields(hand) == publish.hand_fields(before)
-        )
+    def _check_declared(self) -> None:
+        """Every change of what the seats read in full show, and of the table's
+        shown columns, was declared through an operation (``UndeclaredChange``:
+        a service bug that would publish a wrong delta)."""
+        declared: dict[int, set[str]] = {}
+        for change in self.changes:
+            if isinstance(change, SeatUpdated):
+                declared.setdefault(change.seat_id, set()).update(change.fields)
+        for seat in self._seats or ():
+            before = self._seats_shown.get(seat.pk)
+            if before is None or before == _shown(seat):
+                continue
+            changed = {n for n, old in zip(_SHOWN, before, strict=True) if getattr(seat, n) != old}
+            if not changed <= declared.get(seat.pk, set()):
+                raise UndeclaredChange(f"seat {seat.pk}: {sorted(changed)} changed undeclared")
+
+    def _check_table(self, columns: dict[str, Any]) -> None:
+        shown = set(publish.TABLE_SHOWN).intersection(columns)
+        if not shown:
+            return
+        declared = {f for c in self.changes if isinstance(c, TableUpdated) for f in c.fields}
+        if not shown <= declared:
+            raise UndeclaredChange(f"table: {sorted(shown - declared)} changed undeclared")
 
     def commit(self) -> AfterCommit | None:
-        """Save everything in one statement; register and return the
-        after-commit work (None when nothing changed). The messages are built
-        after the transaction commits, outside the table lock."""
-        if not self._changed:
+        """Write everything in one statement; register and return the
+        after-commit work (None when the version did not change). The
+        messages are built after the transaction commits, outside the table
+        lock."""
+        if not self.changes:
             return None
-        table, after, hand = self.table, self._after, self._hand
-        # A clock that runs out soon gets its timer task now; a longer one from
-        # the sweeper a few seconds before its deadline (tasks.sweeper): most
-        # turn clocks are answered long before, and need no task at all.
-        deadline = table.deadline
-        if (
-            self._timer_due
-            and deadline is not None
-            and (deadline - clock.now()).total_seconds() <= settings.TIMER_QUEUE_AHEAD_S
-        ):
-            table.timer_version = table.clock_version
-            after.timer = (table.clock_version, deadline)
-        table.active_at = clock.now()
-        # A move of the hand it loaded that changed no seat: a delta.
-        delta = self._move and not self._full and self._loaded_state is not None
-        if not delta:
-            # A full state shows the seats and the hand: read them under the lock.
-            self._show_pending(self.seats)
-            hand = self.hand
-        seats_only = not delta and self._seats_only()
-        hand_write = None
-        if hand is not None and self._state is not None and self._state_dirty:
+        table, after, changes = self.table, self._after, self.changes
+        self._check_declared()
+        bumped = self._bumped()
+        kind = publish.decide(changes)
+        if bumped and kind != publish.DELTA:
+            # A full state or a seat delta shows the seats (and a full state,
+            # the hand): read them under the lock.
+            self.seats  # noqa: B018
+            self.hand  # noqa: B018
+        if bumped:
+            # A clock that runs out soon gets its timer task now; a longer one
+            # from the sweeper a few seconds before its deadline
+            # (tasks.sweeper): most turn clocks are answered long before, and
+            # need no task at all.
+            deadline = table.deadline
+            if (
+                deadline is not None
+                and any(isinstance(c, ClockSet) for c in changes)
+                and (deadline - clock.now()).total_seconds() <= settings.TIMER_QUEUE_AHEAD_S
+            ):
+                table.timer_version = table.clock_version
+                after.timer = (table.clock_version, deadline)
+            table.active_at = clock.now()
+        hand = self._hand if self._hand is not _UNREAD else None
+        if hand is not None and "state" in self._hand_writes.get(hand.pk, (hand, {}))[1]:
             hand.state = self.plugin.engine.dumps(self._state)
-            hand_write = hand
+        columns = sql.changed_columns(table, self._saved)
+        self._check_table(columns)
         sql.write(
             table,
-            sql.changed_columns(table, self._saved),
-            hand_write,
+            columns,
+            {
+                pk: {name: getattr(h, name) for name in names}
+                for pk, (h, names) in self._hand_writes.items()
+            },
             self._events,
-            self._seat_changes,
+            self._seat_writes,
+            None if hand is None else hand.pk,
         )
+        if not bumped:
+            return None  # (seat fields that no state shows: nothing to tell)
+        after.dealt = any(isinstance(c, HandDealt) for c in changes)
         after.publication = Publication(
             table=sql.clone(table),
             plugin=self.plugin,
@@ -397,13 +544,10 @@ class TableWork:
             refs=self.refs,
             hand=None if hand is None else sql.clone(hand),
             state=self._state,
-            before=self._loaded_state if delta else None,
-            events=self._events,
-            gone_users=dict(sorted(self._gone_users.items())),
-            lobby=self._lobby,
-            table_before=sql.table_as(table, self._saved) if delta or seats_only else None,
-            hand_before=self._hand_before if delta else None,
-            seats_only=seats_only,
+            changes=tuple(changes),
+            status=self._status,
+            table_before=sql.table_as(table, self._saved),
+            hand_before=self._hand_before,
         )
         if self._bots_to_move:
             assert hand is not None

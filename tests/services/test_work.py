@@ -35,7 +35,7 @@ def test_the_after_commit_work_is_returned_as_data(
     with django_capture_on_commit_callbacks(execute=True) as callbacks, transaction.atomic():
         work = TableWork(table.pk)
         work.set_clock(Table.Clock.READY, 1_000)
-        work.announce()
+        work.update_table(name="Bàn mới")  # (what the lobby shows)
         after = work.commit()
     assert len(callbacks) == 1  # one runner for the whole change
 
@@ -147,8 +147,8 @@ def test_reading_a_table_never_waits_for_a_move_holding_its_lock(tables, make_us
 def test_seats_read_anew_show_the_seat_changes_still_to_be_written(tables, make_user):
     """A unit of work writes its seat changes with its one write, at commit
     (``update_seats``: a Ready, the seeds a deal used up). Seats it reads again
-    before then (``forget_seats``, after chips moved), in full or in short,
-    show those changes to the rest of the work; the database has them after."""
+    before then (``chips_moved``), in full or in short, show those changes to
+    the rest of the work; the database has them after."""
     lan, minh = make_user(), make_user()
     table = services.table_create(owner=lan, game="tienlen", stake=1)
     for user in (lan, minh):
@@ -157,13 +157,12 @@ def test_seats_read_anew_show_the_seat_changes_still_to_be_written(tables, make_
         work = TableWork(table.pk)
         seat = work.require_seat(lan)
         work.update_seats({seat.pk: {"ready": True, "client_seed": "s1"}})
-        work.forget_seats()
+        work.chips_moved()
         again = {s.user_id: s for s in work.seats}
         assert (again[lan.pk].ready, again[lan.pk].client_seed) == (True, "s1")
         assert again[minh.pk].ready is False
-        work.forget_seats()
+        work.chips_moved()
         assert {r.user_id: r.ready for r in work.refs} == {lan.pk: True, minh.pk: False}
         assert Seat.objects.get(pk=seat.pk).ready is False  # not written yet
-        work.bump()
         work.commit()
     assert Seat.objects.values_list("ready", "client_seed").get(pk=seat.pk) == (True, "s1")
