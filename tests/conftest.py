@@ -66,13 +66,13 @@ def _fresh_limits() -> None:
 @pytest.fixture
 def make_user(db: None) -> Callable[..., "User"]:
     """A registered player (with the sign-up grant), or staff with ``is_staff=True``."""
-    from vipgame.accounts.services import user_register
+    from wallet.services import player_signup
 
     def make(*, username: str | None = None, is_staff: bool = False, **extra: object) -> "User":
         name = username or f"player{next(_names)}"
         # Staff may carry a staff word ("Admin"), which sign-up refuses to players.
         shown = f"pending{next(_names)}" if is_staff else name.title()
-        user = user_register(username=name, display_name=shown, password="Bai-Tien-Len-42")
+        user = player_signup(username=name, display_name=shown, password="Bai-Tien-Len-42")
         if is_staff:
             user.is_staff = True
             user.is_superuser = True

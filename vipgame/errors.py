@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from wallet.templatetags.chips import chips
+from vipgame.numbers import chips
 
 
 class ServiceError(Exception):

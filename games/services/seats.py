@@ -42,7 +42,6 @@ from games.rules import fairness
 from games.rules.errors import RulesError
 from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create
 from vipgame.errors import PermissionDenied
 from vipgame.net import parse_address
 from vipgame.ops import metrics
@@ -275,7 +274,7 @@ def _new_bot() -> User:
     if count >= settings.BOT_POOL_SIZE:
         metrics.bot_refused("pool")
         raise NoBotAvailable()
-    return bot_create(
+    return wallet.bot_signup(
         username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
     )
 

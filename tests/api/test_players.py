@@ -16,7 +16,7 @@ from vipgame.accounts import avatars
 from vipgame.accounts.avatars import AVATARS, default_avatar
 from vipgame.accounts.bots import BOT_FAMILY_NAMES, BOT_GIVEN_NAMES, bot_name
 from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create
+from wallet.services import bot_signup
 
 from .helpers import error, url
 from .test_leaderboard import settled
@@ -195,7 +195,7 @@ def test_the_data_migration_renames_the_pools_bots():
     from django.apps import apps
 
     migration = importlib.import_module("vipgame.accounts.migrations.0004_bot_names")
-    old = [bot_create(username=f"bot-{n}-aa", display_name=f"An {n}") for n in (1, 2)]
+    old = [bot_signup(username=f"bot-{n}-aa", display_name=f"An {n}") for n in (1, 2)]
 
     migration.rename_bots(apps, None)
 

@@ -1,4 +1,5 @@
-"""Accounts API: log in for a token, log out (revokes it), sign up, who am I, avatars."""
+"""Accounts API: log in for a token, log out (revokes it), who am I, avatars (signing up
+composes accounts and wallet: ``vipgame.signup``)."""
 
 from __future__ import annotations
 
@@ -17,16 +18,13 @@ from rest_framework.views import APIView
 from vipgame.api.schema import errors
 
 from .avatars import FACES, avatar_url
-from .limits import signup_take
 from .models import User
 from .names import display_name_check, username_check
 from .services import (
     avatar_set,
     password_change,
-    token_issue,
     token_login,
     token_logout,
-    user_register,
 )
 
 
@@ -196,50 +194,6 @@ class PasswordView(APIView):
             new_password=data.validated_data["new_password"],
         )
         return Response(TokenOut({"token": token, "user": user}).data)
-
-
-class SignupView(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes: list[Any] = []
-
-    @extend_schema(
-        operation_id="auth_signup",
-        summary="Sign up",
-        description=(
-            "Creates a player with the sign-up grant of chips and returns their token. "
-            "The password must pass Django's validators (`details.password`). Sign-ups "
-            "are limited per client address, web and API together (`SIGNUP_RATE`, "
-            "`throttled` with `details.wait`). Names that impersonate are refused with "
-            '`details.field` (docs/security.md, "Names and player cards"): control, '
-            "invisible or text-direction characters (`name_characters`), floods of "
-            "accent marks (`name_marks`), staff words or a bot's name (`name_reserved`), "
-            "another player's name under any look-alike spelling (`name_taken`), a "
-            "look-alike of a username (`username_taken`)."
-        ),
-        request=SignupIn,
-        responses={
-            201: TokenOut,
-            **errors(
-                400,
-                429,
-                bad=[
-                    "name_characters",
-                    "name_marks",
-                    "name_reserved",
-                    "name_taken",
-                    "username_taken",
-                ],
-            ),
-        },
-        auth=[],
-    )
-    def post(self, request: Request) -> Response:
-        data = SignupIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        signup_take(request._request)
-        user = user_register(**data.validated_data)
-        body = TokenOut({"token": token_issue(user=user), "user": user}).data
-        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class MeView(APIView):

@@ -10,8 +10,6 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out, user_login_failed
 
-        from vipgame import checks  # noqa: F401  (registers the fail-closed check)
-
         from .limits import login_failed
         from .models import password_changed
         from .services import password_was_changed, session_ended

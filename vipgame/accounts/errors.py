@@ -32,3 +32,12 @@ class UnknownAvatar(ServiceError):
         from .avatars import AVATARS
 
         return {**super().as_dict(), "details": {"avatars": list(AVATARS)}}
+
+
+class AccountBanned(ServiceError):
+    """Sent to a banned player's open sockets just before they are closed (a ban is
+    the account's state: ``User.is_active`` off, set by moderation)."""
+
+    code = "account_banned"
+    template = _("Your account has been banned. Reason: %(reason)s")
+    status = 403

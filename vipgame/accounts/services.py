@@ -12,7 +12,6 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from vipgame.notify import tell_user_on_commit
-from wallet.services import account_for_user, signup_grant
 
 from .avatars import AVATARS
 from .errors import InvalidCredentials, LockedOut, UnknownAvatar
@@ -23,18 +22,17 @@ from .names import NameTaken, UsernameTaken, display_name_check, username_check
 
 @transaction.atomic
 def user_register(*, username: str, display_name: str, password: str) -> User:
-    """Create a player with a wallet holding the sign-up grant. The names must
-    pass ``vipgame.accounts.names`` (a ``NameRefused`` otherwise, nothing
-    created), checked again by the database's unique skeletons against a
-    sign-up racing for a look-alike."""
+    """Create a player's user (no wallet: a sign-up is
+    ``wallet.services.player_signup``, which calls this). The names must pass
+    ``vipgame.accounts.names`` (a ``NameRefused`` otherwise, nothing created),
+    checked again by the database's unique skeletons against a sign-up racing
+    for a look-alike."""
     username = username_check(username=username)
     display_name = display_name_check(name=display_name)
     user = User(username=username, display_name=display_name)
     validate_password(password, user)
     user.set_password(password)
     names_save(user=user)
-    account_for_user(user=user)
-    signup_grant(user=user)
     return user
 
 
@@ -62,12 +60,11 @@ def names_save(*, user: User, update_fields: list[str] | None = None) -> None:
 
 @transaction.atomic
 def bot_create(*, username: str, display_name: str) -> User:
-    """A bot account: flagged, with an unusable password, so it can never log in.
-    It starts with no chips: the house lends them when it sits (issue 13)."""
+    """A bot's user: flagged, with an unusable password, so it can never log in
+    (its wallet: ``wallet.services.bot_signup``, which calls this)."""
     user = User(username=username, display_name=display_name, is_bot=True)
     user.set_unusable_password()
     user.save()
-    account_for_user(user=user)
     return user
 
 

@@ -5,7 +5,6 @@ from . import views
 from .limits import SlotPasswordChangeForm
 
 urlpatterns = [
-    path("signup/", views.signup, name="signup"),
     path("profile/", views.profile, name="profile"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

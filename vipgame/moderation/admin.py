@@ -13,14 +13,14 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from games.models import ChatMessage
+from games.models import ChatMessage, ChatReport
 from vipgame.accounts.models import User
 
 from . import services as moderation
 from . import users_admin  # noqa: F401  (registers the users' admin page)
 from .adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, hands_link, reason_action
 from .forms import IntegrityForm, MuteForm
-from .models import AuditEntry, ChatReport, IntegrityReport, Sighting
+from .models import AuditEntry, IntegrityReport, Sighting
 from .selectors import shared_sightings, suspicious_pairs
 
 admin.site.site_header = _("VIPGAME administration")
@@ -222,7 +222,7 @@ class ChatReportAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).prefetch_related("flags")
 
     def has_moderate_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_staff) and request.user.has_perm("moderation.view_chatreport")
+        return bool(request.user.is_staff) and request.user.has_perm("games.view_chatreport")
 
     def _staff(self, request: HttpRequest) -> User:
         staff: User = request.user  # type: ignore[assignment]

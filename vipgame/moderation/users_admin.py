@@ -19,8 +19,8 @@ from django.utils.translation import gettext_lazy as _
 
 from vipgame.accounts.models import User
 from vipgame.errors import ServiceError
+from vipgame.numbers import chips
 from wallet.models import Account
-from wallet.templatetags.chips import chips
 
 from . import services as moderation
 from .adminkit import reason_action
