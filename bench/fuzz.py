@@ -142,8 +142,8 @@ class Fuzzer:
 
         from games import services
         from games.models import Hand, Table
+        from kernel.errors import ServiceError
         from vipgame.accounts.models import User
-        from vipgame.errors import ServiceError
 
         users = {u.pk: u for u in User.objects.filter(pk__in=self.spec.users)}
         for _ in range(60):

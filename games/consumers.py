@@ -30,14 +30,14 @@ from redis.exceptions import RedisError
 
 from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
-from vipgame import limits
+from kernel import limits
+from kernel.errors import PermissionDenied, ServerError, ServiceError
+from kernel.language import language_for
+from kernel.net import scope_client_ip
+from kernel.notify import user_group as wallet_group
+from kernel.ops import context, metrics
 from vipgame.accounts.errors import AccountBanned
 from vipgame.accounts.services import credential_mark
-from vipgame.errors import PermissionDenied, ServerError, ServiceError
-from vipgame.middleware import language_for
-from vipgame.net import scope_client_ip
-from vipgame.notify import user_group as wallet_group
-from vipgame.ops import context, metrics
 
 from .ws_auth import header, user_for_token
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.rules.errors import RulesError
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 
 class GameError(ServiceError):

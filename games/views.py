@@ -26,9 +26,9 @@ from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateFor
 from games.limits import non_default_rules
 from games.models import Game, Hand, Table
 from games.plugins import PLUGINS, plugin_for
+from kernel.errors import ServiceError
+from kernel.net import client_ip
 from vipgame.accounts.models import User
-from vipgame.errors import ServiceError
-from vipgame.net import client_ip
 
 PLAY_NOW_STAKE = 10
 PLAY_NOW_SEATS = 4

@@ -51,14 +51,14 @@ def _fast_password_hashing() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_limits() -> None:
-    """Each test counts its own rate-limit hits and open sockets (vipgame.limits)."""
+    """Each test counts its own rate-limit hits and open sockets (kernel.limits)."""
     from django.conf import settings
 
     if not settings.configured:
         return
     import uuid
 
-    from vipgame import limits
+    from kernel import limits
 
     limits.NAMESPACE = uuid.uuid4().hex[:12]
 

@@ -18,11 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kernel.api.schema import errors
 from vipgame.accounts.api import SignupIn, TokenOut
 from vipgame.accounts.forms import SignupForm
 from vipgame.accounts.limits import TooManyAttempts, signup_take, too_many
 from vipgame.accounts.services import token_issue
-from vipgame.api.schema import errors
 from wallet.services import player_signup
 
 

@@ -18,9 +18,9 @@ from rest_framework.views import APIView
 
 from games import selectors, services
 from games.models import ChatFlag, HandPlayer, Table
+from kernel.api.schema import errors
+from kernel.net import client_ip
 from vipgame.accounts.models import User
-from vipgame.api.schema import errors
-from vipgame.net import client_ip
 
 from . import serializers as s
 from .filters import HandFilter, TableFilter

@@ -19,8 +19,8 @@ from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
+from kernel.retry import retried
 from vipgame.accounts.models import User
-from vipgame.retry import retried
 from wallet.models import Account
 
 from .work import TableWork

@@ -40,12 +40,12 @@ from games.errors import (
 from games.models import Departure, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from kernel.errors import PermissionDenied
+from kernel.net import parse_address
+from kernel.ops import metrics
+from kernel.retry import retried
 from vipgame.accounts.bots import bot_name
 from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.net import parse_address
-from vipgame.ops import metrics
-from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold
@@ -381,7 +381,7 @@ def table_add_bot(
     """Seat a bot. The table's owner or a player seated there may ask; staff
     may too at a public table. A private table is its owner's and invited
     players' game: anyone else, staff included, gets ``private_table``.
-    ``address``: the request's client address (``vipgame.net``), counted with
+    ``address``: the request's client address (``kernel.net``), counted with
     the player against the shares of the bot pool."""
     _require_active(user)
     work = TableWork(table_id)

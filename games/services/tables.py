@@ -43,10 +43,10 @@ from games.models import (
 )
 from games.plugins import PLUGINS, plugin_for
 from games.selectors import can_view
-from vipgame import limits, notify
+from kernel import limits, notify
+from kernel.errors import PermissionDenied
+from kernel.retry import retried
 from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.retry import retried
 
 from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips

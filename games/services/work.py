@@ -27,8 +27,8 @@ from games.plugins import GamePlugin, plugin_for
 from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event
+from kernel.ops import context
 from vipgame.accounts.models import User
-from vipgame.ops import context
 
 # Seat fields no state shows: changing only these still allows a delta.
 SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts"})

@@ -12,7 +12,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 
 from games import services
 from games.models import ChatMessage, Seat, Table
-from vipgame import limits
+from kernel import limits
 from vipgame.accounts.models import User
 
 from ..moderation.test_sockets import until_closed

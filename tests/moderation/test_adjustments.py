@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from vipgame.errors import PermissionDenied
+from kernel.errors import PermissionDenied
 from vipgame.moderation import services as moderation
 from vipgame.moderation.errors import BadAdjustKey, CannotApproveOwn
 from vipgame.moderation.models import AuditEntry

@@ -14,7 +14,7 @@ from django.urls import reverse
 from games import services
 from games.errors import ChatMuted
 from games.models import ChatFlag, ChatMessage, ChatReport
-from vipgame.errors import PermissionDenied
+from kernel.errors import PermissionDenied
 from vipgame.moderation import services as moderation
 from vipgame.moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
 from vipgame.moderation.models import AuditEntry

@@ -4,7 +4,7 @@ import pytest
 
 from games.errors import TableClosed
 from games.models import Hand, Seat, Table
-from vipgame.errors import PermissionDenied
+from kernel.errors import PermissionDenied
 from vipgame.moderation import services as moderation
 from vipgame.moderation.errors import ReasonRequired
 from vipgame.moderation.models import AuditEntry

@@ -11,8 +11,8 @@ from rest_framework.authtoken.models import Token
 from games import services
 from games.errors import ChatMuted
 from games.models import ChatMessage, Seat
+from kernel.errors import PermissionDenied
 from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
 from vipgame.moderation import services as moderation
 from vipgame.moderation.errors import (
     AlreadyBanned,

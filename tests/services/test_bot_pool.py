@@ -344,7 +344,7 @@ def test_bots_wait_for_the_end_of_a_hand_on(shares, make_user, tables):
 
 
 def test_the_api_counts_the_request_s_client_address(shares, make_user, tables):
-    """The edge passes the request's client address (``vipgame.net``): two
+    """The edge passes the request's client address (``kernel.net``): two
     accounts from one address share its budget, one elsewhere does not."""
     from rest_framework.test import APIClient
 

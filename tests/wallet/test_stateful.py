@@ -17,8 +17,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from kernel.errors import ServiceError
 from vipgame.accounts.models import User
-from vipgame.errors import ServiceError
 from wallet import services
 from wallet.models import Account, Hold
 from wallet.services import player_signup

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from vipgame.api.schema import errors
+from kernel.api.schema import errors
 
 from .avatars import FACES, avatar_url
 from .models import User

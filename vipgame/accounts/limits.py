@@ -14,7 +14,7 @@ slot within ``PASSWORD_CHECK_WAIT_S`` is refused with ``busy`` (503,
 ``Retry-After``) before any hash runs, and counts as no failure.
 
 django-axes still locks a username from an address after
-``AXES_FAILURE_LIMIT`` failures. Addresses come from ``vipgame.net``.
+``AXES_FAILURE_LIMIT`` failures. Addresses come from ``kernel.net``.
 Log-in limits are checked by an authentication backend (before Django's
 own in ``AUTHENTICATION_BACKENDS``), so every path that calls ``authenticate()`` is
 covered; ``LoginLimitMiddleware`` turns a refusal into a 429 page for the
@@ -37,9 +37,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
-from vipgame import limits
-from vipgame.errors import ServiceError
-from vipgame.net import client_ip
+from kernel import limits
+from kernel.errors import ServiceError
+from kernel.net import client_ip
 
 LIMITED = "address_limited_wait"  # request attribute: seconds to wait
 
@@ -204,7 +204,7 @@ class LoginLimitMiddleware:
             return None
         response: HttpResponse
         if request.path.startswith("/api/"):
-            from vipgame.api.errors import json_error
+            from kernel.api.errors import json_error
 
             response = json_error(request, exception)
         else:

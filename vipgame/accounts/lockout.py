@@ -25,7 +25,7 @@ def lockout_response(
     if not isinstance(credentials, dict):
         credentials = original_response if isinstance(original_response, dict) else None
     if request.path.startswith("/api/"):
-        from vipgame.api.errors import json_error
+        from kernel.api.errors import json_error
 
         minutes = cool_off_minutes(request)
         response = json_error(request, LockedOut(minutes=minutes))

@@ -26,7 +26,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 from .bots import BOT_FAMILY_NAMES, BOT_GIVEN_NAMES, bot_name
 

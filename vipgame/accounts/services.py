@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from vipgame.notify import tell_user_on_commit
+from kernel.notify import tell_user_on_commit
 
 from .avatars import AVATARS
 from .errors import InvalidCredentials, LockedOut, UnknownAvatar

@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 from .avatars import FACES
 from .models import User

@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 from .forms import ReasonForm
 

@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 
 class ModerationError(ServiceError):

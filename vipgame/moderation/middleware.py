@@ -13,8 +13,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 
+from kernel.net import client_ip
 from vipgame.accounts.models import User
-from vipgame.net import client_ip
 
 from .services import sighting_record
 

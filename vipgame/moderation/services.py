@@ -25,10 +25,10 @@ from games import clock, publish
 from games import services as table_services
 from games.errors import TableClosed, TableNotFound
 from games.models import ChatReport, Seat, Table
+from kernel.errors import PermissionDenied
+from kernel.notify import tell_user_on_commit
+from kernel.retry import retried
 from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.notify import tell_user_on_commit
-from vipgame.retry import retried
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment

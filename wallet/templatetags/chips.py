@@ -1,6 +1,6 @@
 from django import template
 
-from vipgame.numbers import chips
+from kernel.numbers import chips
 
 register = template.Library()
 register.filter("chips", chips)

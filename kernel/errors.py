@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.numbers import chips
+from kernel.numbers import chips
 
 
 class ServiceError(Exception):
@@ -56,7 +56,7 @@ class ServerError(ServiceError):
 class Busy(ServiceError):
     """The request's transaction kept losing to others at the same rows (a
     deadlock, a serialization failure) however often it was run again: nothing
-    was done, and it may be sent again (``vipgame.retry.retried``)."""
+    was done, and it may be sent again (``kernel.retry.retried``)."""
 
     code = "busy"
     template = _("The server is busy with your other requests: nothing was done, try again.")

@@ -17,11 +17,11 @@ from django.db import OperationalError, transaction
 from prometheus_client import Counter
 from psycopg import errors
 
-from vipgame.errors import Busy
+from kernel.errors import Busy
 
 logger = logging.getLogger(__name__)
 
-# (Here, not in vipgame.ops.metrics: the services of every app use this module,
+# (Here, not in kernel.ops.metrics: the services of every app use this module,
 # and vipgame.ops reads some of their models.)
 TRANSACTIONS_RETRIED = Counter(
     "vipgame_transactions_retried",
@@ -52,7 +52,7 @@ def retried(func: Callable[P, R]) -> Callable[P, R]:
     """``transaction.atomic`` for a service, whose transaction is run again
     from the start (a bounded number of times, after a short jittered pause)
     when it loses to another (``lost_to_another``); after the last attempt it
-    raises :class:`vipgame.errors.Busy`, never the database's error. Rolled
+    raises :class:`kernel.errors.Busy`, never the database's error. Rolled
     back, an attempt leaves nothing behind: not its rows, not its
     ``on_commit`` work (Django drops it with the transaction). Called inside
     another transaction (a service calling a service), it is a savepoint and

@@ -34,7 +34,7 @@ async def send_all(layer: Any, messages: Sequence[Message]) -> None:
     """Send now, from async code (bench/transport_app.py uses the same path)."""
     # Each group is one audience: the order between groups does not matter, so
     # the sends go out together, in one Redis round trip where the layer can
-    # (vipgame.channel_layer). Each message still reaches its group in order.
+    # (kernel.channel_layer). Each message still reaches its group in order.
     send_many = getattr(layer, "group_send_many", None)
     if send_many is not None:
         await send_many(messages)

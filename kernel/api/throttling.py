@@ -3,7 +3,7 @@
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (settings, from the
 environment) and are read on every request, so a test can change them; a
 rate of ``None`` turns that throttle off. Addresses come from the one
-client-address policy (``vipgame.net``), never from DRF's ``NUM_PROXIES``.
+client-address policy (``kernel.net``), never from DRF's ``NUM_PROXIES``.
 Log-in and sign-up are limited per address in ``vipgame.accounts.limits``
 (the same limits for the web forms and the API).
 """
@@ -16,7 +16,7 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
-from vipgame.net import client_ip
+from kernel.net import client_ip
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings
     from rest_framework.request import Request

@@ -42,7 +42,7 @@ class SessionAuthentication(authentication.SessionAuthentication):
 
 
 class SessionScheme(OpenApiAuthenticationExtension):
-    target_class = "vipgame.api.auth.SessionAuthentication"
+    target_class = "kernel.api.auth.SessionAuthentication"
     name = "cookieAuth"
     priority = -1
 

@@ -7,7 +7,7 @@ apps' catalogues, so ours win for the same message.
 Field errors (the ``details`` of ``invalid``) come from the field types of
 our serializers and the validators DRF gives them; the others (parse,
 authentication, permission, throttle, pagination) are replaced by our own
-message in ``vipgame.api.errors`` but are here too, so that no way out sends
+message in ``kernel.api.errors`` but are here too, so that no way out sends
 one in English. "This field is required." is not here: it is also Django's
 forms' message, which Django's catalogue translates.
 ``tests/api/test_field_error_language.py`` checks this list against DRF."""

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from vipgame.errors import Busy, NotFound, PermissionDenied, ServiceError
+from kernel.errors import Busy, NotFound, PermissionDenied, ServiceError
 
 logger = logging.getLogger("vipgame.api")
 

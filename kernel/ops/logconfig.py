@@ -64,8 +64,8 @@ def logging_config(kind: str, level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "vipgame.ops.context.ContextFilter"}},
-        "formatters": {"main": {"()": f"vipgame.ops.logconfig.{FORMATTERS[kind]}"}},
+        "filters": {"context": {"()": "kernel.ops.context.ContextFilter"}},
+        "formatters": {"main": {"()": f"kernel.ops.logconfig.{FORMATTERS[kind]}"}},
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
