@@ -16,7 +16,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.accounts.models import User
+from accounts.models import User
 from vipgame.moderation.adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, reason_action
 from vipgame.moderation.selectors import hand_inspection, hands_together
 from vipgame.moderation.services import table_force_close

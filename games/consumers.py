@@ -28,6 +28,8 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from redis.exceptions import RedisError
 
+from accounts.errors import AccountBanned
+from accounts.services import credential_mark
 from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from kernel import limits
@@ -36,8 +38,6 @@ from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
 from kernel.ops import context, metrics
-from vipgame.accounts.errors import AccountBanned
-from vipgame.accounts.services import credential_mark
 
 from .ws_auth import header, user_for_token
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from accounts.models import User
 from games import clock, sql
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Seat, Table
@@ -25,7 +26,6 @@ from games.rules.game import Outcome, Status, payment_json
 from kernel import notify
 from kernel.notify import Message
 from kernel.ops import metrics
-from vipgame.accounts.models import User
 from wallet.models import Account
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.models import User
 from games import selectors, services
 from games.errors import HandNotReplayable, TableFull
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
@@ -28,7 +29,6 @@ from games.models import Game, Hand, Table
 from games.plugins import PLUGINS, plugin_for
 from kernel.errors import ServiceError
 from kernel.net import client_ip
-from vipgame.accounts.models import User
 
 PLAY_NOW_STAKE = 10
 PLAY_NOW_SEATS = 4

@@ -22,8 +22,8 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from accounts.services import credential_mark
 from kernel.ops import metrics
-from vipgame.accounts.services import credential_mark
 
 
 @database_sync_to_async

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from vipgame.accounts.models import User
+    from accounts.models import User
 
     from .seeds import Dealer
     from .tables import Harness

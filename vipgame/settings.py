@@ -54,7 +54,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "vipgame.moderation.apps.AxesConfig",  # django-axes, named in the admin's language
     "csp",
-    "vipgame.accounts",
+    "accounts",
     "vipgame.moderation",
     "vipgame.ops",
     "wallet",
@@ -82,7 +82,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
-    "vipgame.accounts.limits.LoginLimitMiddleware",
+    "accounts.limits.LoginLimitMiddleware",
 ]
 
 ROOT_URLCONF = "vipgame.urls"
@@ -294,11 +294,11 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "vipgame.accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
+    "accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
     # ModelBackend with its hash inside PASSWORD_CHECKS_AT_ONCE; it refuses a wrong
     # password itself, so the ModelBackend after it (kept for sessions opened before
     # it came) never hashes: docs/security.md.
-    "vipgame.accounts.limits.PasswordCheckBackend",
+    "accounts.limits.PasswordCheckBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
@@ -311,7 +311,7 @@ AXES_COOLOFF_TIME = 0.25
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_LOCKOUT_CALLABLE = "vipgame.accounts.lockout.lockout_response"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_VERBOSE = False
 
@@ -356,7 +356,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "kernel.api.pagination.Pages",
     "EXCEPTION_HANDLER": "kernel.api.errors.exception_handler",
     # Per user on every POST ("none" turns it off); log-in and sign-up limits per
-    # address are SIGNUP_RATE / LOGIN_RATE / LOGIN_FAILURE_RATE (vipgame.accounts.limits).
+    # address are SIGNUP_RATE / LOGIN_RATE / LOGIN_FAILURE_RATE (accounts.limits).
     "DEFAULT_THROTTLE_CLASSES": ["kernel.api.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "writes": throttle_rate("API_RATE_WRITES", "120/min"),

@@ -18,11 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.api import SignupIn, TokenOut
+from accounts.forms import SignupForm
+from accounts.limits import TooManyAttempts, signup_take, too_many
+from accounts.services import token_issue
 from kernel.api.schema import errors
-from vipgame.accounts.api import SignupIn, TokenOut
-from vipgame.accounts.forms import SignupForm
-from vipgame.accounts.limits import TooManyAttempts, signup_take, too_many
-from vipgame.accounts.services import token_issue
 from wallet.services import player_signup
 
 

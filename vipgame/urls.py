@@ -3,7 +3,7 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from vipgame.accounts import api as accounts_api
+from accounts import api as accounts_api
 from vipgame.api import views as api_views
 
 from . import signup, views
@@ -22,7 +22,7 @@ api_v1: list[URLPattern | URLResolver] = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", signup.signup, name="signup"),
-    path("accounts/", include("vipgame.accounts.urls")),
+    path("accounts/", include("accounts.urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("games.urls")),
     path("jsi18n/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),

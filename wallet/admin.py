@@ -12,8 +12,8 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from kernel.errors import ServiceError
-from vipgame.accounts.models import User
 from vipgame.moderation.adminkit import ReadOnlyAdmin, reason_action
 from vipgame.moderation.services import adjustment_approve, adjustment_reject, balance_adjust
 

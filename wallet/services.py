@@ -21,12 +21,12 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import User
+from accounts.services import bot_create, user_register
 from kernel import notify
 from kernel.errors import PermissionDenied
 from kernel.ops.isolation import each_on_its_own
 from kernel.retry import retried
-from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create, user_register
 
 from . import sql
 from .errors import (

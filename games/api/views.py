@@ -16,11 +16,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import User
 from games import selectors, services
 from games.models import ChatFlag, HandPlayer, Table
 from kernel.api.schema import errors
 from kernel.net import client_ip
-from vipgame.accounts.models import User
 
 from . import serializers as s
 from .filters import HandFilter, TableFilter

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts.models import User
 from games import clock, publish
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
@@ -20,7 +21,6 @@ from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from kernel.retry import retried
-from vipgame.accounts.models import User
 from wallet.models import Account
 
 from .work import TableWork

@@ -13,6 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from accounts.bots import bot_name
+from accounts.models import User
 from games import clock, publish, selectors, sql
 from games.errors import (
     AccountInactive,
@@ -44,8 +46,6 @@ from kernel.errors import PermissionDenied
 from kernel.net import parse_address
 from kernel.ops import metrics
 from kernel.retry import retried
-from vipgame.accounts.bots import bot_name
-from vipgame.accounts.models import User
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
 
+from accounts.models import User
 from games import clock, publish
 from games import seeds as seed_source
 from games.errors import (
@@ -46,7 +47,6 @@ from games.selectors import can_view
 from kernel import limits, notify
 from kernel.errors import PermissionDenied
 from kernel.retry import retried
-from vipgame.accounts.models import User
 
 from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from accounts.models import User
 from games import aftercommit, clock, publish, sql
 from games.aftercommit import AfterCommit
 from games.errors import AccountInactive, NotSeated, TableNotFound
@@ -28,7 +29,6 @@ from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event
 from kernel.ops import context
-from vipgame.accounts.models import User
 
 # Seat fields no state shows: changing only these still allows a delta.
 SEAT_HIDDEN = frozenset({"recent_client_ids", "time_bank_ms", "timeouts"})

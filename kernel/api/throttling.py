@@ -4,7 +4,7 @@ Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (settings, from the
 environment) and are read on every request, so a test can change them; a
 rate of ``None`` turns that throttle off. Addresses come from the one
 client-address policy (``kernel.net``), never from DRF's ``NUM_PROXIES``.
-Log-in and sign-up are limited per address in ``vipgame.accounts.limits``
+Log-in and sign-up are limited per address in ``accounts.limits``
 (the same limits for the web forms and the API).
 """
 

@@ -18,9 +18,9 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from kernel import limits
 from kernel.net import ProxyHeadersMiddleware, client_ip, resolve, scope_client_ip
-from vipgame.accounts.models import User
 from vipgame.moderation.models import Sighting
 from wallet.models import LedgerTransaction
 

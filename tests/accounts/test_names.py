@@ -14,16 +14,16 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from vipgame.accounts import services
-from vipgame.accounts.models import User
-from vipgame.accounts.names import (
+from accounts import services
+from accounts.models import User
+from accounts.names import (
     NameTaken,
     display_key,
     display_name_normalize,
     skeleton,
     username_key,
 )
-from vipgame.accounts.services import display_name_set
+from accounts.services import display_name_set
 from wallet.models import Account
 from wallet.services import bot_signup, player_signup
 
@@ -293,7 +293,7 @@ def test_two_sign_ups_racing_for_twin_names_create_one_player(monkeypatch):
 
 
 def test_the_migration_keys_existing_names_and_leaves_later_twins_unkeyed(db):
-    migration = importlib.import_module("vipgame.accounts.migrations.0005_name_keys")
+    migration = importlib.import_module("accounts.migrations.0005_name_keys")
     player_signup(username="lan", display_name="Lan Xinh", password=PASSWORD)
     twin = player_signup(username="other", display_name="Other", password=PASSWORD)
     bot_signup(username="bot-1-aa", display_name="Minh Anh")

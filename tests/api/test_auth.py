@@ -6,9 +6,9 @@ from asgiref.sync import async_to_sync, sync_to_async
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.avatars import default_avatar
+from accounts.models import User
 from games import services
-from vipgame.accounts.avatars import default_avatar
-from vipgame.accounts.models import User
 from wallet.models import Account
 from wallet.services import bot_signup
 

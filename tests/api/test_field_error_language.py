@@ -18,9 +18,9 @@ from django.conf import settings
 from django.utils import translation
 from rest_framework import exceptions, serializers
 
+from accounts.models import User
 from games import services
 from kernel.api.drf_messages import DRF_MESSAGES
-from vipgame.accounts.models import User
 
 from .helpers import client_for, error, throttles_off, url, world
 

@@ -6,10 +6,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from accounts.avatars import default_avatar
 from games import services
 from games.models import Hand, HandPlayer
 from games.selectors import week_start
-from vipgame.accounts.avatars import default_avatar
 from wallet.services import bot_signup
 
 from .helpers import error, url

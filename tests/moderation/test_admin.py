@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
+from accounts.models import User
 from games import services
 from games.models import Seat, Table
-from vipgame.accounts.models import User
 from vipgame.moderation import services as moderation
 from vipgame.moderation.models import AuditEntry, Sighting
 from wallet.models import Account

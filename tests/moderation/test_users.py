@@ -8,11 +8,11 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from rest_framework.authtoken.models import Token
 
+from accounts.models import User
 from games import services
 from games.errors import ChatMuted
 from games.models import ChatMessage, Seat
 from kernel.errors import PermissionDenied
-from vipgame.accounts.models import User
 from vipgame.moderation import services as moderation
 from vipgame.moderation.errors import (
     AlreadyBanned,

@@ -17,8 +17,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from accounts.models import User
 from kernel.errors import ServiceError
-from vipgame.accounts.models import User
 from wallet import services
 from wallet.models import Account, Hold
 from wallet.services import player_signup

@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from games.models import ChatMessage, ChatReport
-from vipgame.accounts.models import User
 
 from . import services as moderation
 from . import users_admin  # noqa: F401  (registers the users' admin page)

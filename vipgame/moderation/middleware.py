@@ -13,8 +13,8 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 
+from accounts.models import User
 from kernel.net import client_ip
-from vipgame.accounts.models import User
 
 from .services import sighting_record
 

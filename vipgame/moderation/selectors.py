@@ -10,13 +10,13 @@ from django.db import connection
 from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
+from accounts.models import User
 from games.models import ChatMessage, ChatReport, Hand, HandEvent, HandPlayer
 from games.plugins import plugin_for
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
 from games.rules.errors import RulesError
 from games.services.settle import settlement_key
-from vipgame.accounts.models import User
 from wallet.models import Account, LedgerTransaction
 
 from .models import AuditEntry, Sighting

@@ -21,6 +21,7 @@ from django.db.models import Func, Sum
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from accounts.models import User
 from games import clock, publish
 from games import services as table_services
 from games.errors import TableClosed, TableNotFound
@@ -28,7 +29,6 @@ from games.models import ChatReport, Seat, Table
 from kernel.errors import PermissionDenied
 from kernel.notify import tell_user_on_commit
 from kernel.retry import retried
-from vipgame.accounts.models import User
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment

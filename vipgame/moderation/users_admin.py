@@ -17,9 +17,9 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from kernel.errors import ServiceError
 from kernel.numbers import chips
-from vipgame.accounts.models import User
 from wallet.models import Account
 
 from . import services as moderation

@@ -4,9 +4,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts.models import User
 from games.models import Table
 from games.services import table_add_bot, table_create
-from vipgame.accounts.models import User
 from wallet.services import account_for_user, player_signup
 
 DEMO_TABLES: list[dict[str, Any]] = [

@@ -1,7 +1,7 @@
 """Players' avatars: sixteen illustrated faces drawn here, as SVG.
 
 The files under ``static/img/avatars/`` are this module's output (``python -m
-vipgame.accounts.avatars`` writes them; a test checks they match), so nothing
+accounts.avatars`` writes them; a test checks they match), so nothing
 is downloaded and the art can change in one place. A player picks one
 (``User.avatar``); until then their avatar follows from their id.
 """
@@ -327,7 +327,7 @@ def write(folder: Path) -> list[Path]:
     return written
 
 
-if __name__ == "__main__":  # python -m vipgame.accounts.avatars
+if __name__ == "__main__":  # python -m accounts.avatars
     target = Path(__file__).resolve().parents[2] / "static" / FOLDER
     for path in write(target):
         sys.stdout.write(f"{path}\n")

@@ -1,4 +1,4 @@
-"""Names compared on their skeletons (vipgame.accounts.names): ``display_key``
+"""Names compared on their skeletons (accounts.names): ``display_key``
 and ``username_key``, each under a unique index. Existing display names are
 put in NFC with their control, text-direction and invisible characters
 removed; where two accounts' names already look alike, the older account
@@ -9,7 +9,7 @@ import unicodedata
 
 from django.db import migrations, models
 
-from vipgame.accounts.names import display_key, username_key, visible
+from accounts.names import display_key, username_key, visible
 
 
 def backfill(apps, schema_editor):

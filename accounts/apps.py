@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class AccountsConfig(AppConfig):
-    name = "vipgame.accounts"
+    name = "accounts"
     label = "accounts"
     verbose_name = _("Accounts")
 

@@ -1,10 +1,10 @@
 """Bots get ordinary Vietnamese names without numbers ("Minh Anh", not "An 1"):
 the pool's bots, in the order they were created, take the names new bots
-get (vipgame.accounts.bots)."""
+get (accounts.bots)."""
 
 from django.db import migrations
 
-from vipgame.accounts.bots import bot_name
+from accounts.bots import bot_name
 
 
 def rename_bots(apps, schema_editor):

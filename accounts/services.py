@@ -24,7 +24,7 @@ from .names import NameTaken, UsernameTaken, display_name_check, username_check
 def user_register(*, username: str, display_name: str, password: str) -> User:
     """Create a player's user (no wallet: a sign-up is
     ``wallet.services.player_signup``, which calls this). The names must pass
-    ``vipgame.accounts.names`` (a ``NameRefused`` otherwise, nothing created),
+    ``accounts.names`` (a ``NameRefused`` otherwise, nothing created),
     checked again by the database's unique skeletons against a sign-up racing
     for a look-alike."""
     username = username_check(username=username)

@@ -1,6 +1,6 @@
 from django import template
 
-from vipgame.accounts import avatars
+from accounts import avatars
 
 register = template.Library()
 

@@ -27,7 +27,7 @@ class User(AbstractUser):
         help_text=_("Empty: the avatar given by the account's id."),
     )
 
-    # Skeletons (vipgame.accounts.names) kept unique by the database: no two
+    # Skeletons (accounts.names) kept unique by the database: no two
     # players' display names, nor two usernames, look alike. NULL: an older
     # account whose twin came first (grandfathered by migration 0005): NULLs
     # never collide under a unique index, empty strings would.
@@ -73,7 +73,7 @@ class User(AbstractUser):
         return fields
 
     def clean(self) -> None:
-        """The name rules (vipgame.accounts.names) for forms bound to the model,
+        """The name rules (accounts.names) for forms bound to the model,
         the admin's among them."""
         from django.core.exceptions import ValidationError
 
