@@ -93,7 +93,7 @@ def tables(
     from games import clock as clock_module
     from games import scheduling, services, tasks
     from games import seeds as seeds_module
-    from vipgame.moderation import services as moderation
+    from moderation import services as moderation
 
     from .seeds import SeedSource
     from .tables import AfterCommit, Clock, Harness, RecordingScheduler

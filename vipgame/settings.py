@@ -52,10 +52,10 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "vipgame.moderation.apps.AxesConfig",  # django-axes, named in the admin's language
+    "moderation.apps.AxesConfig",  # django-axes, named in the admin's language
     "csp",
     "accounts",
-    "vipgame.moderation",
+    "moderation",
     "vipgame.ops",
     "wallet",
     "games",
@@ -78,7 +78,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "vipgame.ops.middleware.RequestContextMiddleware",
-    "vipgame.moderation.middleware.DeviceMiddleware",
+    "moderation.middleware.DeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",

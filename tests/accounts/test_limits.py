@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from kernel import limits
 from kernel.net import ProxyHeadersMiddleware, client_ip, resolve, scope_client_ip
-from vipgame.moderation.models import Sighting
+from moderation.models import Sighting
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from rest_framework.authtoken.models import Token
 from accounts.models import User
 from games import services
 from games.models import Seat, Table
-from vipgame.moderation import services as moderation
-from vipgame.moderation.models import AuditEntry, Sighting
+from moderation import services as moderation
+from moderation.models import AuditEntry, Sighting
 from wallet.models import Account
 
 from .helpers import deal, seated_table

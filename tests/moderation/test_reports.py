@@ -15,9 +15,9 @@ from games import services
 from games.errors import ChatMuted
 from games.models import ChatFlag, ChatMessage, ChatReport
 from kernel.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
-from vipgame.moderation.models import AuditEntry
+from moderation import services as moderation
+from moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
+from moderation.models import AuditEntry
 
 from ..api.helpers import client_for, throttles_off
 from .helpers import deal, seated_table

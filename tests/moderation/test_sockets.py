@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.utils import timezone
 
 from games.models import Seat
-from vipgame.moderation import services as moderation
+from moderation import services as moderation
 
 from ..consumers.helpers import Client, token_for
 from .helpers import deal, seated_table, wallets

@@ -5,9 +5,9 @@ import pytest
 from games.errors import TableClosed
 from games.models import Hand, Seat, Table
 from kernel.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import ReasonRequired
-from vipgame.moderation.models import AuditEntry
+from moderation import services as moderation
+from moderation.errors import ReasonRequired
+from moderation.models import AuditEntry
 from wallet.models import Account, LedgerTransaction
 
 from ..services.driver import play_until_finished

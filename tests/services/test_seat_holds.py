@@ -9,7 +9,7 @@ from django.db.models import Sum
 from games import services, tasks
 from games.errors import NotEnoughChips
 from games.models import Hand, Seat, Table
-from vipgame.moderation import services as moderation
+from moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
 from ..tables import assert_money_consistent, statements_run

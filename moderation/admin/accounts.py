@@ -20,12 +20,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from kernel.errors import ServiceError
 from kernel.numbers import chips
+from moderation import services as moderation
+from moderation.adminkit import reason_action
+from moderation.forms import MuteForm, ReasonForm
+from moderation.selectors import user_overview
 from wallet.models import Account
-
-from . import services as moderation
-from .adminkit import reason_action
-from .forms import MuteForm, ReasonForm
-from .selectors import user_overview
 
 # One user's moderation actions (the buttons of the panel): form, service, done message.
 ONE_USER_ACTIONS: dict[str, tuple[Any, type[ReasonForm], Callable[..., object], Any]] = {

@@ -1,5 +1,5 @@
 """Tables, hands and chat in the admin: read-only; the only change is the
-audited force-close (``vipgame.moderation.services.table_force_close``)."""
+audited force-close (``moderation.services.table_force_close``)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from vipgame.moderation.adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, reason_action
-from vipgame.moderation.selectors import hand_inspection, hands_together
-from vipgame.moderation.services import table_force_close
-
-from .models import ChatMessage, Hand, HandEvent, Seat, Table
+from games.models import ChatMessage, Hand, HandEvent, Seat, Table
+from moderation.adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, reason_action
+from moderation.selectors import hand_inspection, hands_together
+from moderation.services import table_force_close
 
 
 class LiveFilter(DefaultedFilter):

@@ -1,3 +1,6 @@
+"""Moderation's own pages: the audit log, sightings, integrity reports and the
+queue of reported chat lines."""
+
 from __future__ import annotations
 
 import json
@@ -15,13 +18,17 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.models import ChatMessage, ChatReport
-
-from . import services as moderation
-from . import users_admin  # noqa: F401  (registers the users' admin page)
-from .adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, hands_link, reason_action
-from .forms import IntegrityForm, MuteForm
-from .models import AuditEntry, IntegrityReport, Sighting
-from .selectors import shared_sightings, suspicious_pairs
+from moderation import services as moderation
+from moderation.adminkit import (
+    DefaultedFilter,
+    ReadOnlyAdmin,
+    admin_link,
+    hands_link,
+    reason_action,
+)
+from moderation.forms import IntegrityForm, MuteForm
+from moderation.models import AuditEntry, IntegrityReport, Sighting
+from moderation.selectors import shared_sightings, suspicious_pairs
 
 admin.site.site_header = _("VIPGAME administration")
 admin.site.site_title = _("VIPGAME admin")

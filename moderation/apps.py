@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 class ModerationConfig(AppConfig):
     default = True  # (AxesConfig below is another AppConfig of this module)
-    name = "vipgame.moderation"
+    name = "moderation"
     label = "moderation"
     verbose_name = _("Moderation")
 

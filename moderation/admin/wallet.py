@@ -14,12 +14,11 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from kernel.errors import ServiceError
-from vipgame.moderation.adminkit import ReadOnlyAdmin, reason_action
-from vipgame.moderation.services import adjustment_approve, adjustment_reject, balance_adjust
-
-from .forms import AdjustBalanceForm
-from .models import Account, Adjustment, Hold, LedgerEntry, LedgerTransaction
-from .templatetags.chips import chips
+from kernel.numbers import chips
+from moderation.adminkit import ReadOnlyAdmin, reason_action
+from moderation.services import adjustment_approve, adjustment_reject, balance_adjust
+from wallet.forms import AdjustBalanceForm
+from wallet.models import Account, Adjustment, Hold, LedgerEntry, LedgerTransaction
 
 
 def chips_column(model: type[Any], name: str) -> Any:
