@@ -45,8 +45,8 @@ CARDS = [r + s for r in "23456789TJQKA" for s in "scdh"]
 
 
 def ready_tables(specs: list[TableSpec]) -> None:
+    from accounts.models import User
     from games import services
-    from vipgame.accounts.models import User
 
     for spec in specs:
         for user in User.objects.filter(pk__in=spec.users):
@@ -140,10 +140,10 @@ class Fuzzer:
         this player's turn again, so that the hand goes on."""
         from django.db import transaction
 
+        from accounts.models import User
         from games import services
         from games.models import Hand, Table
-        from vipgame.accounts.models import User
-        from vipgame.errors import ServiceError
+        from kernel.errors import ServiceError
 
         users = {u.pk: u for u in User.objects.filter(pk__in=self.spec.users)}
         for _ in range(60):

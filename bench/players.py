@@ -48,7 +48,7 @@ def create_tables(
     from rest_framework.authtoken.models import Token
 
     from games import services
-    from vipgame.accounts.services import user_register
+    from wallet.services import player_signup
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     specs = []
@@ -56,7 +56,7 @@ def create_tables(
     for n in range(count):
         kind = GAMES[n % len(GAMES)] if game == "mix" else game
         users = [
-            user_register(
+            player_signup(
                 username=f"{prefix}{tag}-{n}-{i}",
                 display_name=f"P{tag}-{n}-{i}",
                 password="Bench-Tien-Len-42",

@@ -155,7 +155,7 @@ def run(
     from games.errors import NotEnoughChips
     from games.models import Hand, Seat, Table
     from games.plugins import engine_for
-    from vipgame.accounts.services import user_register
+    from wallet.services import player_signup
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.SEED_GRACE_MS = 0  # nobody is connected: no seed to wait for
@@ -181,7 +181,7 @@ def run(
     ids = []
     for n in range(tables):
         users = [
-            user_register(username=f"s{n}-{i}", display_name=f"P{n}{i}", password="Bench-42-x")
+            player_signup(username=f"s{n}-{i}", display_name=f"P{n}{i}", password="Bench-42-x")
             for i in range(4)
         ]
         table = services.table_create(owner=users[0], game=game, stake=1, seat_count=4)

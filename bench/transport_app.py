@@ -6,7 +6,7 @@ as the product publishes one message per seated user) or of its table
 (``FANOUT=table``). Every message a client sends is delivered to its table's
 four seats: four group messages of ``PAYLOAD_BYTES`` each and one to the
 table's public group (nobody listens to it here, as in bench.tables), sent the
-product's way (``vipgame.notify.send_all``: one pipelined round trip), or one
+product's way (``kernel.notify.send_all``: one pipelined round trip), or one
 to the table's group; JSON-encoded per socket as the product's are.
 """
 
@@ -25,7 +25,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from vipgame.notify import send_all  # noqa: E402
+from kernel.notify import send_all  # noqa: E402
 
 SEATS = 4
 PAYLOAD = "x" * int(os.environ.get("PAYLOAD_BYTES", "2000"))

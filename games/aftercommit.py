@@ -15,8 +15,8 @@ from datetime import datetime
 
 from games import publish, scheduling
 from games.publish import Publication
-from vipgame.notify import Message
-from vipgame.ops import metrics
+from kernel.notify import Message
+from kernel.ops import metrics
 
 
 @dataclass

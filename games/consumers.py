@@ -28,17 +28,16 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from redis.exceptions import RedisError
 
+from accounts.errors import AccountBanned
+from accounts.services import credential_mark
 from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
-from vipgame import limits
-from vipgame.accounts.services import credential_mark
-from vipgame.errors import PermissionDenied, ServerError, ServiceError
-from vipgame.middleware import language_for
-from vipgame.moderation.errors import AccountBanned
-from vipgame.moderation.services import chat_report
-from vipgame.net import scope_client_ip
-from vipgame.notify import user_group as wallet_group
-from vipgame.ops import context, metrics
+from kernel import limits
+from kernel.errors import PermissionDenied, ServerError, ServiceError
+from kernel.language import language_for
+from kernel.net import scope_client_ip
+from kernel.notify import user_group as wallet_group
+from kernel.ops import context, metrics
 
 from .ws_auth import header, user_for_token
 
@@ -742,7 +741,7 @@ class TableSocket(RoomSocket):
 
     async def do_report(self, message: dict[str, Any]) -> Any:
         """Report a chat line (``message_id``) to the moderators' queue."""
-        await db(chat_report)(
+        await db(services.chat_report)(
             user=self.user,
             message_id=message.get("message_id"),
             category=message.get("category", "abuse"),

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.rules.errors import RulesError
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 
 class GameError(ServiceError):
@@ -197,3 +197,56 @@ class StaleCommitment(GameError):
 
     def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "details": {"commitment": self.commitment}}
+
+
+# -- reporting a chat line (the moderators' queue reads the reports) --
+
+
+class BadReport(GameError):
+    code = "bad_report"
+    template = _(
+        "Say why you report this line (%(categories)s) and keep the note under 200 characters."
+    )
+
+
+class ChatLineNotFound(GameError):
+    code = "chat_line_not_found"
+    template = _("That chat line does not exist.")
+    status = 404
+
+
+class ChatLineTooOld(GameError):
+    code = "chat_line_too_old"
+    template = _("Lines older than %(hours)s hours can no longer be reported.")
+    status = 409
+
+
+class CannotReportOwn(GameError):
+    code = "cannot_report_own"
+    template = _("You cannot report your own line.")
+    status = 409
+
+
+class CannotReportBot(GameError):
+    code = "cannot_report_bot"
+    template = _("Bots' lines are the room's own: they cannot be reported.")
+    status = 409
+
+
+class AlreadyReported(GameError):
+    code = "already_reported"
+    template = _("You have already reported this line: a moderator will look at it.")
+    status = 409
+
+
+class ReportTooFast(GameError):
+    code = "report_rate_limited"
+    template = _("You are reporting too fast: wait %(wait)s seconds.")
+    status = 429
+
+    def __init__(self, *, wait: int) -> None:
+        self.wait = wait
+        super().__init__(wait=wait)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": {"wait": self.wait}}

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from games.limits import FIELD_RANGES, SEATS, check_table, range_errors, service_error_fields
 from games.models import Game
 from games.plugins import PLUGINS, plugin_for, table_default
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 QUICK_STAKES = (10, 50, 100, 200)
 #: The fields only some games use (the lobby shows each game its own).

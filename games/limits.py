@@ -22,7 +22,7 @@ from games.errors import BadTableSettings
 from games.models import TABLE_NUMBERS, Table
 from games.plugins import PLUGINS, GamePlugin, Range, table_default
 from games.rules.errors import RulesError
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 # Table fields (columns of games.Table) a table may be opened with. A game's
 # seats and its rule options are its plugin's (games.plugins).

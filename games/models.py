@@ -344,3 +344,82 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return self.text[:40]
+
+
+class ChatReport(models.Model):
+    """A reported chat line: one item of the moderators' queue, however many
+    players reported it (each one is a :class:`ChatFlag`)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for a moderator")
+        DISMISSED = "dismissed", _("Dismissed")
+        MUTED = "muted", _("Author muted")
+
+    message = models.OneToOneField(
+        ChatMessage,
+        verbose_name=_("chat line"),
+        on_delete=models.CASCADE,
+        related_name="report",
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
+    )
+    first_reported_at = models.DateTimeField(_("first reported"))
+    last_reported_at = models.DateTimeField(_("last reported"))
+    flag_count = models.PositiveIntegerField(_("reports"), default=0)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("resolved by"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    resolved_at = models.DateTimeField(_("resolved"), null=True, blank=True)
+    resolution = models.TextField(_("moderator's reason"), blank=True)
+
+    class Meta:
+        verbose_name = _("reported chat line")
+        verbose_name_plural = _("reported chat lines")
+        db_table = "moderation_chatreport"  # made by moderation, which reads the queue
+        ordering = ["first_reported_at", "id"]
+        indexes = [models.Index(fields=["status", "first_reported_at"], name="chat_report_queue")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.message.user}: {self.message}"
+
+
+class ChatFlag(models.Model):
+    """One player's report of a chat line (a player reports a line once)."""
+
+    class Category(models.TextChoices):
+        ABUSE = "abuse", _("Insults or harassment")
+        SPAM = "spam", _("Spam or advertising")
+        CHEATING = "cheating", _("Cheating or collusion")
+        OTHER = "other", _("Something else")
+
+    report = models.ForeignKey(
+        ChatReport, verbose_name=_("reported chat line"), on_delete=models.CASCADE,
+        related_name="flags",
+    )  # fmt: skip
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reported by"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    category = models.CharField(_("why"), max_length=10, choices=Category.choices)
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    created_at = models.DateTimeField(_("time"))
+
+    class Meta:
+        verbose_name = _("chat line report")
+        verbose_name_plural = _("chat line reports")
+        db_table = "moderation_chatflag"
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "reporter"], name="one_flag_per_reporter")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reporter} → #{self.report_id}"

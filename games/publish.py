@@ -2,7 +2,7 @@
 
 A committed change's :class:`Publication` builds the payloads after the
 commit, outside the table lock (from the state the unit of work held): a
-delta or a full state per recipient, sent through ``vipgame.notify``.
+delta or a full state per recipient, sent through ``kernel.notify``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
+from accounts.models import User
 from games import clock, sql
 from games.changes import (
     Change,
@@ -36,10 +37,9 @@ from games.plugins import plugin_for
 from games.protocol import personal_patch, view_patch
 from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
-from vipgame import notify
-from vipgame.accounts.models import User
-from vipgame.notify import Message
-from vipgame.ops import metrics
+from kernel import notify
+from kernel.notify import Message
+from kernel.ops import metrics
 from wallet.models import Account
 
 if TYPE_CHECKING:

@@ -13,6 +13,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
+from accounts.avatars import avatar_url, default_avatar
+from accounts.models import User, public_name
 from games import clock, publish, sql
 from games.errors import (
     HandNotFinished,
@@ -32,8 +34,6 @@ from games.rules.cards import cards_str
 from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
-from vipgame.accounts.avatars import avatar_url, default_avatar
-from vipgame.accounts.models import User, public_name
 from wallet import selectors as wallet_selectors
 
 logger = logging.getLogger(__name__)

@@ -30,9 +30,9 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
+from accounts.models import User
 from games.models import Hand, HandEvent, HandPlayer, Seat, Table
 from games.refs import EventRecord, SeatRef
-from vipgame.accounts.models import User
 from wallet.models import Account, Hold
 
 

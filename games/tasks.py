@@ -19,7 +19,7 @@ from games.services import (
     table_release_bots,
     table_timeout,
 )
-from vipgame.ops import health, isolation, metrics
+from kernel.ops import heartbeat, isolation, metrics
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -101,7 +101,7 @@ def sweeper() -> dict[str, int]:
         lambda t: table_release_bots(table_id=t),
     )
     metrics.sweeper_ran(time.perf_counter() - started)
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     return {"fired": fired, "settled": settled, "bots": moved, "released": released}
 
 

@@ -20,15 +20,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.models import User
 from games import selectors, services
 from games.errors import HandNotReplayable, TableFull
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Game, Hand, Table
 from games.plugins import PLUGINS, plugin_for
-from vipgame.accounts.models import User
-from vipgame.errors import ServiceError
-from vipgame.net import client_ip
+from kernel.errors import ServiceError
+from kernel.net import client_ip
 
 PLAY_NOW_STAKE = 10
 PLAY_NOW_SEATS = 4

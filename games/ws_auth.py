@@ -22,8 +22,8 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
-from vipgame.accounts.services import credential_mark
-from vipgame.ops import metrics
+from accounts.services import credential_mark
+from kernel.ops import metrics
 
 
 @database_sync_to_async

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from vipgame.accounts.models import User
+    from accounts.models import User
 
     from .seeds import Dealer
     from .tables import Harness
@@ -51,14 +51,14 @@ def _fast_password_hashing() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_limits() -> None:
-    """Each test counts its own rate-limit hits and open sockets (vipgame.limits)."""
+    """Each test counts its own rate-limit hits and open sockets (kernel.limits)."""
     from django.conf import settings
 
     if not settings.configured:
         return
     import uuid
 
-    from vipgame import limits
+    from kernel import limits
 
     limits.NAMESPACE = uuid.uuid4().hex[:12]
 
@@ -66,13 +66,13 @@ def _fresh_limits() -> None:
 @pytest.fixture
 def make_user(db: None) -> Callable[..., "User"]:
     """A registered player (with the sign-up grant), or staff with ``is_staff=True``."""
-    from vipgame.accounts.services import user_register
+    from wallet.services import player_signup
 
     def make(*, username: str | None = None, is_staff: bool = False, **extra: object) -> "User":
         name = username or f"player{next(_names)}"
         # Staff may carry a staff word ("Admin"), which sign-up refuses to players.
         shown = f"pending{next(_names)}" if is_staff else name.title()
-        user = user_register(username=name, display_name=shown, password="Bai-Tien-Len-42")
+        user = player_signup(username=name, display_name=shown, password="Bai-Tien-Len-42")
         if is_staff:
             user.is_staff = True
             user.is_superuser = True
@@ -93,7 +93,7 @@ def tables(
     from games import clock as clock_module
     from games import scheduling, services, tasks
     from games import seeds as seeds_module
-    from vipgame.moderation import services as moderation
+    from moderation import services as moderation
 
     from .seeds import SeedSource
     from .tables import AfterCommit, Clock, Harness, RecordingScheduler

@@ -1,4 +1,4 @@
-"""vipgame/channel_layer.py: a process's publications, one pipeline at a time
+"""kernel/channel_layer.py: a process's publications, one pipeline at a time
 and in order, without the shard lock that sockets opening and closing take."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from vipgame import channel_layer
-from vipgame.channel_layer import PipelinedPubSubChannelLayer, publisher
+from kernel import channel_layer
+from kernel.channel_layer import PipelinedPubSubChannelLayer, publisher
 
 
 def run(coroutine_function):

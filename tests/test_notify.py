@@ -1,4 +1,4 @@
-"""``vipgame.notify.send`` from a server's database thread while the server
+"""``kernel.notify.send`` from a server's database thread while the server
 stops: its event loop has ended but is not closed (Daphne after SIGTERM, while
 a socket's last service commits); and from a process with a loop of its own
 (Celery's pool processes)."""
@@ -14,7 +14,7 @@ from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 from redis.asyncio.connection import AbstractConnection
 
-from vipgame import notify
+from kernel import notify
 
 
 def _send_from_a_server_thread(loop: asyncio.AbstractEventLoop) -> list[bool]:

@@ -43,13 +43,13 @@ def bot_tables(count: int) -> list[TableSpec]:
     from rest_framework.authtoken.models import Token
 
     from games import services
-    from vipgame.accounts.services import user_register
+    from wallet.services import player_signup
 
     specs = []
     for n in range(count):
         game = ("holdem", "maubinh")[n % 2]
         name = f"seat-{n}-{secrets.token_hex(2)}"
-        user = user_register(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
+        user = player_signup(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
         table = services.table_create(
             owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
         )

@@ -14,8 +14,8 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.ops.errors import init as sentry_init
-from vipgame.ops.logconfig import logging_config
+from kernel.ops.errors import init as sentry_init
+from kernel.ops.logconfig import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -52,10 +52,10 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "vipgame.moderation.apps.AxesConfig",  # django-axes, named in the admin's language
+    "moderation.apps.AxesConfig",  # django-axes, named in the admin's language
     "csp",
-    "vipgame.accounts",
-    "vipgame.moderation",
+    "accounts",
+    "moderation",
     "vipgame.ops",
     "wallet",
     "games",
@@ -67,8 +67,8 @@ MIDDLEWARE = [
     # METRICS_ALLOW_PROXIED) and checks the client by the one address policy.
     "vipgame.ops.views.ProbeMiddleware",
     # Then, before anything else reads them, forwarded headers from anyone but a
-    # trusted proxy are dropped (vipgame.net).
-    "vipgame.net.ProxyHeadersMiddleware",
+    # trusted proxy are dropped (kernel.net).
+    "kernel.net.ProxyHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -78,11 +78,11 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "vipgame.ops.middleware.RequestContextMiddleware",
-    "vipgame.moderation.middleware.DeviceMiddleware",
+    "moderation.middleware.DeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
-    "vipgame.accounts.limits.LoginLimitMiddleware",
+    "accounts.limits.LoginLimitMiddleware",
 ]
 
 ROOT_URLCONF = "vipgame.urls"
@@ -112,7 +112,7 @@ DB_THREADS = env.int("DB_THREADS", default=4)
 # serialize) is run again from the start, at most DB_RETRY_ATTEMPTS times in
 # all, after a jittered pause of up to DB_RETRY_BACKOFF_MS x the attempt's
 # number; after the last it answers ``busy`` (503), never a server error
-# (docs/architecture.md "Lock order", vipgame/retry.py).
+# (docs/architecture.md "Lock order", kernel/retry.py).
 DB_RETRY_ATTEMPTS = env.int("DB_RETRY_ATTEMPTS", default=4)
 DB_RETRY_BACKOFF_MS = env.int("DB_RETRY_BACKOFF_MS", default=25)
 DATABASES = {
@@ -177,13 +177,13 @@ CACHES = {
 CHANNEL_LAYERS = {
     "default": {
         # Redis PUB/SUB (channels_redis.pubsub; a change's publications in one
-        # pipeline, vipgame/channel_layer.py): a publish per group and one
+        # pipeline, kernel/channel_layer.py): a publish per group and one
         # subscription per process, about a quarter less CPU per move than the
         # list-based layer in bench/tables.py, and it re-subscribes by itself
         # after Redis restarts. Messages are best effort either way: clients
         # resync by version.
         "BACKEND": env.str(
-            "CHANNEL_BACKEND", default="vipgame.channel_layer.PipelinedPubSubChannelLayer"
+            "CHANNEL_BACKEND", default="kernel.channel_layer.PipelinedPubSubChannelLayer"
         ),
         "CONFIG": {
             # redis-py 8 reads with a 5 s socket timeout by default, the same as the
@@ -294,11 +294,11 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "vipgame.accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
+    "accounts.limits.AddressLimitBackend",  # trust-access: per-address limits
     # ModelBackend with its hash inside PASSWORD_CHECKS_AT_ONCE; it refuses a wrong
     # password itself, so the ModelBackend after it (kept for sessions opened before
     # it came) never hashes: docs/security.md.
-    "vipgame.accounts.limits.PasswordCheckBackend",
+    "accounts.limits.PasswordCheckBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
@@ -311,7 +311,7 @@ AXES_COOLOFF_TIME = 0.25
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_LOCKOUT_CALLABLE = "vipgame.accounts.lockout.lockout_response"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_VERBOSE = False
 
@@ -345,19 +345,19 @@ def throttle_rate(name: str, default: str) -> str | None:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "vipgame.api.auth.TokenAuthentication",
-        "vipgame.api.auth.SessionAuthentication",
+        "kernel.api.auth.TokenAuthentication",
+        "kernel.api.auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "vipgame.api.pagination.Pages",
-    "EXCEPTION_HANDLER": "vipgame.api.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "kernel.api.pagination.Pages",
+    "EXCEPTION_HANDLER": "kernel.api.errors.exception_handler",
     # Per user on every POST ("none" turns it off); log-in and sign-up limits per
-    # address are SIGNUP_RATE / LOGIN_RATE / LOGIN_FAILURE_RATE (vipgame.accounts.limits).
-    "DEFAULT_THROTTLE_CLASSES": ["vipgame.api.throttling.WriteThrottle"],
+    # address are SIGNUP_RATE / LOGIN_RATE / LOGIN_FAILURE_RATE (accounts.limits).
+    "DEFAULT_THROTTLE_CLASSES": ["kernel.api.throttling.WriteThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "writes": throttle_rate("API_RATE_WRITES", "120/min"),
     },
@@ -391,7 +391,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.add_components",
         # Request bodies the server reads strictly: additionalProperties false.
-        "vipgame.api.strict.close_request_bodies",
+        "kernel.api.strict.close_request_bodies",
     ],
 }
 
@@ -453,7 +453,7 @@ for _key in TABLE_DEFAULTS:
         raise ImproperlyConfigured(f"TABLE_DEFAULTS: unknown field {_key}")
 
 if not DEBUG:
-    # Honoured only when the peer is one of TRUSTED_PROXIES: vipgame.net.ProxyHeadersMiddleware
+    # Honoured only when the peer is one of TRUSTED_PROXIES: kernel.net.ProxyHeadersMiddleware
     # drops X-Forwarded-Proto from anyone else.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
@@ -466,11 +466,11 @@ if not DEBUG:
     SECURE_REFERRER_POLICY = "same-origin"
 
 # --- trust-access (issue 13 items 7-10): client addresses, limits, sockets, CSP ---------
-# The one client-address policy (vipgame.net): the socket peer, unless it is one of these
+# The one client-address policy (kernel.net): the socket peer, unless it is one of these
 # proxies (addresses or CIDR networks, comma-separated); then the rightmost address of
 # X-Forwarded-For that is not a trusted proxy. Empty: no forwarded header is believed.
 TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
-AXES_CLIENT_IP_CALLABLE = "vipgame.net.client_ip"
+AXES_CLIENT_IP_CALLABLE = "kernel.net.client_ip"
 # Per client address ("none" turns one off; e.g. 10/hour, 20/min, 5/10s):
 SIGNUP_RATE = env.str("SIGNUP_RATE", default="10/hour")  # accounts created, web + API together
 LOGIN_RATE = env.str("LOGIN_RATE", default="20/min")  # log-in attempts: web, API and admin

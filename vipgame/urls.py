@@ -3,31 +3,26 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from vipgame.accounts import api as accounts_api
+from accounts import api as accounts_api
 from vipgame.api import views as api_views
-from vipgame.moderation import api as moderation_api
 
-from . import views
+from . import signup, views
 
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/login", accounts_api.LoginView.as_view(), name="api-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="api-logout"),
-    path("auth/signup", accounts_api.SignupView.as_view(), name="api-signup"),
+    path("auth/signup", signup.SignupView.as_view(), name="api-signup"),
     path("auth/password", accounts_api.PasswordView.as_view(), name="api-password"),
     path("me", accounts_api.MeView.as_view(), name="api-me"),
     path("me/avatar", accounts_api.MyAvatarView.as_view(), name="api-me-avatar"),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
-    path(
-        "chat/<int:message_id>/report",
-        moderation_api.ChatReportView.as_view(),
-        name="api-chat-report",
-    ),
 ]
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/", include("vipgame.accounts.urls")),
+    path("accounts/signup/", signup.signup, name="signup"),
+    path("accounts/", include("accounts.urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("games.urls")),
     path("jsi18n/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),

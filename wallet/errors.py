@@ -1,6 +1,6 @@
 from django.utils.translation import gettext_lazy as _
 
-from vipgame.errors import ServiceError
+from kernel.errors import ServiceError
 
 
 class WalletError(ServiceError):

@@ -1,6 +1,6 @@
 from django.db.models import QuerySet
 
-from vipgame.accounts.models import User
+from accounts.models import User
 
 from .models import Account, Hold, LedgerEntry, LedgerTransaction
 

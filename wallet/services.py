@@ -21,11 +21,12 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from vipgame import notify
-from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.ops.isolation import each_on_its_own
-from vipgame.retry import retried
+from accounts.models import User
+from accounts.services import bot_create, user_register
+from kernel import notify
+from kernel.errors import PermissionDenied
+from kernel.ops.isolation import each_on_its_own
+from kernel.retry import retried
 
 from . import sql
 from .errors import (
@@ -292,6 +293,26 @@ def chips_grant(
         kind=kind,
         reason=reason,
     )
+
+
+@transaction.atomic
+def player_signup(*, username: str, display_name: str, password: str) -> User:
+    """A new player: the user (``user_register``: its names and password
+    checked), a wallet and the sign-up grant, in one transaction (nothing
+    created when any of them is refused)."""
+    user = user_register(username=username, display_name=display_name, password=password)
+    account_for_user(user=user)
+    signup_grant(user=user)
+    return user
+
+
+@transaction.atomic
+def bot_signup(*, username: str, display_name: str) -> User:
+    """A bot account (``bot_create``) with its wallet. It starts with no chips:
+    the house lends them when it sits (issue 13)."""
+    user = bot_create(username=username, display_name=display_name)
+    account_for_user(user=user)
+    return user
 
 
 def signup_grant(*, user: User) -> PostResult:

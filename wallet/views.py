@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from vipgame.accounts.models import User
+from accounts.models import User
 
 from .errors import WalletError
 from .selectors import bonus_claimed_today, ledger_for_user, user_account

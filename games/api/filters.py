@@ -5,7 +5,7 @@ from django import forms
 from drf_spectacular.drainage import set_override
 
 from games.models import Game, HandPlayer, Table
-from vipgame.api.filters import StrictFilterSet
+from kernel.api.filters import StrictFilterSet
 
 
 class IntegerFilter(django_filters.NumberFilter):

@@ -14,7 +14,7 @@ from games.api.schema import component
 from games.models import Departure, Game, HandPlayer, Table
 from games.plugins import PLUGINS, plugin_for, table_default
 from games.services.seats import min_balance
-from vipgame.api.strict import StrictIn, StrictQuery
+from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
 MAX_CHIPS = 10**12

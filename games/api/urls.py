@@ -35,4 +35,5 @@ urlpatterns = [
     path("leaderboard", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("players/<int:user_id>", views.PlayerView.as_view(), name="api-player"),
     path("fairness/verify", views.FairnessView.as_view(), name="api-fairness-verify"),
+    path("chat/<int:message_id>/report", views.ChatReportView.as_view(), name="api-chat-report"),
 ]

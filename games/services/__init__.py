@@ -28,12 +28,13 @@ from .seats import (
     table_stay,
 )
 from .settle import hand_settle
-from .tables import chat_post, claim_timers, table_close, table_create, table_timeout
+from .tables import chat_post, chat_report, claim_timers, table_close, table_create, table_timeout
 
 __all__ = [
     "LEAVE_AFTER_HAND",
     "LEAVE_NOW",
     "chat_post",
+    "chat_report",
     "claim_timers",
     "hand_settle",
     "seat_presence",

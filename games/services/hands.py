@@ -13,14 +13,14 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts.models import User
 from games import clock, publish
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
-from vipgame.accounts.models import User
-from vipgame.retry import retried
+from kernel.retry import retried
 from wallet.models import Account
 
 from .work import TableWork

@@ -12,6 +12,8 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts.bots import bot_name
+from accounts.models import User
 from games import clock, publish, selectors, sql
 from games.errors import (
     AccountInactive,
@@ -39,13 +41,10 @@ from games.errors import (
 from games.models import Departure, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
-from vipgame.accounts.bots import bot_name
-from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create
-from vipgame.errors import PermissionDenied
-from vipgame.net import parse_address
-from vipgame.ops import metrics
-from vipgame.retry import retried
+from kernel.errors import PermissionDenied
+from kernel.net import parse_address
+from kernel.ops import metrics
+from kernel.retry import retried
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold
@@ -277,7 +276,7 @@ def _new_bot() -> User:
     if count >= settings.BOT_POOL_SIZE:
         metrics.bot_refused("pool")
         raise NoBotAvailable()
-    return bot_create(
+    return wallet.bot_signup(
         username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
     )
 
@@ -384,7 +383,7 @@ def table_add_bot(
     """Seat a bot. The table's owner or a player seated there may ask; staff
     may too at a public table. A private table is its owner's and invited
     players' game: anyone else, staff included, gets ``private_table``.
-    ``address``: the request's client address (``vipgame.net``), counted with
+    ``address``: the request's client address (``kernel.net``), counted with
     the player against the shares of the bot pool."""
     _require_active(user)
     work = TableWork(table_id)

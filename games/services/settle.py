@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from games.models import Departure, Hand, Table
-from vipgame.retry import retried
+from kernel.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 

@@ -1,4 +1,5 @@
-"""Tables: create, close, their clocks running out, chat, and the timer
+"""Tables: create, close, their clocks running out, chat (and players' reports of
+chat lines, which moderators then deal with), and the timer
 tasks the sweeper queues.
 
 The top of the service package: builds on hands, seats and settlement."""
@@ -10,18 +11,42 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, models, transaction
 from django.db.models import F
 
+from accounts.models import User
 from games import clock, publish
 from games import seeds as seed_source
-from games.errors import AccountInactive, BadChat, ChatMuted, TableClosed, TableNotFound
+from games.errors import (
+    AccountInactive,
+    AlreadyReported,
+    BadChat,
+    BadReport,
+    CannotReportBot,
+    CannotReportOwn,
+    ChatLineNotFound,
+    ChatLineTooOld,
+    ChatMuted,
+    ReportTooFast,
+    TableClosed,
+    TableNotFound,
+)
 from games.limits import check_table
-from games.models import ChatMessage, Departure, Table, TableSeed
+from games.models import (
+    ChatFlag,
+    ChatMessage,
+    ChatReport,
+    Departure,
+    HandPlayer,
+    Seat,
+    Table,
+    TableSeed,
+)
 from games.plugins import PLUGINS, plugin_for
-from vipgame import notify
-from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.retry import retried
+from games.selectors import can_view
+from kernel import limits, notify
+from kernel.errors import PermissionDenied
+from kernel.retry import retried
 
 from .hands import hand_timeout, maybe_deal
 from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips
@@ -218,3 +243,76 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
     work.update_table(status=Table.Status.CLOSED, closed_reason=reason[:200])
     work.clear_clock()
     work.commit()
+
+
+def _could_read(user: User, message: ChatMessage, invite_code: str) -> bool:
+    """Whether ``user`` could read the line: anyone at a public table (spectators
+    see its chat too); at a private one, whoever may open it (seated, its
+    owner, staff, the invite code) or played a hand there."""
+    table = message.table
+    played = (
+        Seat.objects.filter(table=table, user=user).exists()
+        or HandPlayer.objects.filter(hand__table=table, user=user).exists()
+    )
+    return can_view(table, user, invite_code, played)
+
+
+# The longest note a reporter may add to a reported chat line (ChatFlag.note).
+NOTE_MAX = 200
+
+
+@retried
+def chat_report(
+    *, user: User, message_id: object, category: object = "abuse", note: object = "",
+    invite_code: str = "",
+) -> ChatReport:  # fmt: skip
+    """A player reports a chat line they could read: the line joins the
+    moderators' queue (or gains a report there). Not their own line, not a
+    bot's, not one older than ``CHAT_REPORT_MAX_AGE_HOURS``, once per player
+    and line, at most ``CHAT_REPORT_RATE`` reports per player. A line a
+    moderator has already dealt with keeps its decision: the report is
+    recorded, the line does not return to the queue."""
+    if user is None or not user.is_authenticated:
+        raise PermissionDenied()
+    # Read now, not from the caller's copy (a socket opened before a ban).
+    if not User.objects.filter(pk=user.pk, is_active=True).exists():
+        raise PermissionDenied()
+    if (
+        category not in ChatFlag.Category.values
+        or not isinstance(note, str)
+        or len(note) > NOTE_MAX
+    ):
+        raise BadReport(categories=", ".join(ChatFlag.Category.values))
+    if isinstance(message_id, bool) or not isinstance(message_id, int):
+        raise ChatLineNotFound()
+    message = ChatMessage.objects.select_related("table", "user").filter(pk=message_id).first()
+    if message is None or not _could_read(user, message, invite_code):
+        raise ChatLineNotFound()
+    if message.user_id == user.pk:
+        raise CannotReportOwn()
+    if message.user.is_bot:
+        raise CannotReportBot()
+    now = clock.now()
+    hours = settings.CHAT_REPORT_MAX_AGE_HOURS
+    if message.created_at < now - timedelta(hours=hours):
+        raise ChatLineTooOld(hours=hours)
+    if ChatFlag.objects.filter(report__message=message, reporter=user).exists():
+        raise AlreadyReported()
+    wait = limits.take("chat_report", str(user.pk), limits.settings_rate("CHAT_REPORT_RATE"))
+    if wait:
+        raise ReportTooFast(wait=max(1, round(wait)))
+    report, _created = ChatReport.objects.select_for_update().get_or_create(
+        message=message, defaults={"first_reported_at": now, "last_reported_at": now}
+    )
+    try:
+        with transaction.atomic():
+            ChatFlag.objects.create(
+                report=report, reporter=user, category=category, note=note.strip(), created_at=now
+            )
+    except IntegrityError:  # the same player, twice at once
+        raise AlreadyReported() from None
+    ChatReport.objects.filter(pk=report.pk).update(
+        flag_count=models.F("flag_count") + 1, last_reported_at=now
+    )
+    report.refresh_from_db()
+    return report

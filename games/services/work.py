@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from accounts.models import User
 from games import aftercommit, clock, publish, sql
 from games.aftercommit import AfterCommit
 from games.changes import (
@@ -52,8 +53,7 @@ from games.plugins import GamePlugin, plugin_for
 from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event, Status
-from vipgame.accounts.models import User
-from vipgame.ops import context
+from kernel.ops import context
 
 REF_FIELDS = frozenset(f.name for f in dataclasses.fields(SeatRef))
 _SHOWN = tuple(sorted(SEAT_SHOWN))

@@ -1,5 +1,5 @@
 // Players' avatars: the SVG files by key (base.html's `avatar-urls`, from
-// vipgame/accounts/avatars.py), drawn as images.
+// accounts/avatars.py), drawn as images.
 import { h } from "./dom.js";
 
 const script = document.getElementById("avatar-urls");

@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from vipgame.accounts.models import User
+from accounts.models import User
 from wallet.models import Account
 
 pytestmark = pytest.mark.django_db

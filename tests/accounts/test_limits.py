@@ -1,4 +1,4 @@
-"""Issue 13 item 7: one client-address policy (vipgame.net) and per-address
+"""Issue 13 item 7: one client-address policy (kernel.net) and per-address
 limits on signing up and logging in, on the web forms, the API and the admin.
 
 Each attack is run as it was reported: rotating ``X-Forwarded-For`` from a peer
@@ -18,10 +18,10 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from vipgame import limits
-from vipgame.accounts.models import User
-from vipgame.moderation.models import Sighting
-from vipgame.net import ProxyHeadersMiddleware, client_ip, resolve, scope_client_ip
+from accounts.models import User
+from kernel import limits
+from kernel.net import ProxyHeadersMiddleware, client_ip, resolve, scope_client_ip
+from moderation.models import Sighting
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

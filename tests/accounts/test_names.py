@@ -14,17 +14,18 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from vipgame.accounts import services
-from vipgame.accounts.models import User
-from vipgame.accounts.names import (
+from accounts import services
+from accounts.models import User
+from accounts.names import (
     NameTaken,
     display_key,
     display_name_normalize,
     skeleton,
     username_key,
 )
-from vipgame.accounts.services import bot_create, display_name_set, user_register
+from accounts.services import display_name_set
 from wallet.models import Account
+from wallet.services import bot_signup, player_signup
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "Bai-Tien-Len-42"
@@ -104,7 +105,7 @@ def accounts():
 
 @pytest.fixture
 def cuc(db):
-    return user_register(username="cuc", display_name="Thu Cúc", password=PASSWORD)
+    return player_signup(username="cuc", display_name="Thu Cúc", password=PASSWORD)
 
 
 @pytest.mark.parametrize(("name", "refusal"), REFUSED_NAMES)
@@ -165,7 +166,7 @@ def test_a_look_alike_username_is_refused(client, cuc, twin, web_code):
 
 
 def test_the_latin_twin_of_a_cyrillic_username_is_refused_too(db):
-    user_register(username=f"l{CYRILLIC_A}n", display_name="Lan", password=PASSWORD)
+    player_signup(username=f"l{CYRILLIC_A}n", display_name="Lan", password=PASSWORD)
 
     assert api_signup("lan", "Lan Khác").json()["code"] == "username_taken"
     assert User.objects.count() == 1
@@ -200,7 +201,7 @@ def test_a_name_that_decomposes_into_many_letters_still_fits_its_key(db):
 
 
 def test_a_rename_follows_the_same_rules(cuc):
-    lan = user_register(username="lan", display_name="Lan Xinh", password=PASSWORD)
+    lan = player_signup(username="lan", display_name="Lan Xinh", password=PASSWORD)
 
     with pytest.raises(NameTaken):
         display_name_set(user=lan, display_name="thu  cuc")
@@ -212,7 +213,7 @@ def test_a_rename_follows_the_same_rules(cuc):
 
 def test_the_admin_form_refuses_an_impersonating_rename(client, cuc, make_user):
     staff = make_user(is_staff=True)
-    lan = user_register(username="lan", display_name="Lan Xinh", password=PASSWORD)
+    lan = player_signup(username="lan", display_name="Lan Xinh", password=PASSWORD)
     client.force_login(staff)
     url = reverse("admin:accounts_user_change", args=[lan.pk])
     form = client.get(url).context["adminform"].form
@@ -243,7 +244,7 @@ def test_staff_may_carry_a_staff_word_in_the_admin(make_user):
 
 def test_a_player_may_not_be_renamed_to_a_bots_name_in_the_model(make_user):
     lan = make_user(username="lan")
-    bot_create(username="bot-old", display_name="An 1")  # an older bot's name
+    bot_signup(username="bot-old", display_name="An 1")  # an older bot's name
     lan.display_name = "An 1"
 
     with pytest.raises(ValidationError) as refused:
@@ -270,7 +271,7 @@ def test_two_sign_ups_racing_for_twin_names_create_one_player(monkeypatch):
 
     def register(username, name):
         try:
-            results[username] = user_register(
+            results[username] = player_signup(
                 username=username, display_name=name, password=PASSWORD
             )
         except Exception as err:
@@ -294,10 +295,10 @@ def test_two_sign_ups_racing_for_twin_names_create_one_player(monkeypatch):
 
 
 def test_the_migration_keys_existing_names_and_leaves_later_twins_unkeyed(db):
-    migration = importlib.import_module("vipgame.accounts.migrations.0005_name_keys")
-    user_register(username="lan", display_name="Lan Xinh", password=PASSWORD)
-    twin = user_register(username="other", display_name="Other", password=PASSWORD)
-    bot_create(username="bot-1-aa", display_name="Minh Anh")
+    migration = importlib.import_module("accounts.migrations.0005_name_keys")
+    player_signup(username="lan", display_name="Lan Xinh", password=PASSWORD)
+    twin = player_signup(username="other", display_name="Other", password=PASSWORD)
+    bot_signup(username="bot-1-aa", display_name="Minh Anh")
     User.objects.update(display_key=None, username_key=None)
     User.objects.filter(pk=twin.pk).update(
         username=f"l{CYRILLIC_A}n", display_name="LAN  XINH\u202e"

@@ -12,9 +12,9 @@ from django.test import Client as Browser
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import User
+from accounts.services import token_issue, user_session_keys
 from games import services
-from vipgame.accounts.models import User
-from vipgame.accounts.services import token_issue, user_session_keys
 
 from ..consumers.helpers import Client, browser_socket, still_open, token_for
 from ..moderation.test_sockets import until_closed

@@ -14,9 +14,9 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from vipgame.accounts import limits
-from vipgame.accounts.limits import password_check_slot
-from vipgame.accounts.models import User
+from accounts import limits
+from accounts.limits import password_check_slot
+from accounts.models import User
 
 PASSWORD = "Bai-Tien-Len-42"
 

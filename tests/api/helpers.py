@@ -8,11 +8,11 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
+from accounts.services import token_issue
 from games.models import ChatMessage, Hand, HandEvent, Seat, Table
 from games.plugins import engine_for
 from games.rules import fairness
 from games.rules.cards import cards_str
-from vipgame.accounts.services import token_issue
 
 from ..tables import Harness, payload_cards
 from ..wallet.helpers import snapshot as wallet_snapshot

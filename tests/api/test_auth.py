@@ -6,11 +6,11 @@ from asgiref.sync import async_to_sync, sync_to_async
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.avatars import default_avatar
+from accounts.models import User
 from games import services
-from vipgame.accounts.avatars import default_avatar
-from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create
 from wallet.models import Account
+from wallet.services import bot_signup
 
 from ..consumers.helpers import Client, browser_socket, still_open
 from .helpers import PASSWORD, error, url, world
@@ -91,7 +91,7 @@ def test_a_success_resets_the_failure_count(make_user):
 
 
 def test_a_bot_never_logs_in_even_with_a_password(make_user):
-    bot = bot_create(username="bot-x", display_name="Bot")
+    bot = bot_signup(username="bot-x", display_name="Bot")
     bot.set_password(PASSWORD)
     bot.save()
 
@@ -103,7 +103,7 @@ def test_a_bot_never_logs_in_even_with_a_password(make_user):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_bot_token_does_not_open_the_websocket_either(make_user):
-    bot = bot_create(username="bot-y", display_name="Bot")
+    bot = bot_signup(username="bot-y", display_name="Bot")
     table = services.table_create(owner=make_user(), game="tienlen", stake=1)
     token = Token.objects.create(user=bot).key
 

@@ -1,7 +1,7 @@
 """Field errors come back in the request's language: Vietnamese unless the
 client asks for English. DRF's own messages ("This field is required.", "A
 valid integer is required."...) are translated in our catalogue
-(vipgame/api/drf_messages.py), which Django reads before DRF's."""
+(kernel/api/drf_messages.py), which Django reads before DRF's."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from django.conf import settings
 from django.utils import translation
 from rest_framework import exceptions, serializers
 
+from accounts.models import User
 from games import services
-from vipgame.accounts.models import User
-from vipgame.api.drf_messages import DRF_MESSAGES
+from kernel.api.drf_messages import DRF_MESSAGES
 
 from .helpers import client_for, error, throttles_off, url, world
 

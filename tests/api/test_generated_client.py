@@ -21,9 +21,9 @@ import openapi_python_client  # noqa: F401
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
 
+from accounts.services import token_issue
 from games import services
 from games.models import Hand
-from vipgame.accounts.services import token_issue
 
 from .helpers import throttles_off
 

@@ -6,11 +6,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from accounts.avatars import default_avatar
 from games import services
 from games.models import Hand, HandPlayer
 from games.selectors import week_start
-from vipgame.accounts.avatars import default_avatar
-from vipgame.accounts.services import bot_create
+from wallet.services import bot_signup
 
 from .helpers import error, url
 
@@ -55,7 +55,7 @@ def settled(table, number, ended_at, nets, voided=False):
 
 def test_people_ranked_by_net_chips_this_week_and_all_time(make_user, api):
     lan, minh, hoa, gone = (make_user(username=n) for n in ("lan", "minh", "hoa", "gone"))
-    bot = bot_create(username="bot-1", display_name="Minh Anh")
+    bot = bot_signup(username="bot-1", display_name="Minh Anh")
     hoa.avatar = "non-la"
     hoa.save()
     tienlen = services.table_create(owner=lan, game="tienlen", stake=10)

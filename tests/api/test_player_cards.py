@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import User
 from games import services
-from vipgame.accounts.models import User
 from wallet.services import account_for_user, signup_grant
 
 from .helpers import url

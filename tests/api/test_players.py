@@ -10,13 +10,13 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
+from accounts import avatars
+from accounts.avatars import AVATARS, default_avatar
+from accounts.bots import BOT_FAMILY_NAMES, BOT_GIVEN_NAMES, bot_name
+from accounts.models import User
 from games import services
 from games.selectors import week_start
-from vipgame.accounts import avatars
-from vipgame.accounts.avatars import AVATARS, default_avatar
-from vipgame.accounts.bots import BOT_FAMILY_NAMES, BOT_GIVEN_NAMES, bot_name
-from vipgame.accounts.models import User
-from vipgame.accounts.services import bot_create
+from wallet.services import bot_signup
 
 from .helpers import error, url
 from .test_leaderboard import settled
@@ -194,8 +194,8 @@ def test_the_data_migration_renames_the_pools_bots():
 
     from django.apps import apps
 
-    migration = importlib.import_module("vipgame.accounts.migrations.0004_bot_names")
-    old = [bot_create(username=f"bot-{n}-aa", display_name=f"An {n}") for n in (1, 2)]
+    migration = importlib.import_module("accounts.migrations.0004_bot_names")
+    old = [bot_signup(username=f"bot-{n}-aa", display_name=f"An {n}") for n in (1, 2)]
 
     migration.rename_bots(apps, None)
 

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from vipgame.accounts.models import User
+from accounts.models import User
 from wallet.models import LedgerTransaction
 
 from .helpers import PASSWORD, error, url
@@ -17,7 +17,7 @@ def rates(settings, **rates):
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {"writes": None, **rates},
     }
-    # Log-in and sign-up: per-address limits of vipgame.accounts.limits (web and API).
+    # Log-in and sign-up: per-address limits of accounts.limits (web and API).
     settings.SIGNUP_RATE = settings.LOGIN_RATE = settings.LOGIN_FAILURE_RATE = None
 
 

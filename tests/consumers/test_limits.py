@@ -10,10 +10,10 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
+from accounts.models import User
 from games import services
 from games.models import ChatMessage, Seat, Table
-from vipgame import limits
-from vipgame.accounts.models import User
+from kernel import limits
 
 from ..moderation.test_sockets import until_closed
 from .helpers import Client, token_for

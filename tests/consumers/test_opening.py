@@ -7,7 +7,7 @@ from channels import auth as channels_auth
 from django.test import Client as Browser
 
 from games import publish, services
-from vipgame.notify import user_group as wallet_group
+from kernel.notify import user_group as wallet_group
 
 from .helpers import Client, browser_socket, ready_right_after_opening, token_for
 

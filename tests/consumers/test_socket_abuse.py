@@ -10,8 +10,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from games import services
-from games.models import ChatMessage, Seat
-from vipgame.moderation.models import ChatFlag, ChatReport
+from games.models import ChatFlag, ChatMessage, ChatReport, Seat
 
 from ..services.test_tables import table_snapshot
 from .helpers import Client, token_for

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from vipgame.moderation.models import ChatFlag
+from games.models import ChatFlag
 
 from .conftest import (
     leave_now,

@@ -12,9 +12,9 @@ from django.db import connection, connections
 from django.urls import reverse
 from django.utils import translation
 
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import CannotActOnLinked, CannotApproveOwn, CannotModerateSelf
-from vipgame.moderation.models import AuditEntry
+from moderation import services as moderation
+from moderation.errors import CannotActOnLinked, CannotApproveOwn, CannotModerateSelf
+from moderation.models import AuditEntry
 from wallet import services as wallet
 from wallet.models import Account, Adjustment
 

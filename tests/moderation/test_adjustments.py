@@ -6,10 +6,10 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from vipgame.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import BadAdjustKey, CannotApproveOwn
-from vipgame.moderation.models import AuditEntry
+from kernel.errors import PermissionDenied
+from moderation import services as moderation
+from moderation.errors import BadAdjustKey, CannotApproveOwn
+from moderation.models import AuditEntry
 from wallet import services as wallet
 from wallet.models import Account, Adjustment, LedgerTransaction
 

@@ -8,11 +8,11 @@ import pytest
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
+from accounts.models import User
 from games import services
 from games.models import Seat, Table
-from vipgame.accounts.models import User
-from vipgame.moderation import services as moderation
-from vipgame.moderation.models import AuditEntry, Sighting
+from moderation import services as moderation
+from moderation.models import AuditEntry, Sighting
 from wallet.models import Account
 
 from .helpers import deal, seated_table
@@ -246,7 +246,7 @@ def test_a_players_page_opens_with_standing_wallet_hands_and_chat(tables, make_u
     tables.drain()
     services.chat_post(table_id=table.pk, user=lan, text="ván sau nhé")
     reported = services.chat_post(table_id=table.pk, user=lan, text="đồ ngu")
-    moderation.chat_report(user=minh, message_id=reported.pk, category="abuse")
+    services.chat_report(user=minh, message_id=reported.pk, category="abuse")
     moderation.user_mute(by=staff, user=lan, minutes=30, reason="lăng mạ")
     client.force_login(staff)
 

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from games import services
 from games.models import Hand, HandPlayer
-from vipgame.moderation.models import Sighting
-from vipgame.moderation.selectors import PairRow, Thresholds, shared_sightings, suspicious_pairs
-from vipgame.moderation.services import sighting_record
+from moderation.models import Sighting
+from moderation.selectors import PairRow, Thresholds, shared_sightings, suspicious_pairs
+from moderation.services import sighting_record
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "Bai-Tien-Len-42"

@@ -13,17 +13,17 @@ from django.urls import reverse
 
 from games import services
 from games.errors import ChatMuted
-from games.models import ChatMessage
-from vipgame.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
-from vipgame.moderation.models import AuditEntry, ChatFlag, ChatReport
+from games.models import ChatFlag, ChatMessage, ChatReport
+from kernel.errors import PermissionDenied
+from moderation import services as moderation
+from moderation.errors import CannotModerateSelf, ReasonRequired, ReportNotOpen
+from moderation.models import AuditEntry
 
 from ..api.helpers import client_for, throttles_off
 from .helpers import deal, seated_table
 
 pytestmark = pytest.mark.django_db
-QUEUE = "admin:moderation_chatreport_changelist"
+QUEUE = "admin:games_chatreport_changelist"
 
 
 @pytest.fixture
@@ -216,7 +216,7 @@ def reported(make_user, count=1):
     lines = []
     for n in range(count):
         line = services.chat_post(table_id=table.pk, user=lan, text=f"đồ ngu {n}")
-        moderation.chat_report(user=minh, message_id=line.pk, category="abuse")
+        services.chat_report(user=minh, message_id=line.pk, category="abuse")
         lines.append(line)
     services.chat_post(table_id=table.pk, user=hoa, text="bình tĩnh nào")
     return table, lines, (lan, minh, hoa)
@@ -233,7 +233,7 @@ def test_the_queue_lists_waiting_lines_oldest_first(tables, make_user, client):
     staff = make_user(is_staff=True)
     _table, lines, (_lan, _minh, hoa) = reported(make_user, count=2)
     first, second = ChatReport.objects.order_by("pk")
-    moderation.chat_report(user=hoa, message_id=lines[1].pk, category="spam")
+    services.chat_report(user=hoa, message_id=lines[1].pk, category="spam")
     client.force_login(staff)
 
     waiting = client.get(reverse(QUEUE))
@@ -258,7 +258,7 @@ def test_a_reported_line_is_shown_among_its_neighbours_with_its_reporters(
     report = ChatReport.objects.get()
     client.force_login(staff)
 
-    page = client.get(reverse("admin:moderation_chatreport_change", args=[report.pk]))
+    page = client.get(reverse("admin:games_chatreport_change", args=[report.pk]))
 
     body = page.content.decode()
     assert page.status_code == 200

@@ -26,11 +26,10 @@ from django.contrib import admin
 from django.urls import reverse
 
 from games import services
-from games.models import Hand, HandEvent, Seat, Table, TableSeed
+from games.models import ChatReport, Hand, HandEvent, Seat, Table, TableSeed
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
-from vipgame.moderation.models import ChatReport
-from vipgame.moderation.services import chat_report
+from games.services import chat_report
 
 from ..api.helpers import client_for, throttles_off
 from ..services.driver import play_until_finished
@@ -191,7 +190,7 @@ def test_no_admin_page_or_action_shows_a_seed_or_card_of_a_hand_in_play(tables, 
     # The queue and each reported line's page; each player's page (its panel
     # lists their hands in play) and its ban and mute pages.
     for report in ChatReport.objects.all():
-        assert pages[reverse("admin:moderation_chatreport_change", args=[report.pk])][:3] == "200"
+        assert pages[reverse("admin:games_chatreport_change", args=[report.pk])][:3] == "200"
     players = {p["user_id"] for h in Hand.objects.filter(table__in=live) for p in h.players}
     for user_id in players:
         page = pages[reverse("admin:accounts_user_change", args=[user_id])]

@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.utils import timezone
 
 from games.models import Seat
-from vipgame.moderation import services as moderation
+from moderation import services as moderation
 
 from ..consumers.helpers import Client, token_for
 from .helpers import deal, seated_table, wallets
@@ -178,7 +178,7 @@ def test_a_player_reports_a_chat_line_on_the_table_socket(tables, make_user, set
     """The socket's ``report`` is the API's: acked with the line's id, refused
     with the same codes, limited by the same rate."""
     from games import services
-    from vipgame.moderation.models import ChatFlag, ChatReport
+    from games.models import ChatFlag, ChatReport
 
     settings.CHAT_REPORT_RATE = "1/hour"
     table, (lan, minh, _) = seated_table(make_user, "tienlen")

@@ -4,10 +4,10 @@ import pytest
 
 from games.errors import TableClosed
 from games.models import Hand, Seat, Table
-from vipgame.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import ReasonRequired
-from vipgame.moderation.models import AuditEntry
+from kernel.errors import PermissionDenied
+from moderation import services as moderation
+from moderation.errors import ReasonRequired
+from moderation.models import AuditEntry
 from wallet.models import Account, LedgerTransaction
 
 from ..services.driver import play_until_finished

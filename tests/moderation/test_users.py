@@ -8,13 +8,13 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from rest_framework.authtoken.models import Token
 
+from accounts.models import User
 from games import services
 from games.errors import ChatMuted
 from games.models import ChatMessage, Seat
-from vipgame.accounts.models import User
-from vipgame.errors import PermissionDenied
-from vipgame.moderation import services as moderation
-from vipgame.moderation.errors import (
+from kernel.errors import PermissionDenied
+from moderation import services as moderation
+from moderation.errors import (
     AlreadyBanned,
     BadMuteLength,
     CannotModerateSelf,
@@ -22,7 +22,7 @@ from vipgame.moderation.errors import (
     NotMuted,
     ReasonRequired,
 )
-from vipgame.moderation.models import AuditEntry
+from moderation.models import AuditEntry
 
 from ..services.driver import play_until_finished
 from .helpers import BUY_IN, GAMES, deal, seated_table, wallets

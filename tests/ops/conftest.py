@@ -1,6 +1,6 @@
 import pytest
 
-from vipgame.ops import context
+from kernel.ops import context
 
 
 @pytest.fixture(autouse=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from vipgame.ops import metrics
+from vipgame.ops import scrape
 
 
 def samples(text: str | None = None) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """Every sample of the exposition: (name, sorted labels) → value."""
-    text = metrics.render().decode() if text is None else text
+    text = scrape.render().decode() if text is None else text
     found = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:

@@ -8,6 +8,7 @@ from django.db.backends.postgresql.base import DatabaseWrapper
 
 from games import services
 from games.models import Hand
+from kernel.ops import heartbeat
 from vipgame.ops import health
 
 from ..processes import free_port
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _fresh_sweeper_key(settings):
     settings.READY_TIMEOUT_S = 0.5
-    redis, key = health.redis_client(), health.sweeper_key()
+    redis, key = heartbeat.redis_client(), heartbeat.sweeper_key()
     redis.delete(key)
     yield
     redis.delete(key)
@@ -44,7 +45,7 @@ def test_healthz_answers_without_any_io(client, django_assert_num_queries, monke
 
 
 def test_ready_when_every_check_passes(client):
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     response = client.get("/readyz")
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -74,19 +75,19 @@ def test_no_sweeper_run_recorded_is_not_ready(client):
 
 def test_a_stale_sweeper_is_not_ready(client, settings):
     settings.READY_SWEEPER_MAX_AGE_S = 5
-    health.record_sweeper_run(time.time() - 6)
+    heartbeat.record_sweeper_run(time.time() - 6)
     response = client.get("/readyz")
     assert response.status_code == 503
     sweeper = response.json()["checks"]["sweeper"]
     assert sweeper["ok"] is False
     assert 6 <= sweeper["age_s"] < 8
-    health.record_sweeper_run(time.time() - 4)
+    heartbeat.record_sweeper_run(time.time() - 4)
     assert client.get("/readyz").status_code == 200
 
 
 def test_a_settlement_backlog_above_the_threshold_is_not_ready(client, settings, make_user):
     settings.READY_BACKLOG_MAX = 3
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     _unsettled_hands(2, make_user)
     response = client.get("/readyz")
     assert response.status_code == 200
@@ -102,7 +103,7 @@ def test_a_settlement_backlog_above_the_threshold_is_not_ready(client, settings,
 
 
 def test_redis_at_a_dead_address_is_not_ready(client, settings):
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
     started = time.monotonic()
     response = client.get("/readyz")
@@ -118,7 +119,7 @@ def test_redis_at_a_dead_address_is_not_ready(client, settings):
 
 @pytest.mark.parametrize("pooled", [True, False])
 def test_the_database_at_a_dead_address_is_not_ready(client, monkeypatch, pooled):
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     options = {k: v for k, v in connection.settings_dict["OPTIONS"].items() if k != "pool"}
     if pooled:
         options["pool"] = {"min_size": 0, "max_size": 2, "timeout": 5}
@@ -165,7 +166,7 @@ def test_probes_skip_the_host_check_and_the_https_redirect(client, settings):
 )  # fmt: skip
 def test_the_probes_answer_at_their_exact_paths_only(client, path):
     # Given a sweeper run recorded: /readyz itself would answer 200.
-    health.record_sweeper_run()
+    heartbeat.record_sweeper_run()
     assert client.get("/readyz").status_code == 200
 
     # When the path is any other spelling of a probe's.

@@ -11,9 +11,9 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from games import services
-from vipgame.ops import context
-from vipgame.ops.context import ContextFilter
-from vipgame.ops.logconfig import JsonFormatter, PlainFormatter, logging_config
+from kernel.ops import context
+from kernel.ops.context import ContextFilter
+from kernel.ops.logconfig import JsonFormatter, PlainFormatter, logging_config
 
 from ..consumers.helpers import Client, token_for
 
@@ -143,7 +143,7 @@ def test_sentry_reports_carry_no_seeds_cards_or_passwords():
     import sentry_sdk
     from sentry_sdk.transport import Transport
 
-    from vipgame.ops.errors import options
+    from kernel.ops.errors import options
 
     sent: list[dict] = []
 

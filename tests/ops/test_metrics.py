@@ -8,7 +8,8 @@ from asgiref.sync import async_to_sync
 
 from games import services
 from games.models import HandEvent, Seat
-from vipgame.ops import health
+from kernel.ops import heartbeat
+from vipgame.ops import scrape
 from wallet.models import Account
 from wallet.services import ISSUANCE_KEY
 
@@ -67,14 +68,14 @@ def test_chips_issued_and_settlement_backlog(make_user, settings):
 
 
 def test_celery_queue_lengths_and_sweeper_age(settings):
-    redis = health.redis_client()
+    redis = heartbeat.redis_client()
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     keys = [queue, f"{queue}\x06\x163"]
     waiting = value("vipgame_celery_queue_length", queue=queue)  # left by earlier tests
     try:
         redis.lpush(keys[0], "a", "b", "c")
         redis.lpush(keys[1], "d", "e")
-        health.record_sweeper_run(time.time() - 3)
+        heartbeat.record_sweeper_run(time.time() - 3)
         assert value("vipgame_celery_queue_length", queue=queue) == waiting + 5
         assert value("vipgame_redis_up") == 1
         assert 3 <= value("vipgame_sweeper_last_run_age_seconds") < 10
@@ -83,7 +84,7 @@ def test_celery_queue_lengths_and_sweeper_age(settings):
             redis.lrem(key, 1, "a")
             for item in "bcde":
                 redis.lrem(key, 1, item)
-        redis.delete(health.sweeper_key())
+        redis.delete(heartbeat.sweeper_key())
 
 
 def test_redis_down_still_answers(settings, client):
@@ -207,8 +208,6 @@ def test_the_grafana_dashboard_uses_only_metrics_we_export():
 
     from prometheus_client.parser import text_string_to_metric_families
 
-    from vipgame.ops import metrics
-
     dashboard = json.loads(
         (Path(__file__).resolve().parents[2] / "deploy/grafana/vipgame.json").read_text()
     )
@@ -218,11 +217,11 @@ def test_the_grafana_dashboard_uses_only_metrics_we_export():
         for expr in exprs
         for name in re.findall(r"vipgame_\w+", expr)
     }
-    health.record_sweeper_run()  # its age is exported once a run was recorded
+    heartbeat.record_sweeper_run()  # its age is exported once a run was recorded
     try:
-        exported = {f.name for f in text_string_to_metric_families(metrics.render().decode())}
+        exported = {f.name for f in text_string_to_metric_families(scrape.render().decode())}
     finally:
-        health.redis_client().delete(health.sweeper_key())
+        heartbeat.redis_client().delete(heartbeat.sweeper_key())
     assert len(used) >= 12
     assert used <= exported, used - exported
     expected = {

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Hand, HandEvent
-from vipgame.moderation.models import Sighting
-from vipgame.moderation.services import sighting_record
+from moderation.models import Sighting
+from moderation.services import sighting_record
 from vipgame.ops import retention
 from vipgame.ops.tasks import clean_up
 from wallet.models import LedgerEntry, LedgerTransaction

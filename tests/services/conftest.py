@@ -1,6 +1,6 @@
 import pytest
 
-from vipgame import notify
+from kernel import notify
 
 from .. import wire
 from ..tables import assert_money_consistent, settle_leftovers

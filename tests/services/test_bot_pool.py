@@ -9,10 +9,10 @@ import pytest
 from django.db import connections
 from django.utils import timezone, translation
 
+from accounts.models import User
 from games import services, tasks
 from games.errors import GameError, TooManyBots, TooManyBotsAddress
 from games.models import Departure, Seat, Table
-from vipgame.accounts.models import User
 from wallet import services as wallet
 from wallet.models import Account
 
@@ -344,11 +344,11 @@ def test_bots_wait_for_the_end_of_a_hand_on(shares, make_user, tables):
 
 
 def test_the_api_counts_the_request_s_client_address(shares, make_user, tables):
-    """The edge passes the request's client address (``vipgame.net``): two
+    """The edge passes the request's client address (``kernel.net``): two
     accounts from one address share its budget, one elsewhere does not."""
     from rest_framework.test import APIClient
 
-    from vipgame.accounts.services import token_issue
+    from accounts.services import token_issue
 
     shares.BOT_SHARE_PER_ADDRESS_PERCENT = 2  # 1 bot of 50
     lan, minh, an = make_user(), make_user(), make_user()

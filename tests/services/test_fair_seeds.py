@@ -14,7 +14,7 @@ from games.errors import BadClientSeed, SeedReused, StaleCommitment
 from games.models import Hand, HandPlayer, Seat, Table
 from games.rules import fairness
 from games.rules.cards import cards_str
-from vipgame.moderation.selectors import hand_inspection
+from moderation.selectors import hand_inspection
 from wallet.models import Account
 
 from ..tables import Harness, statements_run

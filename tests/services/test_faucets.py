@@ -10,11 +10,11 @@ from django.db import connections
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts.models import User
+from accounts.services import token_issue
 from games import services, tasks
 from games.errors import GameError, NoBotAvailable, TooManyBots
 from games.models import Hand, Seat, Table
-from vipgame.accounts.models import User
-from vipgame.accounts.services import token_issue
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 

@@ -10,8 +10,8 @@ from django.db import connections
 
 from games import services
 from games.models import Seat, Table
-from vipgame import retry
-from vipgame.errors import ServiceError
+from kernel import retry
+from kernel.errors import ServiceError
 
 from ..tables import assert_money_consistent
 

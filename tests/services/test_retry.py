@@ -10,7 +10,7 @@ from django.db import OperationalError
 from games import aftercommit, services
 from games.models import Table
 from games.services.work import TableWork
-from vipgame.errors import Busy
+from kernel.errors import Busy
 from wallet.models import Account, LedgerTransaction
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ from django.db.models import Sum
 from games import services, tasks
 from games.errors import NotEnoughChips
 from games.models import Hand, Seat, Table
-from vipgame.moderation import services as moderation
+from moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
 from ..tables import assert_money_consistent, statements_run
@@ -51,7 +51,7 @@ def test_one_wallet_cannot_back_two_tables(tables, make_user, game):
 def test_the_api_refuses_the_second_seat_too(tables, make_user, client):
     from rest_framework.test import APIClient
 
-    from vipgame.accounts.services import token_issue
+    from accounts.services import token_issue
 
     lan = make_user()
     first = services.table_create(owner=make_user(), game="tienlen", stake=300)

@@ -11,11 +11,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.avatars import AVATARS
+from accounts.models import User
 from games import services
 from games.plugins import PLUGINS
 from games.selectors import week_start
-from vipgame.accounts.avatars import AVATARS
-from vipgame.accounts.models import User
 from wallet.selectors import bonus_claimed_today
 
 from ..api.test_leaderboard import settled

@@ -11,8 +11,8 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import User
 from tests.tables import statements_run
-from vipgame.accounts.models import User
 from wallet import services
 from wallet.errors import AccountClosed
 from wallet.models import Account, Hold

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection, connections
 
-from vipgame.accounts.services import user_register
 from wallet import services
 from wallet.errors import BonusAlreadyClaimed, IdempotencyConflict, InsufficientChips
 from wallet.models import Account, LedgerTransaction
+from wallet.services import player_signup
 
 from .helpers import assert_ledger_consistent
 
@@ -24,7 +24,7 @@ MIN_OPS = 40  # per thread, however slow the machine: the run always does real w
 def test_random_concurrent_operations_keep_the_ledger_exact():
     assert connection.vendor == "postgresql"
     users = [
-        user_register(username=f"c{i}", display_name=f"C{i}", password="Bai-Tien-Len-42")
+        player_signup(username=f"c{i}", display_name=f"C{i}", password="Bai-Tien-Len-42")
         for i in range(6)
     ]
     accounts = [Account.objects.get(user=u, kind=Account.Kind.USER).pk for u in users]

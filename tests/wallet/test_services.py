@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from vipgame.errors import PermissionDenied
+from kernel.errors import PermissionDenied
 from wallet import services
 from wallet.errors import (
     AccountClosed,

@@ -17,11 +17,11 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from vipgame.accounts.models import User
-from vipgame.accounts.services import user_register
-from vipgame.errors import ServiceError
+from accounts.models import User
+from kernel.errors import ServiceError
 from wallet import services
 from wallet.models import Account, Hold
+from wallet.services import player_signup
 
 from .helpers import assert_ledger_consistent
 
@@ -57,7 +57,7 @@ class WalletMachine(RuleBasedStateMachine):
     @initialize()
     def players(self) -> None:
         for i in range(PLAYERS):
-            user = user_register(
+            user = player_signup(
                 username=f"m{id(self)}{i}",
                 display_name=f"M{id(self)}{i}",
                 password="Bai-Tien-Len-42",

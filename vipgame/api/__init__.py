@@ -1,2 +1,2 @@
-"""What every endpoint under ``/api/`` shares: one error shape, authentication,
-throttles, pagination and the schema helpers (docs/api.md)."""
+"""The API's site-level answers: 404 and 500 under ``/api/``, the protocol page
+(the shared API pieces: ``kernel.api``)."""

@@ -9,9 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from vipgame.errors import NotFound, ServiceError
-
-from .errors import MESSAGES, json_error
+from kernel.api.errors import MESSAGES, json_error
+from kernel.errors import NotFound, ServiceError
 
 
 @csrf_exempt

@@ -18,9 +18,9 @@ from celery.signals import (
     worker_process_init,
 )
 
-from . import context
-from .context import ContextFilter
-from .logconfig import FORMATTERS, JsonFormatter, PlainFormatter
+from kernel.ops import context
+from kernel.ops.context import ContextFilter
+from kernel.ops.logconfig import FORMATTERS, JsonFormatter, PlainFormatter
 
 
 def _apply_format(logger: logging.Logger, **kwargs: Any) -> None:
@@ -104,7 +104,7 @@ def _forget_inherited_pools(**kwargs: Any) -> None:
     one Redis connection, not one per publication)."""
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    from vipgame import notify
+    from kernel import notify
 
     pools: dict[str, Any] = getattr(DatabaseWrapper, "_connection_pools", {})
     pools.clear()

@@ -13,39 +13,15 @@ from __future__ import annotations
 
 import logging
 import time
-from functools import lru_cache
 from typing import Any
 
 import redis
 from django.conf import settings
 from django.db import connection
 
+from kernel.ops.heartbeat import redis_client, sweeper_key
+
 logger = logging.getLogger(__name__)
-
-
-@lru_cache(maxsize=4)
-def _client(url: str, timeout: float) -> redis.Redis:
-    return redis.Redis.from_url(
-        url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=30
-    )
-
-
-def redis_client() -> redis.Redis:
-    """A small client of our own (short time-outs) for probes and metrics."""
-    return _client(settings.REDIS_URL, settings.READY_TIMEOUT_S)
-
-
-def sweeper_key() -> str:
-    return f"{settings.CACHES['default'].get('KEY_PREFIX', 'vipgame')}:ops:sweeper_last_run"
-
-
-def record_sweeper_run(finished_at: float | None = None) -> None:
-    """Called by the sweeper task when a run ends: its wall-clock time."""
-    stamp = time.time() if finished_at is None else finished_at
-    try:
-        redis_client().set(sweeper_key(), repr(stamp), ex=3600)
-    except (redis.RedisError, OSError) as exc:
-        logger.warning("sweeper heartbeat not recorded: %s", exc)
 
 
 BACKLOG_SQL = 'SELECT count(*) FROM "games_hand" WHERE NOT "settled" AND "ended_at" IS NOT NULL'

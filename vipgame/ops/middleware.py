@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from . import context
+from kernel.ops import context
 
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 

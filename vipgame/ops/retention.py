@@ -49,7 +49,7 @@ def old_axes_logs(days: int, batch: int) -> int:
 
 
 def old_sightings(days: int, batch: int) -> int:
-    from vipgame.moderation.models import Sighting
+    from moderation.models import Sighting
 
     limit = timezone.now() - timedelta(days=days)
     return _delete_in_batches(Sighting.objects.filter(last_seen__lt=limit), batch)

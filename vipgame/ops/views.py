@@ -14,9 +14,10 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from vipgame.net import allowed_by, client_ip
+from kernel.net import allowed_by, client_ip
+from kernel.ops import metrics
 
-from . import health, metrics
+from . import health, scrape
 
 
 def _json(body: dict[str, object], status: int = 200) -> HttpResponse:
@@ -52,7 +53,7 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
             status=403,
             content_type="application/json",
         )
-    return HttpResponse(metrics.render(), content_type=metrics.CONTENT_TYPE)
+    return HttpResponse(scrape.render(), content_type=metrics.CONTENT_TYPE)
 
 
 PROBES: dict[str, Callable[[HttpRequest], HttpResponse]] = {

@@ -13,9 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from vipgame.accounts.models import User
-from vipgame.api.filters import StrictFilterSet
-from vipgame.api.schema import errors
+from accounts.models import User
+from kernel.api.filters import StrictFilterSet
+from kernel.api.schema import errors
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.selectors import bonus_claimed_today, ledger_for_user, user_account
 from wallet.services import bonus_day, daily_bonus_claim

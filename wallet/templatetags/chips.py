@@ -1,16 +1,8 @@
 from django import template
-from django.utils import translation
+
+from kernel.numbers import chips
 
 register = template.Library()
+register.filter("chips", chips)
 
-
-@register.filter
-def chips(value: object) -> str:
-    """A chip count with thousands grouped: 10.000 in Vietnamese, 10,000 in English."""
-    try:
-        number = int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return ""
-    separator = "." if translation.get_language() == "vi" else ","
-    sign = "-" if number < 0 else ""
-    return sign + f"{abs(number):,}".replace(",", separator)
+__all__ = ["chips", "register"]

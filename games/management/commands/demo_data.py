@@ -4,11 +4,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts.models import User
 from games.models import Table
 from games.services import table_add_bot, table_create
-from vipgame.accounts.models import User
-from vipgame.accounts.services import user_register
-from wallet.services import account_for_user
+from wallet.services import account_for_user, player_signup
 
 DEMO_TABLES: list[dict[str, Any]] = [
     {"game": "maubinh", "stake": 100, "name": "Mậu Binh 100", "bots": 2},
@@ -33,7 +32,7 @@ class Command(BaseCommand):
             lines.append(f"staff   admin / {password}")
             for name, shown in (("lan", "Lan"), ("minh", "Minh")):
                 password = secrets.token_urlsafe(9)
-                user_register(username=name, display_name=shown, password=password)
+                player_signup(username=name, display_name=shown, password=password)
                 lines.append(f"player  {name} / {password}")
             logins.write_text("\n".join(lines) + "\n")
             logins.chmod(0o600)

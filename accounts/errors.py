@@ -1,0 +1,43 @@
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from kernel.errors import ServiceError
+
+
+class InvalidCredentials(ServiceError):
+    code = "invalid_credentials"
+    template = _("Wrong username or password.")
+    status = 400
+
+
+class LockedOut(ServiceError):
+    code = "locked_out"
+    template = _("Too many failed log-ins: try again in %(minutes)s minutes.")
+    status = 429
+
+
+class WrongPassword(ServiceError):
+    code = "wrong_password"
+    template = _("Your current password is wrong.")
+    status = 400
+
+
+class UnknownAvatar(ServiceError):
+    code = "unknown_avatar"
+    template = _("Pick one of the avatars offered.")
+    status = 400
+
+    def as_dict(self) -> dict[str, Any]:
+        from .avatars import AVATARS
+
+        return {**super().as_dict(), "details": {"avatars": list(AVATARS)}}
+
+
+class AccountBanned(ServiceError):
+    """Sent to a banned player's open sockets just before they are closed (a ban is
+    the account's state: ``User.is_active`` off, set by moderation)."""
+
+    code = "account_banned"
+    template = _("Your account has been banned. Reason: %(reason)s")
+    status = 403

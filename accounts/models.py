@@ -1,0 +1,131 @@
+from typing import Any
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.dispatch import Signal
+from django.utils.translation import gettext_lazy as _
+
+from .avatars import CHOICES, default_avatar
+
+# Sent after an existing user's new password is saved (sender: User, user=).
+# The accounts app revokes every token and session then (AccountsConfig.ready).
+password_changed = Signal()
+
+
+class User(AbstractUser):
+    display_name = models.CharField(_("display name"), max_length=40)
+    is_bot = models.BooleanField(
+        _("bot"), default=False, help_text=_("Bots play at tables and can never log in.")
+    )
+    muted_until = models.DateTimeField(_("muted in chat until"), null=True, blank=True)
+    muted_reason = models.CharField(_("reason for the mute"), max_length=200, blank=True)
+    avatar = models.CharField(
+        _("avatar"),
+        max_length=20,
+        blank=True,
+        choices=CHOICES,
+        help_text=_("Empty: the avatar given by the account's id."),
+    )
+
+    # Skeletons (accounts.names) kept unique by the database: no two
+    # players' display names, nor two usernames, look alike. NULL: an older
+    # account whose twin came first (grandfathered by migration 0005): NULLs
+    # never collide under a unique index, empty strings would.
+    display_key = models.CharField(max_length=200, null=True, blank=True, editable=False)  # noqa: DJ001
+    username_key = models.CharField(max_length=600, null=True, blank=True, editable=False)  # noqa: DJ001
+    # (username, display_name) as loaded: a key is recomputed only for a changed name.
+    _loaded_names: tuple[str | None, str | None] = (None, None)
+
+    class Meta(AbstractUser.Meta):  # type: ignore[name-defined]
+        swappable = "AUTH_USER_MODEL"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["display_key"],
+                condition=models.Q(is_bot=False),
+                name="accounts_user_display_key_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["username_key"], name="accounts_user_username_key_unique"
+            ),
+        ]
+
+    @classmethod
+    def from_db(cls, db: Any, field_names: Any, values: Any) -> "User":
+        user = super().from_db(db, field_names, values)
+        user._loaded_names = (user.__dict__.get("username"), user.__dict__.get("display_name"))
+        return user
+
+    def _keys_update(self, update_fields: Any) -> Any:
+        """Skeletons follow the names, computed when a name is new or changed
+        (an unchanged grandfathered name keeps its NULL key)."""
+        from .names import display_key, username_key
+
+        loaded = self._loaded_names
+        fields = set(update_fields) if update_fields is not None else None
+        if self.username != loaded[0] and (fields is None or "username" in fields):
+            self.username_key = username_key(self.username)
+            if fields is not None:
+                fields.add("username_key")
+        if self.display_name != loaded[1] and (fields is None or "display_name" in fields):
+            self.display_key = display_key(self.display_name) if self.display_name else None
+            if fields is not None:
+                fields.add("display_key")
+        return fields
+
+    def clean(self) -> None:
+        """The name rules (accounts.names) for forms bound to the model,
+        the admin's among them."""
+        from django.core.exceptions import ValidationError
+
+        from .names import NameRefused, display_name_check, username_check
+
+        super().clean()
+        loaded = self._loaded_names
+        errors: dict[str, ValidationError] = {}
+        try:
+            if self.username and self.username != loaded[0]:
+                self.username = username_check(username=self.username, user_id=self.pk)
+        except NameRefused as err:
+            errors["username"] = ValidationError(err.message, code=err.code)
+        try:
+            if self.display_name and self.display_name != loaded[1]:
+                self.display_name = display_name_check(
+                    name=self.display_name, user_id=self.pk, staff=self.is_staff
+                )
+        except NameRefused as err:
+            errors["display_name"] = ValidationError(err.message, code=err.code)
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        update_fields = self._keys_update(kwargs.get("update_fields"))
+        if update_fields is not None:
+            kwargs["update_fields"] = update_fields
+        # A new password (set_password, then save) on an existing account: every
+        # API token and session is revoked and the sockets close (a hash
+        # upgrade at log-in clears _password first and is not a change).
+        changed = self._password is not None and not self._state.adding  # type: ignore[attr-defined]
+        super().save(*args, **kwargs)
+        if changed:
+            password_changed.send(sender=type(self), user=self)
+        self._loaded_names = (self.username, self.display_name)
+
+    def __str__(self) -> str:
+        return self.display_name or self.username
+
+    @property
+    def shown_name(self) -> str:
+        """The name other players see: never the log-in name."""
+        return public_name(self.display_name, self.pk)
+
+    @property
+    def avatar_key(self) -> str:
+        """The avatar picked, else the one the account's id gives."""
+        return self.avatar or default_avatar(self.pk)
+
+
+def public_name(display_name: str, user_id: int | None) -> str:
+    """A display name, else (an account made without one, e.g. by
+    ``createsuperuser``) "#id", the same in every language (a table's state is
+    sent to all its players): the log-in name is never shown."""
+    return display_name or f"#{user_id}"

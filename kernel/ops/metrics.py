@@ -1,0 +1,144 @@
+"""Prometheus metrics (prometheus-client).
+
+Two kinds, each the one that stays correct across several Daphne processes and
+Celery workers:
+
+* Events counted where they happen (sockets opened, moves, the action → state
+  latency, timer lateness, the sweeper's duration, hands dealt and finished).
+  With ``PROMETHEUS_MULTIPROC_DIR`` set (production: every process of a host
+  gets the same empty directory) prometheus-client's multiprocess mode keeps
+  them in per-process files that ``/metrics`` adds up; without it (one
+  process, tests) in memory.
+* Figures read at scrape time from the shared stores, so every process answers
+  alike: the settlement backlog and the chips issued (PostgreSQL), Celery's
+  queue lengths and the tasks held by workers (Redis), the sweeper's last run.
+  They read every app, so the site collects them (``vipgame.ops.scrape``, which
+  also renders ``/metrics``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    Counter,
+    Gauge,
+    Histogram,
+    multiprocess,
+)
+
+logger = logging.getLogger(__name__)
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+SOCKETS_OPEN = Gauge(
+    "vipgame_sockets_open",
+    "WebSocket connections open now, by kind (lobby, table).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+SOCKETS_OPENED = Counter(
+    "vipgame_sockets_opened", "WebSocket connections accepted, by kind.", ["kind"]
+)
+SOCKETS_SHED = Counter(
+    "vipgame_sockets_shed",
+    "WebSocket handshakes shed (closed with 1013) because too many were opening.",
+)
+MOVES = Counter(
+    "vipgame_moves",
+    "Moves applied to hands, by game and by whom (player, bot, timeout).",
+    ["game", "by"],
+)
+ACTION_STATE_SECONDS = Histogram(
+    "vipgame_action_state_seconds",
+    "From receiving an action on a socket to having published the state it caused "
+    "(every seat's group sent to the channel layer), by game and action type.",
+    ["game", "action"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+TIMER_LATENESS_SECONDS = Histogram(
+    "vipgame_timer_lateness_seconds",
+    "How long after its deadline a table clock was acted on, by clock.",
+    ["clock"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0),
+)
+SWEEPER_SECONDS = Histogram(
+    "vipgame_sweeper_seconds",
+    "Duration of one sweeper run.",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
+)
+HANDS = Counter("vipgame_hands", "Hands dealt and finished, by game and event.", ["game", "event"])
+BOTS_REFUSED = Counter(
+    "vipgame_bots_refused",
+    "Bots asked for and refused, by reason: pool (every bot busy and BOT_POOL_SIZE "
+    "reached), house (the house cannot lend the chips), player and address (the "
+    "asker's share of the pool).",
+    ["reason"],
+)
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+_LIVE_FILE = re.compile(r"^gauge_live\w*_(\d+)\.db$")
+
+
+def forget_dead_processes(path: str) -> None:
+    """Drop the live gauges of processes that are gone (a restarted Daphne or
+    Celery child): their open sockets are not open any more."""
+    for entry in Path(path).iterdir():
+        match = _LIVE_FILE.match(entry.name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            multiprocess.mark_process_dead(pid, path)
+        except PermissionError:
+            pass  # alive, another user's
+
+
+# -- recording -----------------------------------------------------------------------
+
+
+def socket_opened(kind: str) -> None:
+    SOCKETS_OPEN.labels(kind).inc()
+    SOCKETS_OPENED.labels(kind).inc()
+
+
+def socket_closed(kind: str) -> None:
+    SOCKETS_OPEN.labels(kind).dec()
+
+
+def socket_shed() -> None:
+    SOCKETS_SHED.inc()
+
+
+def table_committed(game: str, *, move_by: str | None, dealt: bool, finished: bool) -> None:
+    if move_by is not None:
+        MOVES.labels(game, move_by).inc()
+    if dealt:
+        HANDS.labels(game, "dealt").inc()
+    if finished:
+        HANDS.labels(game, "finished").inc()
+
+
+def action_published(game: str, action: str, seconds: float) -> None:
+    ACTION_STATE_SECONDS.labels(game, action).observe(seconds)
+
+
+def timer_fired(clock: str, lateness_s: float) -> None:
+    TIMER_LATENESS_SECONDS.labels(clock or "none").observe(max(0.0, lateness_s))
+
+
+def bot_refused(reason: str) -> None:
+    BOTS_REFUSED.labels(reason).inc()
+
+
+def sweeper_ran(seconds: float) -> None:
+    SWEEPER_SECONDS.observe(seconds)

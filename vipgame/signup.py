@@ -1,0 +1,98 @@
+"""Signing up, on the page and in the API: a new player is a user (accounts)
+with a wallet and the sign-up grant (wallet), so the site composes it
+(``wallet.services.player_signup``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.api import SignupIn, TokenOut
+from accounts.forms import SignupForm
+from accounts.limits import TooManyAttempts, signup_take, too_many
+from accounts.services import token_issue
+from kernel.api.schema import errors
+from wallet.services import player_signup
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    next_url = _next_url(request)
+    if request.method == "POST" and form.is_valid():
+        try:
+            signup_take(request)
+        except TooManyAttempts as err:
+            return too_many(request, err.params["wait"])
+        user = player_signup(
+            username=form.cleaned_data["username"],
+            display_name=form.cleaned_data["display_name"],
+            password=form.cleaned_data["password1"],
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where to go after signing up: ``next`` when it is a page of this site."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if safe else ""
+
+
+class SignupView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="auth_signup",
+        summary="Sign up",
+        description=(
+            "Creates a player with the sign-up grant of chips and returns their token. "
+            "The password must pass Django's validators (`details.password`). Sign-ups "
+            "are limited per client address, web and API together (`SIGNUP_RATE`, "
+            "`throttled` with `details.wait`). Names that impersonate are refused with "
+            '`details.field` (docs/security.md, "Names and player cards"): control, '
+            "invisible or text-direction characters (`name_characters`), floods of "
+            "accent marks (`name_marks`), staff words or a bot's name (`name_reserved`), "
+            "another player's name under any look-alike spelling (`name_taken`), a "
+            "look-alike of a username (`username_taken`)."
+        ),
+        request=SignupIn,
+        responses={
+            201: TokenOut,
+            **errors(
+                400,
+                429,
+                bad=[
+                    "name_characters",
+                    "name_marks",
+                    "name_reserved",
+                    "name_taken",
+                    "username_taken",
+                ],
+            ),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = SignupIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        signup_take(request._request)
+        user = player_signup(**data.validated_data)
+        body = TokenOut({"token": token_issue(user=user), "user": user}).data
+        return Response(body, status=status.HTTP_201_CREATED)
