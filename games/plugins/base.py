@@ -19,8 +19,12 @@ from django.db import models
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
+from games.rules.cards import DECK
 from games.rules.game import GameEngine, Outcome
 from games.rules.settlement import cap_debts
+
+#: The fewest ready players a hand is dealt to (games.services.hands.maybe_deal).
+FEWEST_PLAYERS = 2
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,13 @@ class GamePlugin:
     def ruleset(self, table: Table) -> Any:
         """The rules a hand at this table is dealt with."""
         return self.ruleset_of(table.preset, table.options)
+
+    def check_deal(self, ruleset: Any, players: int) -> None:
+        """Raise the engine's ``RulesError`` if it would not deal a hand with
+        ``ruleset`` to ``players`` players (the engine itself is asked: a hand
+        is started with the example setup). A table opens only if this passes
+        for every number of players it can seat (``games.limits.check_table``)."""
+        self.engine.start(ruleset, DECK, players, self.example_setup(players))
 
     def max_raise_floor(self, ruleset: Any) -> int | None:
         """The least raise cap (in stakes) a table may set; None: no raise cap."""

@@ -17,6 +17,7 @@ from games import clock, publish
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
+from games.plugins import FEWEST_PLAYERS
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from vipgame.accounts.models import User
@@ -98,7 +99,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     if work.hand is not None and not work.hand.settled:
         return
     players = [s for s in work.seats if not s.sitting_out and not s.leaving]
-    if len(players) < 2 or not all(s.ready for s in players):
+    if len(players) < FEWEST_PLAYERS or not all(s.ready for s in players):
         return
     if all(s.is_bot for s in players):
         return  # bots wait for a person: a table of bots alone would play forever
