@@ -14,6 +14,7 @@ from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
 
 from .base import GamePlugin, Range
+from .money import EscrowStacks
 
 
 class Holdem(GamePlugin):
@@ -34,7 +35,7 @@ class Holdem(GamePlugin):
         "time_bank_topup_ms": Range(0, 60_000),
         "timeouts_to_sit_out": Range(1, 10),
     }
-    uses_escrow = True
+    money = EscrowStacks()
     keeps_ready = True
     pays_in_units = False
 

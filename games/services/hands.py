@@ -22,7 +22,6 @@ from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from vipgame.accounts.models import User
 from vipgame.retry import retried
-from wallet.models import Account
 
 from .work import TableWork
 
@@ -84,12 +83,6 @@ def _await_seeds(work: TableWork, players: list[Seat]) -> bool:
     return True
 
 
-def _escrow_stacks(work: TableWork, positions: list[int]) -> list[int]:
-    keys = [f"seat:{work.table.pk}:{p}" for p in positions]
-    balances = dict(Account.objects.filter(key__in=keys).values_list("key", "balance"))
-    return [balances.get(k, 0) for k in keys]
-
-
 def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     """Deal when every seated player (at least two) is ready and the last hand
     is settled (after a short wait for a seed still on its way, see _await_seeds)."""
@@ -116,7 +109,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     deck, draws = seed_source.deal(
         seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
-    stacks = _escrow_stacks(work, [s.position for s in players]) if plugin.uses_escrow else []
+    stacks = plugin.money.stacks(work, [s.position for s in players])
     setup = plugin.setup(table, players, draws, stacks)
     state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
     status = engine.status(state)
