@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.errors import BadTableSettings
 from games.models import TABLE_NUMBERS, Table
-from games.plugins import PLUGINS, GamePlugin, Range, table_default
+from games.plugins import FEWEST_PLAYERS, PLUGINS, GamePlugin, Range, table_default
 from games.rules.errors import RulesError
 from kernel.errors import ServiceError
 
@@ -191,6 +191,7 @@ def check_table(
                 % {"rule": err.message}
             }
         ) from None
+    _check_deals(plugin, ruleset, seat_count)  # type: ignore[arg-type]
     floor = plugin.max_raise_floor(ruleset)
     if floor is not None and max_raise is not None:
         _check_number(
@@ -203,6 +204,22 @@ def check_table(
         if problems:
             raise InvalidTableSettings(problems)
     return ruleset
+
+
+def _check_deals(plugin: GamePlugin, ruleset: Any, seat_count: int) -> None:
+    """The table's engine must deal a hand to every number of ready players
+    the table can seat (from the fewest dealt to its seat count): else every
+    Ready at it would fail. Refused as ``invalid`` on ``seat_count``."""
+    for players in range(FEWEST_PLAYERS, seat_count + 1):
+        try:
+            plugin.check_deal(ruleset, players)
+        except RulesError:
+            raise InvalidTableSettings(
+                {
+                    "seat_count": gettext("These rules cannot deal a hand to %(players)s players.")
+                    % {"players": players}
+                }
+            ) from None
 
 
 def non_default_rules(game: str, preset: str, options: Mapping[str, Any]) -> list[list[Any]]:

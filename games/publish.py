@@ -106,7 +106,7 @@ def epoch_ms(moment: datetime | None) -> int | None:
 def seats_with_chips(table: Table) -> list[Seat]:
     """The table's seats with their players and, as ``chips``, what each shows:
     the Hold'em stack on the seat, else the wallet balance (one statement)."""
-    return sql.seats_with_chips(table, plugin_for(table.game).uses_escrow)
+    return sql.seats_with_chips(table, plugin_for(table.game).money.chips_on_seat)
 
 
 def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
@@ -114,7 +114,7 @@ def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
     if all(hasattr(s, "chips") for s in seats):
         shown = {s.position: getattr(s, "chips", None) for s in seats}
         return {position: chips for position, chips in shown.items() if chips is not None}
-    if plugin_for(table.game).uses_escrow:
+    if plugin_for(table.game).money.chips_on_seat:
         keys = {f"seat:{table.pk}:{s.position}": s.position for s in seats}
         stacks = Account.objects.filter(key__in=keys).values_list("key", "balance")
         return {keys[k]: b for k, b in stacks}

@@ -34,7 +34,6 @@ from games.rules.cards import cards_str
 from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
-from wallet import selectors as wallet_selectors
 
 logger = logging.getLogger(__name__)
 
@@ -124,9 +123,7 @@ def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
         if hand is None or hand.finished or player is None or seat.leaving:
             return None
         plugin = plugin_for(table.game)
-        balance = (
-            None if plugin.uses_escrow else wallet_selectors.spendable_with_hold(user, seat.hold_id)
-        )
+        balance = plugin.money.spendable(user, seat)
         return plugin.leave_cost(table, plugin.engine.loads(hand.state), player, balance)
 
 

@@ -175,6 +175,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     if not selectors.can_view(table, user, invite, seated):
         return render(request, "games/private.html", {"table": table}, status=403)
     plugin = plugin_for(table.game)
+    buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
     config = {
         "table": table.pk,
@@ -182,7 +183,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "invite": invite,
         "user": None if user is None else {"id": user.pk, "name": user.shown_name},
         "rules": plugin.client_rules(table),
-        "buy_in": list(table.buy_in_range()) if plugin.uses_escrow else None,
+        "buy_in": None if buy_in is None else list(buy_in),
         # Poker keeps a ready seat ready: no auto-ready switch.
         "keeps_ready": plugin.keeps_ready,
         "wallet_url": reverse("wallet"),
@@ -199,6 +200,10 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "config": config,
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
             "plugin": plugin,
+            # Wallet-hold games: the stakes held while one sits (None: a buy-in).
+            "held_units": None
+            if plugin.money.min_balance(table) is None
+            else table.min_balance_units,
             "preset_label": plugin.preset_label(table.preset),
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}

@@ -83,4 +83,4 @@ def test_no_module_outside_the_plugins_names_a_game():
 def test_the_scan_finds_a_game_name():
     assert GAME_NAME.search("if table.game == Game.HOLDEM:")
     assert GAME_NAME.search('node.hidden = chosen !== "tienlen";')
-    assert not GAME_NAME.search("if plugin.uses_escrow:")
+    assert not GAME_NAME.search("if plugin.money.chips_on_seat:")

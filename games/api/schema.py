@@ -303,7 +303,7 @@ def state_example(game: str) -> dict[str, Any]:
             "leaving": False,
             "leave_after_hand": False,
             "auto_ready": not plugin.keeps_ready,
-            "chips": 2000 if plugin.uses_escrow else 9400,
+            "chips": 2000 if plugin.money.chips_on_seat else 9400,
         }
         for position, user_id, name, avatar, bot in [
             (0, 7, "Lan", "non-la", False),

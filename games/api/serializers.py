@@ -13,7 +13,6 @@ from games import limits
 from games.api.schema import component
 from games.models import Departure, Game, HandPlayer, Table
 from games.plugins import PLUGINS, plugin_for, table_default
-from games.services.seats import min_balance
 from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -63,13 +62,11 @@ class TableOut(serializers.ModelSerializer[Table]):
 
     @extend_schema_field(BuyInRange(allow_null=True))
     def get_buy_in(self, table: Table) -> dict[str, int] | None:
-        if not plugin_for(table.game).uses_escrow:
-            return None
-        low, high = table.buy_in_range()
-        return {"min": low, "max": high}
+        limits = plugin_for(table.game).money.buy_in_range(table)
+        return None if limits is None else {"min": limits[0], "max": limits[1]}
 
     def get_min_balance(self, table: Table) -> int | None:
-        return None if plugin_for(table.game).uses_escrow else min_balance(table)
+        return plugin_for(table.game).money.min_balance(table)
 
     @extend_schema_field(serializers.ListField(child=serializers.ListField()))
     def get_rules(self, table: Table) -> list[list[Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from games.models import Game
 
-from .base import GamePlugin, Range, Transfer, engine_for, table_default
+from .base import FEWEST_PLAYERS, GamePlugin, Range, Transfer, engine_for, table_default
 from .holdem import Holdem
 from .maubinh import MauBinh
 from .tienlen import TienLen
@@ -26,6 +26,7 @@ def plugin_for(game: str) -> GamePlugin:
 
 
 __all__ = [
+    "FEWEST_PLAYERS",
     "PLUGINS",
     "GamePlugin",
     "Range",

@@ -19,8 +19,14 @@ from django.db import models
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
+from games.rules.cards import DECK
 from games.rules.game import GameEngine, Outcome
 from games.rules.settlement import cap_debts
+
+from .money import MoneyModel, WalletHolds
+
+#: The fewest ready players a hand is dealt to (games.services.hands.maybe_deal).
+FEWEST_PLAYERS = 2
 
 
 @dataclass(frozen=True)
@@ -70,8 +76,9 @@ class GamePlugin:
     option_switches: ClassVar[tuple[str, ...]] = ()
     option_choices: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     option_maps: ClassVar[Mapping[str, tuple[Range, Any]]] = {}
-    #: Chips sit in a seat escrow (bought in) rather than a wallet hold.
-    uses_escrow: ClassVar[bool] = False
+    #: What backs a seat and how a hand is paid (games.plugins.money): a hold
+    #: on the wallet, or a buy-in to a seat escrow.
+    money: ClassVar[MoneyModel] = WalletHolds()
     #: A ready player stays ready between hands.
     keeps_ready: ClassVar[bool] = False
     #: Results are in units of the stake (else in chips).
@@ -103,6 +110,13 @@ class GamePlugin:
         """The rules a hand at this table is dealt with."""
         return self.ruleset_of(table.preset, table.options)
 
+    def check_deal(self, ruleset: Any, players: int) -> None:
+        """Raise the engine's ``RulesError`` if it would not deal a hand with
+        ``ruleset`` to ``players`` players (the engine itself is asked: a hand
+        is started with the example setup). A table opens only if this passes
+        for every number of players it can seat (``games.limits.check_table``)."""
+        self.engine.start(ruleset, DECK, players, self.example_setup(players))
+
     def max_raise_floor(self, ruleset: Any) -> int | None:
         """The least raise cap (in stakes) a table may set; None: no raise cap."""
         return None
@@ -131,7 +145,8 @@ class GamePlugin:
 
         Games paying in units of the stake pay from the players' wallets;
         nobody pays more than they hold (docs/rules.md 2.6 rule 6). Escrow games
-        pay chips between seat escrows, already within every stack.
+        pay chips between seat escrows, already within every stack
+        (``money.settle`` gives the balances and moves the chips).
         """
         n = len(outcome.net)
         unit = table.stake if self.pays_in_units else 1

@@ -14,6 +14,7 @@ from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
 
 from .base import GamePlugin, Range
+from .money import EscrowStacks
 
 
 class Holdem(GamePlugin):
@@ -23,19 +24,18 @@ class Holdem(GamePlugin):
     schema_name = "Holdem"
     seats = Range(2, 9)
     table_fields = ("max_raise", "buy_in_min", "buy_in_max")
-    # The action clock is the table's turn clock (turn_seconds), not an option.
+    # The action clock is the table's turn clock (turn_seconds), the player
+    # count its seat_count and the buy-in its buy_in_min/max: not options (the
+    # ruleset's own min_players/max_players and buy_in_*_big_blinds keep their
+    # preset values).
     option_ranges = {
-        "min_players": Range(2, 9),
-        "max_players": Range(2, 9),
         "small_blind_units": Range(1, 5),
         "big_blind_units": Range(1, 10),
         "time_bank_max_ms": Range(0, 300_000),
         "time_bank_topup_ms": Range(0, 60_000),
         "timeouts_to_sit_out": Range(1, 10),
-        "buy_in_min_big_blinds": Range(1, 1_000),
-        "buy_in_max_big_blinds": Range(1, 1_000),
     }
-    uses_escrow = True
+    money = EscrowStacks()
     keeps_ready = True
     pays_in_units = False
 

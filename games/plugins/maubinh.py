@@ -1,4 +1,5 @@
-"""Mậu Binh at a table: wallet holds, payments in units of the stake."""
+"""Mậu Binh at a table: wallet holds (the default money model), payments in
+units of the stake."""
 
 from __future__ import annotations
 

@@ -18,10 +18,10 @@ from games import clock, publish
 from games import seeds as seed_source
 from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
+from games.plugins import FEWEST_PLAYERS
 from games.rules.errors import RulesError
 from games.rules.game import Event, Status
 from kernel.retry import retried
-from wallet.models import Account
 
 from .work import TableWork
 
@@ -83,12 +83,6 @@ def _await_seeds(work: TableWork, players: list[Seat]) -> bool:
     return True
 
 
-def _escrow_stacks(work: TableWork, positions: list[int]) -> list[int]:
-    keys = [f"seat:{work.table.pk}:{p}" for p in positions]
-    balances = dict(Account.objects.filter(key__in=keys).values_list("key", "balance"))
-    return [balances.get(k, 0) for k in keys]
-
-
 def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     """Deal when every seated player (at least two) is ready and the last hand
     is settled (after a short wait for a seed still on its way, see _await_seeds)."""
@@ -98,7 +92,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     if work.hand is not None and not work.hand.settled:
         return
     players = [s for s in work.seats if not s.sitting_out and not s.leaving]
-    if len(players) < 2 or not all(s.ready for s in players):
+    if len(players) < FEWEST_PLAYERS or not all(s.ready for s in players):
         return
     if all(s.is_bot for s in players):
         return  # bots wait for a person: a table of bots alone would play forever
@@ -115,7 +109,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     deck, draws = seed_source.deal(
         seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
-    stacks = _escrow_stacks(work, [s.position for s in players]) if plugin.uses_escrow else []
+    stacks = plugin.money.stacks(work, [s.position for s in players])
     setup = plugin.setup(table, players, draws, stacks)
     state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
     status = engine.status(state)

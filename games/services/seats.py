@@ -19,7 +19,6 @@ from games.errors import (
     AccountInactive,
     AlreadyLeft,
     AlreadySeated,
-    BadBuyIn,
     BadClientSeed,
     BadLeave,
     BadSwitch,
@@ -39,6 +38,8 @@ from games.errors import (
     TooManyTables,
 )
 from games.models import Departure, Seat, Table
+from games.plugins.money import release_seat_hold as release_seat_hold
+from games.plugins.money import seat_hold as seat_hold
 from games.rules import fairness
 from games.rules.errors import RulesError
 from kernel.errors import PermissionDenied
@@ -47,21 +48,11 @@ from kernel.ops import metrics
 from kernel.retry import retried
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
-from wallet.models import Account, Hold
 
 from .hands import hand_leave, maybe_deal
 from .work import TableWork
 
-SEAT_HOLD_TTL = timedelta(days=7)
 _BOTS_FILL_TO = 4  # a "play now" table fills its empty seats up to this many players
-
-
-def seat_key(table: Table, position: int) -> str:
-    return f"{table.pk}:{position}"
-
-
-def min_balance(table: Table) -> int:
-    return table.min_balance_units * table.stake
 
 
 def _check_open(work: TableWork, user: User, invite_code: str) -> None:
@@ -96,107 +87,15 @@ def _take_seat(
     bot_for_address: str | None = None,
     present: bool = False,
 ) -> Seat:
-    table = work.table
-    hold = None
-    if work.plugin.uses_escrow:
-        low, high = table.buy_in_range()
-        amount = low if buy_in is None else buy_in
-        if not isinstance(amount, int) or isinstance(amount, bool) or not low <= amount <= high:
-            raise BadBuyIn(low=low, high=high)
-        wallet.seat_buy_in(
-            user=user, seat_key=seat_key(table, position), amount=amount,
-            key=f"buyin:{table.pk}:{position}:{secrets.token_hex(8)}",
-        )  # fmt: skip
-    else:
-        # The table's minimum balance is held in the wallet while the player
-        # sits here: the same chips cannot back a seat at another table.
-        hold = _hold_min_balance(table, user)
+    # A buy-in to the seat's escrow, or a hold of the table's minimum balance
+    # on the wallet (the game's money model).
+    hold = work.plugin.money.sit(work, user, position, buy_in)
     # (``present``: the asking socket counts at the seat from the start.)
     presence = {"connections": 1, "last_seen": clock.now()} if present else {}
     return work.seat_take(
         position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for,
         auto_ready=auto_ready, bot_for_address=bot_for_address, **presence,
     )  # fmt: skip
-
-
-def _hold_min_balance(table: Table, user: User) -> Hold:
-    needed = min_balance(table)
-    account = wallet.account_for_user(user=user)
-    try:
-        return wallet.hold_create(
-            account=account,
-            amount=needed,
-            key=f"table:{table.pk}:user:{user.pk}:{secrets.token_hex(8)}",
-            expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=f"{table.get_game_display()} #{table.pk}",
-        )
-    except InsufficientChips:
-        raise NotEnoughChips(needed=needed) from None
-
-
-def seat_hold(seat: Seat) -> Hold | None:
-    """The seat's pending wallet hold, locked (None if it has none)."""
-    if seat.hold_id is None:
-        return None
-    return (
-        Hold.objects.select_for_update().filter(pk=seat.hold_id, status=Hold.Status.PENDING).first()
-    )
-
-
-def release_seat_hold(seat: Seat) -> int:
-    """Release the seat's hold; returns the amount it held."""
-    hold = seat_hold(seat)
-    if hold is None:
-        return 0
-    wallet.hold_void(hold=hold)
-    return hold.amount
-
-
-def _hold_key(table: Table, user_id: int) -> str:
-    """A new seat hold's key (unique: a hold is made again every hand)."""
-    return f"table:{table.pk}:user:{user_id}:{secrets.token_hex(8)}"
-
-
-def _hold_reason(table: Table) -> str:
-    return f"{table.get_game_display()} #{table.pk}"
-
-
-def rehold_seat(work: TableWork, seat: Seat, *, at_most: int | None = None) -> None:
-    """Hold the table's minimum balance again for the next hand (after a
-    settlement: what the player still has, up to it)."""
-    release_seat_hold(seat)
-    needed = min_balance(work.table)
-    account = wallet.account_for_user(user=seat.user)
-    amount = min(needed, account.available if at_most is None else at_most)
-    hold = None
-    if amount > 0:
-        hold = wallet.hold_create(
-            account=account,
-            amount=amount,
-            key=_hold_key(work.table, seat.user_id),
-            expires_at=clock.now() + SEAT_HOLD_TTL,
-            reason=_hold_reason(work.table),
-        )
-    work.update_seat(seat, hold_id=None if hold is None else hold.pk)
-
-
-def rehold_seats(work: TableWork, seats: list[Seat]) -> None:
-    """``rehold_seat`` for the seats that stay after a settlement, whose holds
-    ``settle_in`` has voided: each holds what the player has available again,
-    up to the table's minimum, in two statements for the table
-    (``wallet.holds_up_to``); the seats' new holds go into the change's one
-    write."""
-    if not seats:
-        return
-    table = work.table
-    needed = min_balance(table)
-    made = wallet.holds_up_to(
-        [wallet.HoldUpTo(s.user_id, needed, _hold_key(table, s.user_id)) for s in seats],
-        expires_at=clock.now() + SEAT_HOLD_TTL,
-        reason=_hold_reason(table),
-    )
-    for seat in seats:
-        work.update_seat(seat, hold_id=made.get(seat.user_id))
 
 
 def _switch(value: object) -> bool:
@@ -309,13 +208,8 @@ def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
 
 
 def _bot_needs(work: TableWork) -> tuple[int, int | None]:
-    """Chips a bot is lent to sit here, and its Poker buy-in."""
-    table = work.table
-    if not work.plugin.uses_escrow:
-        return min_balance(table) * 2, None
-    low, high = table.buy_in_range()
-    buy_in = min(low * 2, high)
-    return buy_in, buy_in
+    """Chips a bot is lent to sit here, and its buy-in (None: none)."""
+    return work.plugin.money.bot_needs(work.table)
 
 
 def bot_share(percent: int) -> int:
@@ -427,12 +321,7 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
     again when someone sits)."""
     if not Seat.objects.filter(pk=seat.pk).exists():
         return  # already freed (the bots of a table its last person left)
-    if work.plugin.uses_escrow:
-        wallet.seat_cash_out(
-            seat_key=seat_key(work.table, seat.position),
-            key=f"cashout:{work.table.pk}:{seat.position}:{seat.pk}",
-        )
-    release_seat_hold(seat)
+    work.plugin.money.free(work, seat)
     if seat.is_bot:
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
@@ -551,18 +440,15 @@ def ready_by_itself(work: TableWork, seat: Seat) -> bool:
         return False
     try:
         with work.attempt():
-            _hold_for_next_hand(work, seat)
+            work.plugin.money.ready(work, seat)
     except NotEnoughChips:
         return False
     return True
 
 
 def short_of_chips(work: TableWork, seat: Seat) -> bool:
-    """Mậu Binh, Tiến Lên: the seat's hold and the player's free chips do not
-    cover the table's minimum balance (the player cannot be dealt in)."""
-    hold = seat_hold(seat)
-    held = 0 if hold is None else hold.amount
-    return wallet.account_for_user(user=seat.user).available + held < min_balance(work.table)
+    """The player lacks the chips to be dealt in (the game's money model)."""
+    return work.plugin.money.short(work, seat)
 
 
 def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: object) -> str:
@@ -632,16 +518,7 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
     )
     if client_seed != "" and not held:
         seed = _check_seed(work, seat.user_id, client_seed, commitment)
-    if work.plugin.uses_escrow:
-        stack = (
-            Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
-            .values_list("balance", flat=True)
-            .first()
-        )
-        if not stack:
-            raise NotEnoughChips(needed=table.buy_in_range()[0])
-    else:
-        _hold_for_next_hand(work, seat)
+    work.plugin.money.ready(work, seat)  # else NotEnoughChips
     if seat.leaving:
         raise HandInProgress()
     # Ready for the next hand: no longer leaving after this one (and the new
@@ -676,38 +553,12 @@ def ready_clock(work: TableWork) -> None:
         work.clear_clock()
 
 
-def _hold_for_next_hand(work: TableWork, seat: Seat) -> None:
-    """Mậu Binh, Tiến Lên: the seat's hold must cover the minimum balance
-    before the player is dealt in (after a loss it may hold less)."""
-    needed = min_balance(work.table)
-    held = 0 if seat.hold_id is None else sql.held(seat.hold_id)
-    if held >= needed:
-        return
-    if wallet.account_for_user(user=seat.user).available + held < needed:
-        raise NotEnoughChips(needed=needed)
-    rehold_seat(work, seat)
-
-
 def _bot_top_up(work: TableWork, seat: Seat) -> None:
-    """A bot short of chips to play on borrows again from the house."""
+    """A bot short of chips to play on borrows again from the house (and
+    brings them to its seat)."""
     needed, buy_in = _bot_needs(work)
     _bot_fund(work, seat.user, needed)
-    if buy_in is not None:
-        low, high = work.table.buy_in_range()
-        stack = (
-            Account.objects.filter(key=f"seat:{seat_key(work.table, seat.position)}")
-            .values_list("balance", flat=True)
-            .first()
-            or 0
-        )
-        if stack < low:
-            wallet.seat_buy_in(
-                user=seat.user, seat_key=seat_key(work.table, seat.position),
-                amount=min(buy_in, high - stack),
-                key=f"buyin:{work.table.pk}:{seat.position}:{secrets.token_hex(8)}",
-            )  # fmt: skip
-            work.update_seat(seat, sitting_out=False)
-        work.chips_moved()
+    work.plugin.money.bot_top_up(work, seat, buy_in)
 
 
 @retried
@@ -786,30 +637,5 @@ def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
     """Hold'em: add chips to the stack between hands, up to the maximum buy-in."""
     work = TableWork(table_id)
     seat = work.require_seat(user)
-    table = work.table
-    if not work.plugin.uses_escrow:
-        from games.errors import BadAction
-
-        raise BadAction()
-    if work.in_current_hand(seat) and work.hand is not None and not work.hand.finished:
-        raise HandInProgress()
-    low, high = table.buy_in_range()
-    stack = (
-        Account.objects.filter(key=f"seat:{seat_key(table, seat.position)}")
-        .values_list("balance", flat=True)
-        .first()
-        or 0
-    )
-    if (
-        not isinstance(amount, int)
-        or isinstance(amount, bool)
-        or amount < 1
-        or stack + amount > high
-    ):
-        raise BadBuyIn(low=max(1, low - stack), high=high - stack)
-    wallet.seat_buy_in(
-        user=user, seat_key=seat_key(table, seat.position), amount=amount,
-        key=f"buyin:{table.pk}:{seat.position}:{secrets.token_hex(8)}",
-    )  # fmt: skip
-    work.chips_moved()  # the stack it shows grew
+    work.plugin.money.top_up(work, seat, amount)  # bad_action: the game has no buy-in
     work.commit()

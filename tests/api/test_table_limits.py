@@ -258,3 +258,97 @@ def test_own_rules_are_shown_in_the_lobby_and_on_the_table_before_anyone_sits(
     assert 'data-own-rule="cong_penalty">cong_penalty 13<' in table_page
     assert 'data-own-rule="first_lead">first_lead &quot;three_spades&quot;<' in table_page
     assert not Seat.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["min_players", "max_players", "buy_in_min_big_blinds", "buy_in_max_big_blinds"],
+)
+def test_holdem_player_count_and_buy_in_have_one_home_each(tables, make_user, api, option):
+    """Hold'em's player count is its seat count, its buy-in the table's
+    buy_in_min/max: the rules' own copies are not a table's to set. (A table
+    opened with {"min_players": 3} dealt at two ready players, where the engine
+    refused: every Ready at it failed with a server error.)"""
+    lan = make_user()
+    data = {"game": "holdem", "stake": 10, "seat_count": 6, "options": {option: 3}}
+    before = world()
+
+    response = api(lan).post(url("tables"), data, format="json")
+    english = api(lan, "en").post(url("tables"), data, format="json")
+
+    assert error(response) == (400, "bad_table_settings")
+    assert response.json()["message"] == f"Tùy chọn luật không xác định: {option}."
+    assert error(english) == (400, "bad_table_settings")
+    assert english.json()["message"] == f"Unknown rule option: {option}."
+    assert world() == before
+    assert not Table.objects.exists()
+
+
+def test_a_holdem_table_deals_at_two_ready_players(tables, make_user, api):
+    lan, minh = make_user(), make_user()
+    created = api(lan).post(
+        url("tables"), {"game": "holdem", "stake": 10, "seat_count": 6}, format="json"
+    )
+    table_id = created.json()["id"]
+
+    api(lan).post(url(f"tables/{table_id}/sit"))
+    api(minh).post(url(f"tables/{table_id}/sit"))
+    api(lan).post(url(f"tables/{table_id}/ready"))
+    dealt = api(minh).post(url(f"tables/{table_id}/ready"))
+
+    assert created.status_code == 201
+    assert dealt.status_code == 200
+    assert dealt.json()["table"]["status"] == "playing"
+
+
+def test_a_table_the_engine_could_not_deal_at_is_refused_for_its_seat_count(
+    tables, make_user, api, monkeypatch
+):
+    """Whatever a game's options are, a table opens only if its engine deals a
+    hand to every number of players it can seat (from two to its seat count):
+    one check for every game, asked of the game's plugin. (A plugin that still
+    offered min_players shows it.)"""
+    holdem = PLUGINS["holdem"]
+    monkeypatch.setattr(
+        type(holdem), "option_ranges", {**holdem.option_ranges, "min_players": limits.Range(2, 9)}
+    )
+    lan = make_user()
+    data = {"game": "holdem", "stake": 10, "seat_count": 6, "options": {"min_players": 3}}
+    before = world()
+
+    response = api(lan).post(url("tables"), data, format="json")
+    english = api(lan, "en").post(url("tables"), data, format="json")
+
+    assert error(response) == (400, "invalid")
+    assert response.json()["details"] == {
+        "seat_count": ["Luật của bàn này không chia bài được cho 2 người chơi."]
+    }
+    assert error(english) == (400, "invalid")
+    assert english.json()["details"] == {
+        "seat_count": ["These rules cannot deal a hand to 2 players."]
+    }
+    with pytest.raises(limits.InvalidTableSettings):
+        services.table_create(owner=lan, game="holdem", stake=10, options={"min_players": 3})
+    assert world() == before
+    assert not Table.objects.exists()
+
+
+def test_the_data_migration_takes_the_duplicate_holdem_knobs_off_old_tables(make_user):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("games.migrations.0012_holdem_one_home_per_knob")
+    owner = make_user()
+    poker = services.table_create(owner=owner, game="holdem", stake=2)
+    cards = services.table_create(owner=owner, game="tienlen", stake=2)
+    # Given tables saved before the knobs had one home (no check runs on update()).
+    Table.objects.filter(pk=poker.pk).update(
+        options={"min_players": 3, "buy_in_max_big_blinds": 50, "small_blind_units": 2}
+    )
+    Table.objects.filter(pk=cards.pk).update(options={"cong_penalty": 5})
+
+    migration.forward(apps, None)
+
+    assert Table.objects.get(pk=poker.pk).options == {"small_blind_units": 2}
+    assert Table.objects.get(pk=cards.pk).options == {"cong_penalty": 5}

@@ -95,7 +95,7 @@ def _orm_seats(table):
     from games.plugins import plugin_for
     from wallet.models import Account
 
-    if plugin_for(table.game).uses_escrow:
+    if plugin_for(table.game).money.chips_on_seat:
         key = Concat(Value(f"seat:{table.pk}:"), Cast(OuterRef("position"), CharField()))
         accounts = Account.objects.filter(key=key)
     else:
