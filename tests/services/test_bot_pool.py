@@ -3,10 +3,7 @@ players of one client address together, hold at most their share of the pool;
 the bots of a table whose people are gone go back to it; the pool grows on
 demand up to BOT_POOL_SIZE, and its refusals and use are measured."""
 
-import threading
-
 import pytest
-from django.db import connections
 from django.utils import timezone, translation
 
 from accounts.models import User
@@ -20,6 +17,7 @@ from ..ops.helpers import value
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
 from .driver import play_until_finished
+from .test_faucets import bots_asked_for_at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -153,30 +151,6 @@ def test_the_accounts_of_one_address_hold_at_most_its_share(shares, make_user, t
     services.table_add_bot(table_id=board.pk, user=fifth, address=here)
 
 
-def asked_at_once(requests: list[tuple[Table, User, str]]) -> list[str]:
-    """Each (table, player, address) asks for a bot in a thread of its own
-    (its own connection), all at the same moment: the answers, sorted."""
-    barrier = threading.Barrier(len(requests))
-    answers: list[str] = []
-
-    def ask(board: Table, user: User, address: str) -> None:
-        barrier.wait()
-        try:
-            services.table_add_bot(table_id=board.pk, user=user, address=address)
-            answers.append("seated")
-        except GameError as err:
-            answers.append(err.code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=ask, args=request) for request in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sorted(answers)
-
-
 @pytest.mark.django_db(transaction=True)
 def test_accounts_of_one_address_asking_at_once_stop_at_its_share(shares, make_user, tables):
     """Eight accounts behind one address, each at its own table, ask at the
@@ -188,7 +162,7 @@ def test_accounts_of_one_address_asking_at_once_stop_at_its_share(shares, make_u
     boards = [services.table_create(owner=o, game="tienlen", stake=1, seat_count=2) for o in owners]
     float_ = house()
 
-    answers = asked_at_once([(b, o, here) for b, o in zip(boards, owners, strict=True)])
+    answers = bots_asked_for_at_once([(b, o, here) for b, o in zip(boards, owners, strict=True)])
 
     assert answers == ["seated"] * 3 + ["too_many_bots_address"] * 5
     assert Seat.objects.filter(is_bot=True, bot_for_address=here).count() == 3
@@ -213,7 +187,7 @@ def test_the_pool_grows_on_demand_up_to_its_cap_under_concurrent_requests(
     refused = value("vipgame_bots_refused_total", reason="pool")
     float_ = house()
 
-    answers = asked_at_once(
+    answers = bots_asked_for_at_once(
         [
             (b, o, f"198.51.100.{10 + i}")
             for i, (b, o) in enumerate(zip(boards, owners, strict=True))

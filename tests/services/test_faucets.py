@@ -33,17 +33,17 @@ def house() -> int:
     return wallet.house_account().balance
 
 
-def bots_asked_for_at_once(requests: list[tuple[Table, User]]) -> list[str]:
-    """Each (table, player) asks for a bot in a thread of its own (its own
-    connection), all at the same moment: the answers ("seated" or the
-    refusal's code), sorted."""
+def bots_asked_for_at_once(requests: list[tuple[Table, User, str | None]]) -> list[str]:
+    """Each (table, player, client address or None) asks for a bot in a thread
+    of its own (its own connection), all at the same moment: the answers
+    ("seated" or the refusal's code), sorted."""
     barrier = threading.Barrier(len(requests))
     answers: list[str] = []
 
-    def ask(board: Table, user: User) -> None:
+    def ask(board: Table, user: User, address: str | None) -> None:
         barrier.wait()
         try:
-            services.table_add_bot(table_id=board.pk, user=user)
+            services.table_add_bot(table_id=board.pk, user=user, address=address)
             answers.append("seated")
         except GameError as err:
             answers.append(err.code)
@@ -114,7 +114,7 @@ def test_bot_seats_asked_for_at_once_at_many_tables_stop_at_the_cap(tables, make
         boards.append(board)
     float_ = house()
 
-    answers = bots_asked_for_at_once([(board, lan) for board in boards])
+    answers = bots_asked_for_at_once([(board, lan, None) for board in boards])
 
     assert answers == ["seated"] * 2 + ["too_many_bots"] * 6
     assert Seat.objects.filter(is_bot=True, bot_for=lan).count() == 2
@@ -159,7 +159,7 @@ def test_bots_asked_for_at_once_at_many_tables_never_grow_the_pool_past_its_size
     ]
     float_, minted = house(), issuance()
 
-    answers = bots_asked_for_at_once(list(zip(boards, owners, strict=True)))
+    answers = bots_asked_for_at_once([(b, o, None) for b, o in zip(boards, owners, strict=True)])
 
     assert answers == ["no_bot_available"] * 5 + ["seated"] * 3
     assert User.objects.filter(is_bot=True).count() == 3
