@@ -390,7 +390,7 @@ def seed_used(user_id: int, seed: str) -> bool:
 
 def held(hold_id: int) -> int:
     """What a seat's wallet hold holds while pending (0 once it is not), its
-    row locked as ``seats.seat_hold`` locks it: a Ready's check that the hold
+    row locked as ``plugins.money.seat_hold`` locks it: a Ready's check that the hold
     covers the table's minimum, without the ORM's query compilation."""
     db = _db()
     lock = " FOR UPDATE" if db.features.has_select_for_update else ""

@@ -13,10 +13,10 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import ChatMessage, ChatReport, Hand, HandEvent, HandPlayer
 from games.plugins import plugin_for
+from games.plugins.money import settlement_key
 from games.rules import fairness
 from games.rules.cards import card_display, cards_str, parse_card
 from games.rules.errors import RulesError
-from games.services.settle import settlement_key
 from wallet.models import Account, LedgerTransaction
 
 from .models import AuditEntry, Sighting

@@ -38,8 +38,6 @@ from games.errors import (
     TooManyTables,
 )
 from games.models import Departure, Seat, Table
-from games.plugins.money import release_seat_hold as release_seat_hold
-from games.plugins.money import seat_hold as seat_hold
 from games.rules import fairness
 from games.rules.errors import RulesError
 from kernel.errors import PermissionDenied

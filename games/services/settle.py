@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from games.models import Departure, Hand, Table
-from games.plugins.money import settlement_key as settlement_key
 from kernel.retry import retried
 
 from .hands import maybe_deal

@@ -139,7 +139,7 @@ def test_a_holds_amount_reads_as_the_orm_reads_it(tables, make_user):
     """``sql.held`` (a Ready's check of the seat's hold, no ORM compiling): the
     pending hold's amount, as ``seat_hold`` reads it; 0 once it is not pending."""
     from games import sql
-    from games.services.seats import seat_hold
+    from games.plugins.money import seat_hold
     from wallet.models import Hold
 
     lan = make_user()

@@ -13,7 +13,8 @@ import pytest
 from games import clock, publish, selectors, services
 from games.errors import AlreadyLeft, BadLeave, BadSwitch, NotSeated
 from games.models import Departure, Hand, HandEvent, Seat, Table
-from games.services.seats import AWAY_AFTER_TIMEOUTS, release_seat_hold
+from games.plugins.money import release_seat_hold
+from games.services.seats import AWAY_AFTER_TIMEOUTS
 from wallet import services as wallet
 from wallet.models import Account
 
