@@ -16,8 +16,8 @@ from wallet.models import Account
 from ..ops.helpers import value
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
+from .bots_at_once import bots_asked_for_at_once
 from .driver import play_until_finished
-from .test_faucets import bots_asked_for_at_once
 
 pytestmark = pytest.mark.django_db
 

@@ -3,23 +3,21 @@ player, a bounded pool of bot accounts reused across tables, bot chips lent by
 the house and taken back (never minted by issuance), idle tables closed, and
 what bots win or lose in one place for staff."""
 
-import threading
-
 import pytest
-from django.db import connections
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import token_issue
 from games import services, tasks
-from games.errors import GameError, NoBotAvailable, TooManyBots
+from games.errors import NoBotAvailable, TooManyBots
 from games.models import Hand, Seat, Table
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
 from ..tables import assert_money_consistent
 from ..wallet.helpers import assert_ledger_consistent, snapshot
+from .bots_at_once import bots_asked_for_at_once
 from .driver import next_hand, play_until_finished
 
 pytestmark = pytest.mark.django_db
@@ -31,31 +29,6 @@ def issuance() -> int:
 
 def house() -> int:
     return wallet.house_account().balance
-
-
-def bots_asked_for_at_once(requests: list[tuple[Table, User, str | None]]) -> list[str]:
-    """Each (table, player, client address or None) asks for a bot in a thread
-    of its own (its own connection), all at the same moment: the answers
-    ("seated" or the refusal's code), sorted."""
-    barrier = threading.Barrier(len(requests))
-    answers: list[str] = []
-
-    def ask(board: Table, user: User, address: str | None) -> None:
-        barrier.wait()
-        try:
-            services.table_add_bot(table_id=board.pk, user=user, address=address)
-            answers.append("seated")
-        except GameError as err:
-            answers.append(err.code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=ask, args=request) for request in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sorted(answers)
 
 
 def test_forty_tables_in_a_burst_stop_at_the_cap(tables, make_user, settings):
