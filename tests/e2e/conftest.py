@@ -1,9 +1,11 @@
 """Browser tests: Debian's Chromium driven by Playwright against real Daphne and
 Celery (worker + beat) processes on the test database.
 
-The servers start for each test with short clocks and quick bots
-(``TABLE_DEFAULTS``); the browser starts once a module, each test gets fresh
-contexts. Screenshots go
+The servers start once a test module (``Stack``) with short clocks and quick
+bots (``TABLE_DEFAULTS``); so does the browser; each test gets fresh contexts,
+signs up its own players and plays at its own tables (closed when it ends).
+What the tests write stays until the module ends: then the servers stop and
+the test database is flushed (``_stack``). Screenshots go
 to ``tests/e2e/artifacts/`` (ignored by git).
 """
 
@@ -13,6 +15,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from typing import Any
 import pytest
 
 from bench.stack import stop_groups
+from tests.jsnode import NodePage
 from tests.processes import (
     celery_worker,
     daphne,
@@ -58,31 +62,130 @@ class Site:
     log_dir: Path
 
 
-@pytest.fixture
-def site(transactional_db: None, tmp_path_factory: Any) -> Iterator[Site]:
-    """Daphne and a Celery worker with beat, for one test: they stop before the
-    test database is flushed (a worker mid-transaction would deadlock the flush)."""
-    var = tmp_path_factory.mktemp("e2e")
-    port = free_port()
-    env = process_env(
-        var,
-        TABLE_DEFAULTS=E2E_TABLE_DEFAULTS,
-        AXES_ENABLED="0",
-        # The browser's pages are on this port; every test signs up from 127.0.0.1
-        # (the limits have their own tests: tests/accounts/test_limits.py).
-        ALLOWED_ORIGINS=f"http://127.0.0.1:{port}",
-        SIGNUP_RATE="none",
-        LOGIN_RATE="none",
-    )
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    with (
-        running(daphne(port), env, var / "daphne.log") as server,
-        running(celery_worker(var, beat=True), env, var / "celery.log") as worker,
-    ):
+class Stack:
+    """Daphne and a Celery worker with beat for one test module, started by
+    the first of its tests that asks for ``site`` (after that test's own
+    fixtures: test_replay.py plays its hands before the processes start), and
+    stopped when the module ends."""
+
+    def __init__(self, tmp_path_factory: Any) -> None:
+        self.tmp_path_factory = tmp_path_factory
+        self.site: Site | None = None
+        self.exits = contextlib.ExitStack()
+
+    def start(self) -> Site:
+        if self.site is not None:
+            return self.site
+        var = self.tmp_path_factory.mktemp("e2e")
+        port = free_port()
+        env = process_env(
+            var,
+            TABLE_DEFAULTS=E2E_TABLE_DEFAULTS,
+            AXES_ENABLED="0",
+            # The browser's pages are on this port; every test signs up from 127.0.0.1
+            # (the limits have their own tests: tests/accounts/test_limits.py).
+            ALLOWED_ORIGINS=f"http://127.0.0.1:{port}",
+            SIGNUP_RATE="none",
+            LOGIN_RATE="none",
+        )
+        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        server = self.exits.enter_context(running(daphne(port), env, var / "daphne.log"))
+        worker = self.exits.enter_context(
+            running(celery_worker(var, beat=True), env, var / "celery.log")
+        )
+        # together: the worker's stop takes seconds
+        self.exits.callback(stop_groups, [server, worker], timeout=10)
         wait_http(port)
         wait_for(lambda: "ready" in (var / "celery.log").read_text(), timeout=60)
-        yield Site(f"http://127.0.0.1:{port}", var)
-        stop_groups([server, worker], timeout=10)  # together: the worker's stop takes seconds
+        self.site = Site(f"http://127.0.0.1:{port}", var)
+        return self.site
+
+    def stop(self) -> None:
+        self.exits.close()
+        self.site = None
+
+
+def in_a_thread(work: Any) -> Any:
+    """``work()`` in a thread of its own, with its own database connection:
+    Playwright's event loop runs in the test's thread, where the services'
+    async-to-sync publishing may not run."""
+    from django.db import connection
+
+    def run() -> Any:
+        try:
+            return work()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(run).result()
+
+
+def close_every_open_table() -> None:
+    """Each test's tables close when it ends (its seats, bots and hands with
+    them): the next test of the module plays at tables of its own ("play now"
+    would seat it at a table nobody is at) with the whole bot pool."""
+    from games import services
+    from games.models import Table
+
+    def close() -> None:
+        for pk in Table.objects.exclude(status=Table.Status.CLOSED).values_list("pk", flat=True):
+            services.table_close(table_id=pk, by=None, reason="test over")
+
+    in_a_thread(close)
+
+
+@pytest.fixture(scope="module")
+def _stack(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[Stack]:
+    """The module's processes and its committed data: the processes stop first,
+    then the test database is flushed (a worker mid-transaction would deadlock
+    the flush), so the module after this one starts on an empty database."""
+    stack = Stack(tmp_path_factory)
+    try:
+        yield stack
+    finally:
+        stack.stop()
+        with django_db_blocker.unblock():
+            in_a_thread(flush_test_database)
+
+
+def flush_test_database() -> None:
+    """What a transactional test's teardown does (Django's TransactionTestCase)."""
+    from django.core.management import call_command
+
+    call_command(
+        "flush",
+        verbosity=0,
+        interactive=False,
+        database="default",
+        reset_sequences=False,
+        allow_cascade=False,
+        inhibit_post_migrate=False,
+    )
+
+
+@pytest.fixture
+def _django_db_helper(
+    request: pytest.FixtureRequest, _stack: Stack, django_db_blocker: Any
+) -> Iterator[None]:
+    """The browser tests' database (pytest-django's own fixture, overridden
+    for tests/e2e/): what a test writes is committed, as with
+    ``django_db(transaction=True)``, which each of them is marked with, and
+    stays until its module ends (``_stack``), not flushed after each test
+    while the module's processes run."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or not marker.kwargs.get("transaction"):
+        raise pytest.UsageError(f"{request.node.nodeid}: mark it django_db(transaction=True)")
+    with django_db_blocker.unblock():
+        yield
+
+
+@pytest.fixture
+def site(transactional_db: None, _stack: Stack) -> Iterator[Site]:
+    """The module's Daphne and Celery worker with beat (``Stack``); each test
+    signs up its own players, and the tables it played at close when it ends."""
+    yield _stack.start()
+    close_every_open_table()
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +348,15 @@ def serve_static_js(route: Any) -> None:
         )
     else:
         route.fulfill(status=404, body="")
+
+
+@pytest.fixture
+def node() -> tuple[NodePage, list[str]]:
+    """``blank`` without a browser, for the modules that are pure code: the
+    same functions evaluated under Node.js (tests/jsnode.py), and the script
+    errors they raise."""
+    page = NodePage()
+    return page, page.errors
 
 
 @pytest.fixture

@@ -1,7 +1,10 @@
 """The browser's ``applyDelta`` (static/js/delta.js) makes the same state of
 the same state and delta as the server's ``games.protocol.apply_delta``, and
-changes neither (its inputs are frozen). The module is served from the
-repository on a blank page (conftest ``blank``): no server needed."""
+changes neither (its inputs are frozen). The pure modules (delta.js, socket.js
+on a fake WebSocket) run under Node.js (conftest ``node``); the table's
+receive() needs table.js, which draws on a document as it loads: that one runs
+in Chromium on a blank page that serves the repository's modules (conftest
+``blank``). No server needed."""
 
 from __future__ import annotations
 
@@ -10,8 +13,6 @@ import pytest
 from games.protocol import apply_delta
 
 from ..deltas import cases, delta_for, state_with
-
-pytestmark = pytest.mark.e2e
 
 APPLY_ALL = """async (cases) => {
   const { applyDelta } = await import("/static/js/delta.js");
@@ -26,8 +27,8 @@ APPLY_ALL = """async (cases) => {
 }"""
 
 
-def test_the_browser_applies_deltas_as_the_server_does(blank):
-    page, errors = blank
+def test_the_browser_applies_deltas_as_the_server_does(node):
+    page, errors = node
     pairs = cases(11, 300)
 
     got = page.evaluate(APPLY_ALL, [list(pair) for pair in pairs])
@@ -84,6 +85,7 @@ WIRING = """async ([state, delta, other]) => {
 }"""
 
 
+@pytest.mark.e2e
 def test_the_socket_and_the_table_take_deltas_in_version_order(blank):
     page, errors = blank
     old, new = {"log": [1], "pot": 2}, {"log": [1, 3], "pot": 4}
@@ -130,11 +132,11 @@ RECONNECTS = """async () => {
 }"""
 
 
-def test_a_socket_reconnects_after_a_growing_wait_that_differs_between_sockets(blank):
+def test_a_socket_reconnects_after_a_growing_wait_that_differs_between_sockets(node):
     """Equal jitter: a wait is between half and all of the back-off (0.5 s,
     doubling to 8 s), so the sockets of a restarted server come back spread
     out, not in one wave."""
-    page, errors = blank
+    page, errors = node
 
     got = page.evaluate(RECONNECTS)
 

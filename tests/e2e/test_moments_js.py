@@ -1,8 +1,11 @@
 """The moments the table screen reacts to (static/js/moments.js and each game
 module's ``moments``), their sounds (static/js/feel.js ``cues``, sound.js) and
-the win banner, run in Chromium on a blank page (conftest ``blank``). The
-states are what one viewer is sent while the real rules engines play a hand
-(``Hand`` below), so their shapes are the server's."""
+the win banner. The pure code (the moments, the clock's ticks, the cues) runs
+under Node.js (conftest ``node``); what draws, stores or plays (the feel on a
+shell's elements, localStorage, a real audio context) runs in Chromium on a
+blank page (conftest ``blank``). The states are what one viewer is sent while
+the real rules engines play a hand (``Hand`` below), so their shapes are the
+server's."""
 
 from __future__ import annotations
 
@@ -24,8 +27,6 @@ from games.rules.tienlen.engine import ENGINE as TIENLEN
 
 from ..rules.tienlen.support import HANDS
 from ..seeds import ORDINARY_DECK
-
-pytestmark = pytest.mark.e2e
 
 STAKE = 10
 
@@ -173,8 +174,8 @@ def play(cards: list[str]) -> dict[str, Any]:
 PASS = {"type": "pass"}
 
 
-def test_tien_len_deal_plays_a_chop_and_my_turns(blank):
-    page, errors = blank
+def test_tien_len_deal_plays_a_chop_and_my_turns(node):
+    page, errors = node
     hand = tien_len(me=0)
     states = [
         hand.waiting(),
@@ -219,8 +220,8 @@ def cong_hand(me: int | None, seat: int | None = None) -> tuple[Hand, list[Any]]
     return hand, states
 
 
-def test_tien_len_end_thoi_and_my_net(blank):
-    page, errors = blank
+def test_tien_len_end_thoi_and_my_net(node):
+    page, errors = node
     won = moments_of(page, "tienlen", cong_hand(me=0)[1][-2:])[0]
     lost = moments_of(page, "tienlen", cong_hand(me=1)[1][-2:])[0]
     watched = moments_of(page, "tienlen", cong_hand(me=None, seat=None)[1][-2:])[0]
@@ -244,8 +245,8 @@ def test_tien_len_end_thoi_and_my_net(blank):
     assert errors == []
 
 
-def test_opening_a_table_is_no_news_and_a_catch_up_repeats_nothing_seen(blank):
-    page, errors = blank
+def test_opening_a_table_is_no_news_and_a_catch_up_repeats_nothing_seen(node):
+    page, errors = node
     hand, states = cong_hand(me=0)
     seen = states[1]  # after player 0's straight
     caught_up = hand.envelope(since=0)  # every event of the hand, the seen ones too
@@ -264,8 +265,8 @@ def test_opening_a_table_is_no_news_and_a_catch_up_repeats_nothing_seen(blank):
     assert errors == []
 
 
-def test_holdem_bets_all_in_pot_and_end(blank):
-    page, errors = blank
+def test_holdem_bets_all_in_pot_and_end(node):
+    page, errors = node
     setup = {"stake": STAKE, "max_raise": None, "button": 0, "stacks": [1000, 1000, 300]}
     hand = Hand(HOLDEM, ORDINARY_DECK, setup, positions=[4, 0, 7], me=0)
     states = [hand.waiting(), hand.envelope()]
@@ -323,8 +324,8 @@ def mau_binh(me: int | None) -> list[dict[str, Any]]:
     return states
 
 
-def test_mau_binh_chi_revealed_with_my_units_against_each_opponent(blank):
-    page, errors = blank
+def test_mau_binh_chi_revealed_with_my_units_against_each_opponent(node):
+    page, errors = node
 
     got = moments_of(page, "maubinh", mau_binh(me=0))
     watched = moments_of(page, "maubinh", mau_binh(me=None))
@@ -373,8 +374,8 @@ def test_mau_binh_chi_revealed_with_my_units_against_each_opponent(blank):
     assert errors == []
 
 
-def test_my_clock_ticks_in_its_last_five_seconds(blank):
-    page, errors = blank
+def test_my_clock_ticks_in_its_last_five_seconds(node):
+    page, errors = node
     clock = {"kind": "turn", "started": 1000, "deadline": 21_000, "seats": [3]}
     mine = {"seat": 3, "clock": clock}
     cases = [
@@ -409,8 +410,8 @@ def test_my_clock_ticks_in_its_last_five_seconds(blank):
     assert errors == []
 
 
-def test_each_moment_sounds_once_in_turn(blank):
-    page, errors = blank
+def test_each_moment_sounds_once_in_turn(node):
+    page, errors = node
 
     got = page.evaluate(
         """async () => {
@@ -462,6 +463,7 @@ FEEL = """async ([before, after, muted]) => {
 }"""
 
 
+@pytest.mark.e2e
 def test_a_won_hand_sounds_and_shows_the_win_unless_muted(blank):
     page, errors = blank
     before, after = cong_hand(me=0)[1][-2:]
@@ -484,6 +486,7 @@ def test_a_won_hand_sounds_and_shows_the_win_unless_muted(blank):
     assert errors == []
 
 
+@pytest.mark.e2e
 def test_every_sound_plays_on_a_real_audio_context(blank):
     page, errors = blank
     page.evaluate("import('/static/js/sound.js')")
