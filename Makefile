@@ -63,15 +63,18 @@ types: $(VENV)/.dev
 
 # pytest-xdist: each worker has its own test database and Redis keys. The
 # slowest tests are printed at the end (where the time goes, in CI too).
+# --dist loadgroup: a browser module's tests stay on one worker (the
+# xdist_group of tests/conftest.py), on the one server stack of that module.
 PYTEST_WORKERS ?= 2
 PYTEST_ARGS ?= --durations=15
+PYTEST_DIST ?= --dist loadgroup
 
 test: $(VENV)/.dev lint types translations
-	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) $(PYTEST_ARGS)
 
 # Everything but the browser tests and the slow drills / real-process tests.
 test-fast: lint types translations
-	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) -m "not e2e and not slow"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) $(PYTEST_ARGS) -m "not e2e and not slow"
 
 test-rules: $(VENV)/.dev
 	$(BIN)/ruff check games/rules tests/rules

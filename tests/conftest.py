@@ -35,6 +35,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=_run_order)  # stable: the collection order within each group
     for item in items:
         path = item.path.relative_to(item.config.rootpath).as_posix()
+        if path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
+            # One worker runs a browser module's tests (``make test``: --dist
+            # loadgroup), on the one Daphne + Celery stack of that module.
+            item.add_marker(pytest.mark.xdist_group(path))
         real = "fair" in item.path.name or path.startswith("tests/e2e/")
         if real and "dealer" in getattr(item, "fixturenames", ()):
             raise pytest.UsageError(f"{item.nodeid}: a fairness test deals real decks only")
