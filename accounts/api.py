@@ -328,7 +328,8 @@ class SessionsView(APIView):
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
         context = {"current": request_device(request)}
-        return Response(SessionOut(sessions_of(user), many=True, context=context).data)
+        rows = SessionOut(sessions_of(user), many=True, context=context)  # type: ignore[arg-type]
+        return Response(rows.data)
 
 
 class SessionView(APIView):

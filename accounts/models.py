@@ -13,7 +13,7 @@ from .avatars import CHOICES, default_avatar
 password_changed = Signal()
 
 
-class User(AbstractUser):
+class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is untyped
     display_name = models.CharField(_("display name"), max_length=40)
     is_bot = models.BooleanField(
         _("bot"), default=False, help_text=_("Bots play at tables and can never log in.")
@@ -132,7 +132,7 @@ def public_name(display_name: str, user_id: int | None) -> str:
     return display_name or f"#{user_id}"
 
 
-class DeviceSession(models.Model):
+class DeviceSession(models.Model):  # type: ignore[django-manager-missing]  # (knox)
     """One log-in of one device (a phone, a tablet, an API client): its own
     access and refresh tokens, listed to the player, ended alone
     (``accounts.sessions``). Ending it deletes the row, its tokens with it."""
@@ -173,7 +173,7 @@ class AccessToken(AbstractAuthToken):
     """django-rest-knox's token (``KNOX_TOKEN_MODEL``): hashed at rest,
     short-lived, and of one device session."""
 
-    session = models.ForeignKey(
+    session: "models.ForeignKey[DeviceSession, DeviceSession]" = models.ForeignKey(
         DeviceSession, on_delete=models.CASCADE, related_name="access_tokens"
     )
 

@@ -29,13 +29,13 @@ def forwards(apps, schema_editor):
             refresh_digest=hash_token(secrets.token_hex(32)),
             refresh_expiry=now,
         )
-        AccessToken.objects.create(
+        AccessToken(
             digest=hash_token(token.key),
             token_key=token.key[: CONSTANTS.TOKEN_KEY_LENGTH],
             user_id=token.user_id,
             session=session,
             expiry=until,
-        )
+        ).save(force_insert=True)
     Token.objects.all().delete()
 
 
