@@ -207,13 +207,3 @@ def sessions_of(user: User) -> list[DeviceSession]:
     return list(
         DeviceSession.objects.filter(live, user=user).distinct().order_by("-last_seen", "-pk")
     )
-
-
-def expired_sessions_delete() -> int:
-    """Delete the sessions no token of which can be used any more."""
-    now = timezone.now()
-    dead = DeviceSession.objects.filter(refresh_expiry__lte=now).exclude(
-        access_tokens__expiry__gt=now
-    )
-    count, _ = DeviceSession.objects.filter(pk__in=dead.values("pk")).delete()
-    return count
