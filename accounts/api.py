@@ -262,7 +262,7 @@ class RefreshView(APIView):
         request=RefreshIn,
         responses={
             200: TokenOut,
-            **errors(400, 429, unauthorized=["invalid_refresh", "refresh_reused"]),
+            **errors(400, 429, bad=["invalid_refresh", "refresh_reused"]),
         },
         auth=[],
     )

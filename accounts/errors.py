@@ -46,7 +46,7 @@ class AccountBanned(ServiceError):
 class RefreshInvalid(ServiceError):
     code = "invalid_refresh"
     template = _("This refresh token is not valid (unknown or expired): log in again.")
-    status = 401
+    status = 400  # as OAuth 2's invalid_grant: the body is wrong, no credential was sent
 
 
 class RefreshReused(ServiceError):
@@ -55,7 +55,7 @@ class RefreshReused(ServiceError):
 
     code = "refresh_reused"
     template = _("This refresh token was already used: the session is ended, log in again.")
-    status = 401
+    status = 400
 
 
 class DeviceSessionUnknown(ServiceError):

@@ -32,9 +32,6 @@ from kernel.notify import tell_user_on_commit
 from .errors import RefreshInvalid, RefreshReused
 from .models import AccessToken, DeviceSession, UsedRefresh, User
 
-#: How stale ``last_seen`` may get before a request writes it again.
-SEEN_EVERY = timedelta(seconds=60)
-
 
 def credential_mark(secret: str) -> str:
     """What sockets and messages carry instead of a token or session key."""
@@ -171,10 +168,17 @@ def session_refresh(*, refresh: str, address: str | None = None) -> Issued:
     raise RefreshInvalid()
 
 
-def sessions_end(*, user_id: int, ids: Iterable[int] | None = None, keep: int | None = None) -> int:
+def sessions_end(
+    *,
+    user_id: int,
+    ids: Iterable[int] | None = None,
+    keep: int | None = None,
+    close_sockets: bool = True,
+) -> int:
     """End these device sessions of the user (every one when ``ids`` is None;
     never ``keep``): their tokens stop at once and, after commit, the sockets
-    opened with them close. The number ended."""
+    opened with them close (unless the caller closes them its own way: a ban
+    says why first). The number ended."""
     sessions = DeviceSession.objects.filter(user_id=user_id)
     if ids is not None:
         sessions = sessions.filter(pk__in=list(ids))
@@ -183,21 +187,9 @@ def sessions_end(*, user_id: int, ids: Iterable[int] | None = None, keep: int | 
     with transaction.atomic():
         ended = list(sessions.select_for_update().values_list("pk", flat=True))
         DeviceSession.objects.filter(pk__in=ended).delete()
-        if ended:
+        if ended and close_sockets:
             sockets_sign_out(user_id=user_id, tokens=[device_mark(pk) for pk in ended])
     return len(ended)
-
-
-def session_touch(session_id: int, last_seen: datetime, address: str | None) -> None:
-    """A request came with this session's token: note when (at most once a
-    minute: one UPDATE) and from where."""
-    now = timezone.now()
-    if now - last_seen < SEEN_EVERY:
-        return
-    changes: dict[str, object] = {"last_seen": now}
-    if address:
-        changes["address"] = address
-    DeviceSession.objects.filter(pk=session_id).update(**changes)
 
 
 def sessions_of(user: User) -> list[DeviceSession]:

@@ -148,7 +148,7 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
         table_services.table_leave(table_id=table_id, user=locked)
     locked.is_active = False
     locked.save(update_fields=["is_active"])
-    sessions_end(user_id=locked.pk)
+    sessions_end(user_id=locked.pk, close_sockets=False)  # the ban closes them (4401)
     Session.objects.filter(session_key__in=sessions).delete()
     after = _account_picture(locked, 0)
     entry = audit_record(

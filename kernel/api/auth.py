@@ -29,8 +29,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
     keeps), in one query with its user and device session; an expired token,
     an inactive account or a bot is refused. ``request.auth`` is the access
     token's row (``.session_id``: the device session). The session's
-    ``last_seen`` and address follow at most once a minute
-    (``accounts.sessions.session_touch`` does the same write)."""
+    ``last_seen`` and address follow at most once a minute (one UPDATE)."""
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         header = authentication.get_authorization_header(request).split()

@@ -38,11 +38,10 @@ TITLES = {
 
 def errors(*statuses: int, **codes: list[str]) -> dict[int, OpenApiResponse]:
     """Error responses: ``errors(400, 401, conflict=["seat_taken"])``. Keyword
-    arguments add codes to a status (``bad``=400, ``unauthorized``=401, ``forbidden``=403,
+    arguments add codes to a status (``bad``=400, ``forbidden``=403,
     ``missing``=404, ``conflict``=409, ``throttle``=429, ``busy``=503)."""
     names = {
         "bad": 400,
-        "unauthorized": 401,
         "forbidden": 403,
         "missing": 404,
         "conflict": 409,

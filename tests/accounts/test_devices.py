@@ -208,12 +208,12 @@ def test_a_refresh_token_shown_twice_ends_its_session_and_its_sockets(make_user)
 
     reused = async_to_sync(scenario)()
 
-    assert error(reused) == (401, "refresh_reused")
+    assert error(reused) == (400, "refresh_reused")
     assert reused.json()["message"] == (
         "This refresh token was already used: the session is ended, log in again."
     )
     assert not works(owner["token"])
-    assert error(refresh(owner["refresh"])) == (401, "invalid_refresh")
+    assert error(refresh(owner["refresh"])) == (400, "invalid_refresh")
     assert not DeviceSession.objects.filter(pk=stolen["session"]["id"]).exists()
     assert works(other_device["token"])
 
@@ -230,11 +230,11 @@ def test_an_unknown_expired_or_locked_out_refresh_token_is_refused_and_changes_n
     expired = refresh(old["refresh"], HTTP_ACCEPT_LANGUAGE="en")
     blank = refresh("")
 
-    assert error(unknown) == (401, "invalid_refresh")
+    assert error(unknown) == (400, "invalid_refresh")
     assert unknown.json()["message"] == (
         "Mã làm mới này không hợp lệ (không rõ hoặc đã hết hạn): hãy đăng nhập lại."
     )
-    assert error(expired) == (401, "invalid_refresh")
+    assert error(expired) == (400, "invalid_refresh")
     assert expired.json()["message"] == (
         "This refresh token is not valid (unknown or expired): log in again."
     )
@@ -242,7 +242,7 @@ def test_an_unknown_expired_or_locked_out_refresh_token_is_refused_and_changes_n
     assert list(DeviceSession.objects.order_by("pk").values()) == before
     lan.is_active = False
     lan.save(update_fields=["is_active"])
-    assert error(refresh(good["refresh"])) == (401, "invalid_refresh")
+    assert error(refresh(good["refresh"])) == (400, "invalid_refresh")
     assert list(DeviceSession.objects.order_by("pk").values()) == before
 
 
@@ -280,7 +280,7 @@ def test_a_second_device_keeps_playing_when_the_first_logs_out(make_user):
     assert sat["type"] == "ack"
     assert table.seats.filter(user=lan).exists()
     assert error(client(device_a["token"]).get(url("me"))) == (401, "not_authenticated")
-    assert error(refresh(device_a["refresh"])) == (401, "invalid_refresh")
+    assert error(refresh(device_a["refresh"])) == (400, "invalid_refresh")
     assert works(device_b["token"])
     assert [row["name"] for row in client(device_b["token"]).get(url("me/sessions")).json()] == [
         "B"
@@ -313,7 +313,7 @@ def test_a_device_logged_out_from_another_one_loses_its_tokens_and_sockets(make_
     async_to_sync(scenario)()
 
     assert not works(lost["token"])
-    assert error(refresh(lost["refresh"])) == (401, "invalid_refresh")
+    assert error(refresh(lost["refresh"])) == (400, "invalid_refresh")
     assert works(phone["token"])
     again = client(phone["token"]).delete(url(f"me/sessions/{lost['session']['id']}"))
     someone_elses = client(phone["token"]).delete(url(f"me/sessions/{minh_session}"))
@@ -408,7 +408,7 @@ def test_a_password_change_from_a_device_ends_every_other_one_and_keeps_its_own(
     assert works(changer["token"])
     assert works(refresh(changer["refresh"]).json()["token"])
     assert not works(other["token"])
-    assert error(refresh(other["refresh"])) == (401, "invalid_refresh")
+    assert error(refresh(other["refresh"])) == (400, "invalid_refresh")
 
 
 # -- the profile page ----------------------------------------------------------------

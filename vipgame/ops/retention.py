@@ -51,6 +51,16 @@ def expired_device_sessions(batch: int) -> int:
     return _delete_in_batches(dead, batch)
 
 
+def old_used_refresh_tokens(batch: int) -> int:
+    """The digests of refresh tokens traded longer ago than a refresh token
+    lives: shown again, they would be refused as expired anyway, so reuse
+    detection no longer needs them."""
+    from accounts.models import UsedRefresh
+
+    limit = timezone.now() - timedelta(days=settings.REFRESH_TOKEN_DAYS)
+    return _delete_in_batches(UsedRefresh.objects.filter(used_at__lt=limit), batch)
+
+
 def old_axes_logs(days: int, batch: int) -> int:
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 
@@ -73,6 +83,7 @@ def run() -> dict[str, int]:
     return {
         "sessions": expired_sessions(batch),
         "devices": expired_device_sessions(batch),
+        "used_refresh": old_used_refresh_tokens(batch),
         "axes": old_axes_logs(settings.RETENTION_AXES_DAYS, batch),
         "sightings": old_sightings(settings.RETENTION_SIGHTINGS_DAYS, batch),
     }
