@@ -1,10 +1,12 @@
-"""Accounts API: log in for a token, log out (revokes it), who am I, avatars (signing up
+"""Accounts API: log in for a device session's tokens, refresh them, log out (this
+device, another one, everywhere), the device list, who am I, avatars (signing up
 composes accounts and wallet: ``vipgame.signup``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import SESSION_KEY, update_session_auth_hash
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -17,16 +19,20 @@ from rest_framework.views import APIView
 
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
+from kernel.net import client_ip
 
 from .avatars import FACES, avatar_url
-from .models import User
+from .errors import DeviceSessionUnknown
+from .models import DeviceSession, User
 from .names import display_name_check, username_check
 from .services import (
     avatar_set,
+    logout_everywhere,
     password_change,
     token_login,
     token_logout,
 )
+from .sessions import Issued, session_refresh, sessions_end, sessions_of
 
 
 class UserOut(serializers.ModelSerializer[User]):
@@ -75,19 +81,95 @@ class AvatarIn(StrictIn):
     avatar = AvatarKeyField(help_text="One of the keys of `GET /api/v1/me/avatar`.")
 
 
-class LoginIn(StrictIn):
+class DeviceIn(StrictIn):
+    """What a log-in may say of the device, shown in its list of sessions."""
+
+    device_name = serializers.CharField(
+        max_length=60,
+        required=False,
+        allow_blank=True,
+        help_text="Shown in the list of sessions, e.g. “Lan's iPhone”.",
+    )
+    platform = serializers.ChoiceField(
+        choices=DeviceSession.Platform.values,
+        required=False,
+        help_text="The device's platform (`other` when not sent).",
+    )
+
+
+def device_fields(data: dict[str, Any]) -> dict[str, str]:
+    """The device's fields of a validated log-in or sign-up, taken out of it."""
+    return {
+        "name": data.pop("device_name", ""),
+        "platform": data.pop("platform", DeviceSession.Platform.OTHER),
+    }
+
+
+class LoginIn(DeviceIn):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
 
+class RefreshIn(StrictIn):
+    refresh = serializers.CharField(max_length=256, help_text="The refresh token last received.")
+
+
+class SessionOut(serializers.Serializer[DeviceSession]):
+    id = serializers.IntegerField()
+    name = serializers.CharField(help_text="As the app sent it at log-in (may be empty).")
+    platform = serializers.ChoiceField(choices=DeviceSession.Platform.values)
+    user_agent = serializers.CharField()
+    address = serializers.CharField(
+        allow_null=True, help_text="The client address last seen (docs/security.md)."
+    )
+    created = serializers.DateTimeField(help_text="The log-in.")
+    last_seen = serializers.DateTimeField(
+        help_text="The last API request or refresh with its tokens (to the minute)."
+    )
+    current = serializers.SerializerMethodField(help_text="Whether it is the caller's.")
+
+    def get_current(self, session: DeviceSession) -> bool:
+        return bool(session.pk == self.context.get("current"))
+
+
 class TokenOut(serializers.Serializer[dict[str, Any]]):
     token = serializers.CharField(
-        help_text="Send as `Authorization: Token <token>` over HTTP and on the WebSocket."
+        help_text=(
+            "The access token: send `Authorization: Bearer <token>` (or `Token <token>`) "
+            "over HTTP and on the WebSocket. Good until `token_expires`."
+        )
     )
+    token_expires = serializers.DateTimeField()
+    refresh = serializers.CharField(
+        help_text=(
+            "Trade it once at `POST /api/v1/auth/refresh` for a new pair; keep it "
+            "secret (the device's keychain). Good until `refresh_expires`."
+        )
+    )
+    refresh_expires = serializers.DateTimeField()
+    session = SessionOut(help_text="This device's session (its `id` in `GET /api/v1/me/sessions`).")
     user = UserOut()
 
 
-class SignupIn(StrictIn):
+def tokens_body(issued: Issued, user: User) -> dict[str, Any]:
+    """The answer of a log-in, a sign-up or a refresh."""
+    body = {
+        "token": issued.access,
+        "token_expires": issued.access_expiry,
+        "refresh": issued.refresh,
+        "refresh_expires": issued.refresh_expiry,
+        "session": issued.session,
+        "user": user,
+    }
+    return dict(TokenOut(body, context={"current": issued.session.pk}).data)
+
+
+def request_device(request: Request) -> int | None:
+    """The device session whose access token authenticated the request."""
+    return getattr(request.auth, "session_id", None)
+
+
+class SignupIn(DeviceIn):
     username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     display_name = serializers.CharField(max_length=40)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
@@ -134,11 +216,13 @@ class LoginView(APIView):
 
     @extend_schema(
         operation_id="auth_login",
-        summary="Log in for an API token",
+        summary="Log in: a session for this device",
         description=(
             "Checks the password through django-axes: 5 failures for a username from one "
             "address lock it out for 15 minutes (`locked_out`, 429). Bots never log in. "
-            "The token is the same on every device until log-out or a password change. " + LIMITS
+            "Every log-in starts a device session of its own (listed in "
+            "`GET /api/v1/me/sessions`): a short-lived access token and a single-use "
+            "refresh token (docs/api.md). " + LIMITS
         ),
         request=LoginIn,
         responses={
@@ -150,28 +234,122 @@ class LoginView(APIView):
     def post(self, request: Request) -> Response:
         data = LoginIn(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = token_login(
+        fields = dict(data.validated_data)
+        user, issued = token_login(
             request=request._request,
-            username=data.validated_data["username"],
-            password=data.validated_data["password"],
+            username=fields.pop("username"),
+            password=fields.pop("password"),
+            **device_fields(fields),
         )
-        return Response(TokenOut({"token": token, "user": user}).data)
+        return Response(tokens_body(issued, user))
+
+
+class RefreshView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_refresh",
+        summary="Trade the refresh token for a new pair",
+        description=(
+            "Answers a new access token and a new refresh token for the same device "
+            "session; the access token and refresh token of before stop working. A "
+            "refresh token is good once: shown again, the session it belongs to ends "
+            "(`refresh_reused`: the token was copied; its sockets close with code 4400) "
+            "and the app must log in again. `invalid_refresh`: unknown, expired, or the "
+            "account may no longer log in. Throttled per address like every POST."
+        ),
+        request=RefreshIn,
+        responses={
+            200: TokenOut,
+            **errors(400, 429, bad=["invalid_refresh", "refresh_reused"]),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = RefreshIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        issued = session_refresh(
+            refresh=data.validated_data["refresh"], address=client_ip(request._request)
+        )
+        return Response(tokens_body(issued, issued.session.user))
 
 
 class LogoutView(APIView):
+    throttle_classes: list[Any] = []  # never refused: a log-out always goes through
+
     @extend_schema(
         operation_id="auth_logout",
-        summary="Log out: revoke the API token",
+        summary="Log out this device",
         description=(
-            "Deletes the caller's token (on every device: HTTP and new WebSocket "
-            "connections refuse it; open sockets opened with it are closed with code "
-            "4400) and ends the browser session if there is one."
+            "Ends the caller's device session (its access and refresh tokens stop "
+            "working; the sockets opened with them close with code 4400) and the "
+            "browser session if the request carries one. The account's other devices "
+            "and browsers stay logged in. Not throttled."
         ),
         request=None,
-        responses={204: None, **errors(401, 403, 429)},
+        responses={204: None, **errors(401, 403)},
     )
     def post(self, request: Request) -> Response:
-        token_logout(request=request._request, user=request.user)  # type: ignore[arg-type]
+        user: User = request.user  # type: ignore[assignment]
+        token_logout(request=request._request, user=user, device=request_device(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LogoutAllView(APIView):
+    throttle_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="auth_logout_all",
+        summary="Log out everywhere",
+        description=(
+            "Ends every device session and browser session of the account, the "
+            "caller's too; every socket of the account closes (code 4400). Not throttled."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        logout_everywhere(request=request._request, user=user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SessionsView(APIView):
+    @extend_schema(
+        operation_id="me_sessions",
+        summary="My devices: the sessions logged in",
+        description=(
+            "Every live device session of the account, the most recently seen first; "
+            "`current` marks the caller's. Browser sessions are not listed."
+        ),
+        responses={200: SessionOut(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        context = {"current": request_device(request)}
+        rows = SessionOut(sessions_of(user), many=True, context=context)  # type: ignore[arg-type]
+        return Response(rows.data)
+
+
+class SessionView(APIView):
+    throttle_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="me_session_end",
+        summary="Log out one of my devices",
+        description=(
+            "Ends that device session: its tokens stop working and its sockets close "
+            "(code 4400); the others go on. Ending the caller's own is a log-out. "
+            "`session_not_found` when the account has no such session. Not throttled."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 403, missing=["session_not_found"])},
+    )
+    def delete(self, request: Request, session_id: int) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        if not sessions_end(user_id=user.pk, ids=[session_id]):
+            raise DeviceSessionUnknown()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -181,13 +359,14 @@ class PasswordView(APIView):
         summary="Change your password",
         description=(
             "Checks the current password and Django's validators "
-            "(`details.new_password`), then revokes every API token and browser session "
-            "of the account and closes its open sockets (code 4400): every device must "
-            "log in again. Answers a new token for this client."
+            "(`details.new_password`), then ends every other session of the account "
+            "(devices and browsers) and closes their sockets (code 4400): every other "
+            "device must log in again. The caller's device session goes on, its tokens "
+            "and sockets unchanged (a browser's session gets a new key)."
         ),
         request=PasswordIn,
         responses={
-            200: TokenOut,
+            204: None,
             **errors(400, 401, 403, 429, bad=["wrong_password"], busy=["busy"]),
         },
     )
@@ -195,12 +374,15 @@ class PasswordView(APIView):
         user: User = request.user  # type: ignore[assignment]
         data = PasswordIn(data=request.data, context={"user": user})
         data.is_valid(raise_exception=True)
-        token = password_change(
+        password_change(
             user=user,
             old_password=data.validated_data["old_password"],
             new_password=data.validated_data["new_password"],
+            device=request_device(request),
         )
-        return Response(TokenOut({"token": token, "user": user}).data)
+        if request.session.get(SESSION_KEY) is not None:
+            update_session_auth_hash(request._request, user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeView(APIView):

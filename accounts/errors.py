@@ -41,3 +41,24 @@ class AccountBanned(ServiceError):
     code = "account_banned"
     template = _("Your account has been banned. Reason: %(reason)s")
     status = 403
+
+
+class RefreshInvalid(ServiceError):
+    code = "invalid_refresh"
+    template = _("This refresh token is not valid (unknown or expired): log in again.")
+    status = 400  # as OAuth 2's invalid_grant: the body is wrong, no credential was sent
+
+
+class RefreshReused(ServiceError):
+    """A refresh token already traded was shown again: the session it belongs
+    to has ended (whoever holds a copy of it is logged out too)."""
+
+    code = "refresh_reused"
+    template = _("This refresh token was already used: the session is ended, log in again.")
+    status = 400
+
+
+class DeviceSessionUnknown(ServiceError):
+    code = "session_not_found"
+    template = _("You have no session with this id (it may have ended already).")
+    status = 404

@@ -4,6 +4,7 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
+from knox.models import AbstractAuthToken
 
 from .avatars import CHOICES, default_avatar
 
@@ -12,7 +13,7 @@ from .avatars import CHOICES, default_avatar
 password_changed = Signal()
 
 
-class User(AbstractUser):
+class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is untyped
     display_name = models.CharField(_("display name"), max_length=40)
     is_bot = models.BooleanField(
         _("bot"), default=False, help_text=_("Bots play at tables and can never log in.")
@@ -129,3 +130,65 @@ def public_name(display_name: str, user_id: int | None) -> str:
     ``createsuperuser``) "#id", the same in every language (a table's state is
     sent to all its players): the log-in name is never shown."""
     return display_name or f"#{user_id}"
+
+
+class DeviceSession(models.Model):  # type: ignore[django-manager-missing]  # (knox)
+    """One log-in of one device (a phone, a tablet, an API client): its own
+    access and refresh tokens, listed to the player, ended alone
+    (``accounts.sessions``). Ending it deletes the row, its tokens with it."""
+
+    class Platform(models.TextChoices):
+        IOS = "ios", "iOS"
+        ANDROID = "android", "Android"
+        WEB = "web", _("Web")
+        DESKTOP = "desktop", _("Desktop")
+        OTHER = "other", _("Other")
+
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="device_sessions", verbose_name=_("user")
+    )
+    name = models.CharField(_("device name"), max_length=60, blank=True)
+    platform = models.CharField(
+        _("platform"), max_length=10, choices=Platform.choices, default=Platform.OTHER
+    )
+    user_agent = models.CharField(_("user agent"), max_length=200, blank=True)
+    address = models.GenericIPAddressField(_("address"), null=True, blank=True)
+    created = models.DateTimeField(_("logged in"), auto_now_add=True)
+    last_seen = models.DateTimeField(_("last seen"))
+    # The current refresh token, hashed (knox.crypto.hash_token); older ones
+    # are in UsedRefresh until the session ends.
+    refresh_digest = models.CharField(max_length=128, unique=True)
+    refresh_expiry = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("device session")
+        verbose_name_plural = _("device sessions")
+        indexes = [models.Index(fields=["user", "-last_seen"], name="accounts_device_user_seen")]
+
+    def __str__(self) -> str:
+        return self.name or self.get_platform_display()
+
+
+class AccessToken(AbstractAuthToken):
+    """django-rest-knox's token (``KNOX_TOKEN_MODEL``): hashed at rest,
+    short-lived, and of one device session."""
+
+    session: "models.ForeignKey[DeviceSession, DeviceSession]" = models.ForeignKey(
+        DeviceSession, on_delete=models.CASCADE, related_name="access_tokens"
+    )
+
+    class Meta:
+        verbose_name = _("access token")
+        verbose_name_plural = _("access tokens")
+
+
+class UsedRefresh(models.Model):
+    """A refresh token already traded for a new pair: shown again, it was
+    stolen or copied, and the session it belongs to ends (reuse detection)."""
+
+    digest = models.CharField(max_length=128, primary_key=True)
+    session = models.ForeignKey(DeviceSession, on_delete=models.CASCADE, related_name="+")
+    used_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.session_id} @ {self.used_at:%Y-%m-%d %H:%M}"

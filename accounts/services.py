@@ -1,5 +1,4 @@
-import hashlib
-from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY, authenticate, logout
@@ -9,15 +8,22 @@ from django.contrib.sessions.models import Session
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from kernel.notify import tell_user_on_commit
+from kernel.net import client_ip
 
 from .avatars import AVATARS
 from .errors import InvalidCredentials, LockedOut, UnknownAvatar
 from .limits import LIMITED, TooManyAttempts, password_check_slot
-from .models import User
+from .models import DeviceSession, User
 from .names import NameTaken, UsernameTaken, display_name_check, username_check
+from .sessions import (
+    Issued,
+    credential_mark,
+    device_mark,
+    session_start,
+    sessions_end,
+    sockets_sign_out,
+)
 
 
 @transaction.atomic
@@ -77,12 +83,17 @@ def avatar_set(*, user: User, avatar: object) -> User:
     return user
 
 
-def token_login(*, request: HttpRequest, username: str, password: str) -> tuple[User, str]:
+def token_login(
+    *,
+    request: HttpRequest,
+    username: str,
+    password: str,
+    name: str = "",
+    platform: str = DeviceSession.Platform.OTHER,
+) -> tuple[User, Issued]:
     """Check a player's password through django-axes (failures count towards its
-    lock-out) and return the player's API token, created on first use.
-
-    Bots never log in. The token is the same on every device until log-out.
-    """
+    lock-out) and start a device session (``accounts.sessions``): every log-in
+    gets its own tokens, whatever the device. Bots never log in."""
     user = authenticate(request, username=username, password=password)
     wait = getattr(request, LIMITED, None)
     if wait:
@@ -94,25 +105,17 @@ def token_login(*, request: HttpRequest, username: str, password: str) -> tuple[
     if not isinstance(user, User) or user.is_bot:
         raise InvalidCredentials()
     user_logged_in.send(sender=User, request=request, user=user)
-    return user, token_issue(user=user)
+    return user, session_start(user=user, **device_of(request, name=name, platform=platform))
 
 
-def token_issue(*, user: User) -> str:
-    """The player's API token (HTTP and WebSocket), created on first use."""
-    token, _created = Token.objects.get_or_create(user=user)
-    return str(token.key)
-
-
-def credential_mark(secret: str) -> str:
-    """What sockets and messages carry instead of a token or session key."""
-    return hashlib.sha256(secret.encode()).hexdigest()[:32]
-
-
-def sockets_sign_out(*, user_id: int, tokens: Sequence[str] = (), session: str = "") -> None:
-    """After commit: close the user's open sockets that were opened with one of
-    these tokens or this session (marks from ``credential_mark``)."""
-    message = {"type": "account.logged_out", "tokens": list(tokens), "session": session}
-    tell_user_on_commit(user_id, message)
+def device_of(request: HttpRequest, *, name: str, platform: str) -> dict[str, Any]:
+    """What a new device session records of the request that starts it."""
+    return {
+        "name": name,
+        "platform": platform,
+        "user_agent": request.META.get("HTTP_USER_AGENT", ""),
+        "address": client_ip(request),
+    }
 
 
 def session_ended(sender: Any, request: HttpRequest | None, user: User | None, **_: Any) -> None:
@@ -123,17 +126,27 @@ def session_ended(sender: Any, request: HttpRequest | None, user: User | None, *
         sockets_sign_out(user_id=user.pk, session=credential_mark(key))
 
 
-def token_logout(*, request: HttpRequest, user: User) -> None:
-    """Revoke the player's API token (every device) and end this browser session;
-    the sockets opened with either close."""
-    tokens = Token.objects.filter(user=user)
-    marks = [credential_mark(key) for key in tokens.values_list("key", flat=True)]
-    tokens.delete()
-    sockets_sign_out(user_id=user.pk, tokens=marks)
+def token_logout(*, request: HttpRequest, user: User, device: int | None) -> None:
+    """Log this client out: its device session (``device``: the one whose token
+    came with the request) and, if the request carries one, its browser
+    session. Every other device and browser stays logged in."""
+    if device is not None:
+        sessions_end(user_id=user.pk, ids=[device])
     if request.session.get(SESSION_KEY) is not None:
         logout(request)
     else:
         user_logged_out.send(sender=User, request=request, user=user)
+
+
+def logout_everywhere(*, request: HttpRequest, user: User) -> int:
+    """End every device session and browser session of the user, this one
+    too; every socket of theirs closes. The number of device sessions ended."""
+    ended = sessions_end(user_id=user.pk)
+    Session.objects.filter(session_key__in=user_session_keys(user)).delete()
+    sockets_sign_out(user_id=user.pk, everything=True)
+    if request.session.get(SESSION_KEY) is not None:
+        logout(request)
+    return ended
 
 
 def user_session_keys(user: User) -> list[str]:
@@ -147,17 +160,23 @@ def user_session_keys(user: User) -> list[str]:
     ]
 
 
+#: The device session that changes its own password through the API keeps
+#: going (``password_change``); every other one ends.
+_keeping: ContextVar[int | None] = ContextVar("accounts_keeping", default=None)
+
+
 def credentials_revoke(*, user: User) -> None:
     """After a password change or reset (any path: the site's form, the API, the
-    admin, ``changepassword``): delete every API token and session of the user
-    and, after commit, close every socket they have open (code 4400). The
-    browser that changed its own password keeps its session: Django gives it a
-    new key right after (``update_session_auth_hash``)."""
-    Token.objects.filter(user=user).delete()
+    admin, ``changepassword``): end every device session of the user but the
+    one changing it through the API, delete every browser session and, after
+    commit, close every socket they have open (code 4400). The browser that
+    changed its own password keeps its session: Django gives it a new key right
+    after (``update_session_auth_hash``)."""
+    keep = _keeping.get()
+    sessions_end(user_id=user.pk, keep=keep)
     Session.objects.filter(session_key__in=user_session_keys(user)).delete()
-    message = {"type": "account.logged_out", "all": True}
-    user_id = user.pk
-    tell_user_on_commit(user_id, message)
+    kept = [device_mark(keep)] if keep is not None else []
+    sockets_sign_out(user_id=user.pk, everything=True, keep=kept)
 
 
 def password_was_changed(sender: type[User], *, user: User, **kwargs: Any) -> None:
@@ -165,9 +184,12 @@ def password_was_changed(sender: type[User], *, user: User, **kwargs: Any) -> No
     credentials_revoke(user=user)
 
 
-def password_change(*, user: User, old_password: str, new_password: str) -> str:
-    """The API's password change: check the old one, validate the new one,
-    revoke everything (``credentials_revoke``) and return a fresh token."""
+def password_change(
+    *, user: User, old_password: str, new_password: str, device: int | None
+) -> None:
+    """The API's password change: check the old one, validate the new one, and
+    end every other session (``credentials_revoke``); the device session that
+    asks (``device``) keeps its tokens and sockets."""
     from .errors import WrongPassword
 
     with password_check_slot():
@@ -175,7 +197,10 @@ def password_change(*, user: User, old_password: str, new_password: str) -> str:
     if not right:
         raise WrongPassword()
     validate_password(new_password, user)
-    with transaction.atomic():
-        user.set_password(new_password)
-        user.save(update_fields=["password"])
-        return token_issue(user=user)
+    reset = _keeping.set(device)
+    try:
+        with transaction.atomic():
+            user.set_password(new_password)
+            user.save(update_fields=["password"])
+    finally:
+        _keeping.reset(reset)

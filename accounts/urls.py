@@ -6,6 +6,8 @@ from .limits import SlotPasswordChangeForm
 
 urlpatterns = [
     path("profile/", views.profile, name="profile"),
+    path("devices/<int:session_id>/logout/", views.device_logout, name="device_logout"),
+    path("devices/logout-all/", views.logout_all, name="logout_all"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

@@ -44,9 +44,11 @@ def create_tables(
 ) -> list[TableSpec]:
     """``count`` tables of ``game`` (or of each game in turn for ``mix``), a
     player with an API token sat at every seat. Needs Django set up."""
-    from django.conf import settings
-    from rest_framework.authtoken.models import Token
+    from datetime import timedelta
 
+    from django.conf import settings
+
+    from accounts.sessions import token_issue
     from games import services
     from wallet.services import player_signup
 
@@ -73,7 +75,9 @@ def create_tables(
             services.table_sit(
                 table_id=created.pk, user=user, position=position, buy_in=buy_in, auto_ready=False
             )
-        tokens = [Token.objects.get_or_create(user=u)[0].key for u in users]
+        # a device session each, its access token good for the longest run
+        day = timedelta(days=1)
+        tokens = [token_issue(user=u, name="bench", access_ttl=day) for u in users]
         specs.append(TableSpec(created.pk, kind, tokens, [u.pk for u in users]))
     return specs
 

@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from redis.exceptions import RedisError
 
 from accounts.errors import AccountBanned
-from accounts.services import credential_mark
+from accounts.sessions import credential_mark
 from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from kernel import limits
@@ -338,7 +338,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         token = message.get("token")
         if not isinstance(token, str) or not token:
             raise protocol_error("bad_token", _("Send your API token."))
-        user = await user_for_token(token)
+        user, mark = await user_for_token(token)
         if not user.is_authenticated:
             raise PermissionDenied()
         cap = ("ws-user", str(user.pk), settings.WS_MAX_SOCKETS_PER_USER)
@@ -346,7 +346,7 @@ class RoomSocket(AsyncWebsocketConsumer):
             return False
         self.user = user
         context.bind(user=user.pk)
-        self.credentials = {credential_mark(token)}
+        self.credentials = {mark}
         if isinstance(message.get("lang"), str):
             self.language = language_for(message["lang"], None)
         await self.send_json({"type": "event", "event": "authenticated", "user_id": user.pk})
@@ -361,11 +361,15 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def account_logged_out(self, event: dict[str, Any]) -> None:
         """The token or browser session this socket was opened with was ended
-        (``all``: every credential of the user, after a password change)."""
+        (``all``: every credential of the user, after a password change or a
+        log-out everywhere, but those in ``keep``)."""
         marks = set(event.get("tokens") or ())
         if event.get("session"):
             marks.add(event["session"])
-        if not event.get("all") and self.credentials.isdisjoint(marks):
+        if event.get("all"):
+            if not self.credentials.isdisjoint(event.get("keep") or ()):
+                return  # the device that changed the password keeps its sockets
+        elif self.credentials.isdisjoint(marks):
             return
         await self.send_json({"type": "event", "event": "logged_out"})
         await self.close(code=LOGGED_OUT)

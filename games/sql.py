@@ -29,8 +29,9 @@ from django.db.models import Field
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
+from knox.crypto import hash_token
 
-from accounts.models import User
+from accounts.models import AccessToken, User
 from games.models import Hand, HandEvent, HandPlayer, Seat, Table
 from games.refs import EventRecord, SeatRef
 from wallet.models import Account, Hold
@@ -310,22 +311,23 @@ def seats_with_chips(table: Table, escrow: bool) -> list[Seat]:
 
 @cache
 def _token_sql() -> str:
-    from rest_framework.authtoken.models import Token
-
     return (
-        f"SELECT {_columns('u', User)} FROM {Token._meta.db_table} t "
-        f'JOIN {User._meta.db_table} u ON u."id" = t."user_id" WHERE t."key" = %s'
+        f'SELECT {_columns("u", User)}, t."session_id" FROM {AccessToken._meta.db_table} t '
+        f'JOIN {User._meta.db_table} u ON u."id" = t."user_id" '
+        f'WHERE t."digest" = %s AND (t."expiry" IS NULL OR t."expiry" > %s)'
     )
 
 
-def token_user(key: str) -> User | None:
-    """The user an API token names (None: no such token); one statement, as
-    every socket a mobile app opens asks it."""
+def token_user(key: str) -> tuple[User, int] | None:
+    """The user an access token names and its device session (None: no such
+    token, or expired); one statement, as every socket a mobile app opens
+    asks it. The token is looked up by its digest (django-rest-knox's hash)."""
     db = _db()
+    now = db.ops.adapt_datetimefield_value(timezone.now())
     with _cursor(db) as cursor:
-        cursor.execute(_token_sql(), [key])
+        cursor.execute(_token_sql(), [hash_token(key), now])
         row = cursor.fetchone()
-    return None if row is None else _from_row(db, User, row)
+    return None if row is None else (_from_row(db, User, row[:-1]), int(row[-1]))
 
 
 # -- the heartbeat ---------------------------------------------------------------

@@ -3,8 +3,8 @@
 Browsers authenticate with the Django session and always send ``Origin``,
 which must then be one of ``ALLOWED_ORIGINS``: scheme, host and port all
 compared (a page on another port of the same host is another origin). Mobile
-apps send a DRF token in
-the ``Authorization`` header (or in a first ``auth`` message) and usually no
+apps send a device session's access token (``accounts.sessions``) in the
+``Authorization`` header (or in a first ``auth`` message) and usually no
 ``Origin``: a missing Origin is accepted, since a cross-site page cannot open
 a socket without one.
 """
@@ -22,18 +22,24 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
-from accounts.services import credential_mark
+from accounts.sessions import device_mark
 from kernel.ops import metrics
 
 
 @database_sync_to_async
-def user_for_token(key: str) -> Any:
+def user_for_token(key: str) -> tuple[Any, str]:
+    """The user an access token names, and the mark of its device session
+    (what a log-out of that device closes); a guest and "" when the token is
+    unknown, expired, or its account may not play."""
     from games import sql
 
-    user = sql.token_user(key)
-    if user is None or not user.is_active or user.is_bot:
-        return AnonymousUser()
-    return user
+    found = sql.token_user(key)
+    if found is None:
+        return AnonymousUser(), ""
+    user, session_id = found
+    if not user.is_active or user.is_bot:
+        return AnonymousUser(), ""
+    return user, device_mark(session_id)
 
 
 def header(scope: dict[str, Any], name: bytes) -> str | None:
@@ -57,10 +63,10 @@ class TokenAuthMiddleware:
         authorization = header(scope, b"authorization") or ""
         scheme, _, key = authorization.partition(" ")
         if scheme.lower() in ("token", "bearer") and key:
-            user = await user_for_token(key.strip())
+            user, mark = await user_for_token(key.strip())
             scope = {**scope, "user": user}
             if user.is_authenticated:
-                scope["auth_token"] = credential_mark(key.strip())
+                scope["auth_token"] = mark
             return await self.app(scope, receive, send)
         return await self.by_session(scope, receive, send)
 

@@ -19,9 +19,9 @@ from django.contrib.sessions.models import Session
 from django.db import IntegrityError, models, transaction
 from django.db.models import Func, Sum
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from accounts.models import User
+from accounts.models import DeviceSession, User
+from accounts.sessions import sessions_end
 from games import clock, publish
 from games import services as table_services
 from games.errors import TableClosed, TableNotFound
@@ -122,7 +122,7 @@ def _account_picture(user: User, sessions: int) -> dict[str, Any]:
     return {
         "is_active": user.is_active,
         "seats": _seats(user),
-        "tokens": Token.objects.filter(user=user).count(),
+        "tokens": DeviceSession.objects.filter(user=user).count(),
         "sessions": sessions,
     }
 
@@ -148,7 +148,7 @@ def user_ban(*, by: User, user: User, reason: str) -> AuditEntry:
         table_services.table_leave(table_id=table_id, user=locked)
     locked.is_active = False
     locked.save(update_fields=["is_active"])
-    Token.objects.filter(user=locked).delete()
+    sessions_end(user_id=locked.pk, close_sockets=False)  # the ban closes them (4401)
     Session.objects.filter(session_key__in=sessions).delete()
     after = _account_picture(locked, 0)
     entry = audit_record(

@@ -40,8 +40,7 @@ def bot_tables(count: int) -> list[TableSpec]:
     """Tables with one socket player (seat 0) and three bots, Hold'em and Mậu
     Binh in turn (Tiến Lên, 35 moves a hand, is on the tables of four players:
     with bots each move is a Celery task, too slow a hand on a loaded machine)."""
-    from rest_framework.authtoken.models import Token
-
+    from accounts.sessions import token_issue
     from games import services
     from wallet.services import player_signup
 
@@ -59,7 +58,7 @@ def bot_tables(count: int) -> list[TableSpec]:
         services.table_sit(
             table_id=table.pk, user=user, position=0, buy_in=buy_in, auto_ready=False
         )
-        token = Token.objects.get_or_create(user=user)[0].key
+        token = token_issue(user=user)
         specs.append(TableSpec(table.pk, game, [token], [user.pk]))
     return specs
 

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -286,6 +287,19 @@ WORKER_CONN_MAX_AGE = env.int("WORKER_CONN_MAX_AGE", default=300)
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 
 AUTH_USER_MODEL = "accounts.User"
+# API sessions, one per device (accounts.sessions, docs/api.md "Log-in and
+# tokens"): django-rest-knox access tokens, hashed at rest, good for
+# ACCESS_TOKEN_MINUTES; a refresh token, single-use, trades for a new pair
+# until REFRESH_TOKEN_DAYS without use (and never past SESSION_MAX_DAYS).
+KNOX_TOKEN_MODEL = "accounts.AccessToken"  # noqa: S105 (a model, not a secret)
+# knox's own migrations would create its default token table even though the
+# model is swapped out (an empty table whose key on users blocks the tests'
+# flush): knox's only model is ours, so it has no migrations to run.
+MIGRATION_MODULES = {"knox": None}
+ACCESS_TOKEN_MINUTES = env.int("ACCESS_TOKEN_MINUTES", default=15)
+REFRESH_TOKEN_DAYS = env.int("REFRESH_TOKEN_DAYS", default=30)
+SESSION_MAX_DAYS = env.int("SESSION_MAX_DAYS", default=90)
+REST_KNOX = {"AUTH_HEADER_PREFIX": "Token", "AUTO_REFRESH": False, "TOKEN_TTL": None}
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

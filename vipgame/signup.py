@@ -18,10 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api import SignupIn, TokenOut
+from accounts.api import SignupIn, TokenOut, device_fields, tokens_body
 from accounts.forms import SignupForm
 from accounts.limits import TooManyAttempts, signup_take, too_many
-from accounts.services import token_issue
+from accounts.services import device_of
+from accounts.sessions import session_start
 from kernel.api.schema import errors
 from wallet.services import player_signup
 
@@ -62,7 +63,8 @@ class SignupView(APIView):
         operation_id="auth_signup",
         summary="Sign up",
         description=(
-            "Creates a player with the sign-up grant of chips and returns their token. "
+            "Creates a player with the sign-up grant of chips and starts a session for this "
+            "device (the tokens, as `POST /api/v1/auth/login` answers them). "
             "The password must pass Django's validators (`details.password`). Sign-ups "
             "are limited per client address, web and API together (`SIGNUP_RATE`, "
             "`throttled` with `details.wait`). Names that impersonate are refused with "
@@ -93,6 +95,8 @@ class SignupView(APIView):
         data = SignupIn(data=request.data)
         data.is_valid(raise_exception=True)
         signup_take(request._request)
-        user = player_signup(**data.validated_data)
-        body = TokenOut({"token": token_issue(user=user), "user": user}).data
+        fields = dict(data.validated_data)
+        device = device_of(request._request, **device_fields(fields))
+        user = player_signup(**fields)
+        body = tokens_body(session_start(user=user, **device), user)
         return Response(body, status=status.HTTP_201_CREATED)

@@ -11,10 +11,18 @@ from . import signup, views
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/login", accounts_api.LoginView.as_view(), name="api-login"),
     path("auth/logout", accounts_api.LogoutView.as_view(), name="api-logout"),
+    path("auth/logout-all", accounts_api.LogoutAllView.as_view(), name="api-logout-all"),
+    path("auth/refresh", accounts_api.RefreshView.as_view(), name="api-refresh"),
     path("auth/signup", signup.SignupView.as_view(), name="api-signup"),
     path("auth/password", accounts_api.PasswordView.as_view(), name="api-password"),
     path("me", accounts_api.MeView.as_view(), name="api-me"),
     path("me/avatar", accounts_api.MyAvatarView.as_view(), name="api-me-avatar"),
+    path("me/sessions", accounts_api.SessionsView.as_view(), name="api-me-sessions"),
+    path(
+        "me/sessions/<int:session_id>",
+        accounts_api.SessionView.as_view(),
+        name="api-me-session",
+    ),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
 ]

@@ -15,10 +15,9 @@ from django.contrib.sessions.models import Session
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import DeviceSession, User
 from kernel import limits
 from kernel.net import ProxyHeadersMiddleware, client_ip, resolve, scope_client_ip
 from moderation.models import Sighting
@@ -47,7 +46,7 @@ def picture():
     return (
         sorted(User.objects.values_list("username", flat=True)),
         LedgerTransaction.objects.filter(kind="signup_grant").count(),
-        Token.objects.count(),
+        DeviceSession.objects.count(),
         len(signed_in),
     )
 
@@ -247,7 +246,7 @@ def test_axes_lock_out_is_not_dodged_by_rotating_forwarded_for(settings, make_us
     assert answers[:4] == ["invalid_credentials"] * 4
     assert set(answers[5:]) == {"locked_out"}
     assert right.json()["code"] == "locked_out"
-    assert not Token.objects.exists()
+    assert not DeviceSession.objects.exists()
     assert api_login("lan", PASSWORD, peer="192.0.2.44").status_code == 200
 
 

@@ -11,12 +11,11 @@ import pytest
 from axes.models import AccessAttempt
 from django.db import connection
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts import limits
 from accounts.limits import password_check_slot
-from accounts.models import User
+from accounts.models import DeviceSession, User
 
 PASSWORD = "Bai-Tien-Len-42"
 
@@ -76,7 +75,7 @@ def test_the_api_answers_busy_without_hashing_while_every_slot_is_taken(
     assert unknown.status_code == 503
     assert hashes == []
     assert AccessAttempt.objects.count() == 0
-    assert Token.objects.count() == 0
+    assert DeviceSession.objects.count() == 0
     assert api_login().status_code == 200  # the slot is free again
     assert len(hashes) == 1
 
@@ -176,7 +175,7 @@ def test_many_log_ins_at_once_hash_at_most_the_limit_the_rest_are_busy(
 
     assert most == 2
     assert sorted(answers) == [200, 200, 503, 503, 503, 503]
-    assert Token.objects.count() == 2
+    assert DeviceSession.objects.count() == 2
     slots = limits._password_slots()
     assert slots is not None
     assert slots._value == 2  # every slot given back

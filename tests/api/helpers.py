@@ -8,7 +8,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from accounts.services import token_issue
+from accounts.sessions import token_issue
 from games.models import ChatMessage, Hand, HandEvent, Seat, Table
 from games.plugins import engine_for
 from games.rules import fairness

@@ -1,13 +1,15 @@
-"""Log in for a token (through django-axes), log out (revokes it everywhere),
-sign up, ``me``, and the browser session with its CSRF token."""
+"""Log in for a device session's tokens (through django-axes), log out (that
+device), sign up, ``me``, and the browser session with its CSRF token. The
+device sessions themselves: tests/accounts/test_devices.py."""
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token
 from rest_framework.test import APIClient
 
 from accounts.avatars import default_avatar
-from accounts.models import User
+from accounts.models import AccessToken, DeviceSession, User
+from accounts.sessions import token_issue
 from games import services
 from wallet.models import Account
 from wallet.services import bot_signup
@@ -40,12 +42,15 @@ def test_log_in_returns_a_token_that_opens_the_api(make_user):
         "is_staff": False,
         "date_joined": body["user"]["date_joined"],
     }
-    assert body["token"] == Token.objects.get(user=lan).key
+    stored = AccessToken.objects.get(user=lan)
+    assert (stored.session_id, stored.digest) == (body["session"]["id"], hash_token(body["token"]))
     me = APIClient().get(url("me"), HTTP_AUTHORIZATION=f"Token {body['token']}")
     assert (me.status_code, me.json()["id"]) == (200, lan.pk)
     bearer = APIClient().get(url("me"), HTTP_AUTHORIZATION=f"Bearer {body['token']}")
     assert bearer.status_code == 200
-    assert log_in("lan").json()["token"] == body["token"]
+    again = log_in("lan").json()
+    assert again["token"] != body["token"]  # every log-in: a device session of its own
+    assert again["session"]["id"] != body["session"]["id"]
 
 
 def test_a_wrong_password_is_refused_and_gives_no_token(make_user):
@@ -54,7 +59,7 @@ def test_a_wrong_password_is_refused_and_gives_no_token(make_user):
     response = log_in("lan", "wrong-password")
 
     assert error(response) == (400, "invalid_credentials")
-    assert not Token.objects.exists()
+    assert not DeviceSession.objects.exists()
     assert error(log_in("nobody")) == (400, "invalid_credentials")
 
 
@@ -75,7 +80,7 @@ def test_five_failures_lock_the_username_out_even_with_the_right_password(make_u
     assert error(locked) == (429, "locked_out")
     assert locked.json()["message"] == "Too many failed log-ins: try again in 15 minutes."
     assert locked["Retry-After"] == "900"
-    assert not Token.objects.exists()
+    assert not DeviceSession.objects.exists()
 
 
 def test_a_success_resets_the_failure_count(make_user):
@@ -96,8 +101,8 @@ def test_a_bot_never_logs_in_even_with_a_password(make_user):
     bot.save()
 
     assert error(log_in("bot-x")) == (400, "invalid_credentials")
-    token = Token.objects.create(user=bot)
-    me = APIClient().get(url("me"), HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = token_issue(user=bot)
+    me = APIClient().get(url("me"), HTTP_AUTHORIZATION=f"Token {token}")
     assert error(me) == (401, "not_authenticated")
 
 
@@ -105,7 +110,7 @@ def test_a_bot_never_logs_in_even_with_a_password(make_user):
 def test_a_bot_token_does_not_open_the_websocket_either(make_user):
     bot = bot_signup(username="bot-y", display_name="Bot")
     table = services.table_create(owner=make_user(), game="tienlen", stake=1)
-    token = Token.objects.create(user=bot).key
+    token = token_issue(user=bot)
 
     async def socket():
         client = Client(f"/ws/tables/{table.pk}/", token)
@@ -142,7 +147,7 @@ def test_log_out_revokes_the_token_for_http_and_websocket(make_user):
 
     assert client.post(url("auth/logout")).status_code == 204
 
-    assert not Token.objects.filter(user=lan).exists()
+    assert not DeviceSession.objects.filter(user=lan).exists()
     assert error(client.get(url("me"))) == (401, "not_authenticated")
     assert error(client.post(url("auth/logout"))) == (401, "not_authenticated")
 

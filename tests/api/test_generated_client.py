@@ -21,7 +21,7 @@ import openapi_python_client  # noqa: F401
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
 
-from accounts.services import token_issue
+from accounts.sessions import token_issue
 from games import services
 from games.models import Hand
 

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from channels.testing import WebsocketCommunicator
-from rest_framework.authtoken.models import Token
 
+from accounts.sessions import token_issue
 from games.protocol import follow
 from vipgame.asgi import application
 
@@ -28,7 +28,8 @@ def ready_right_after_opening(monkeypatch: Any, table_id: int, user: Any) -> Non
 
 
 def token_for(user: Any) -> str:
-    return str(Token.objects.get_or_create(user=user)[0].key)
+    """A new device session's access token (``accounts.sessions``)."""
+    return token_issue(user=user)
 
 
 class Client:

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
 from accounts.models import User
+from accounts.sessions import token_issue
 from games import services
 from games.models import Seat, Table
 from moderation import services as moderation
@@ -215,7 +215,7 @@ def test_admin_pages_load_for_staff_and_redirect_players(tables, make_user, clie
         user=users[0], ip="192.0.2.1", device="x" * 22, first_seen=hand.started_at,
         last_seen=hand.started_at,
     )  # fmt: skip
-    Token.objects.create(user=users[0])
+    token_issue(user=users[0])
     pages = admin_pages(table, hand, entry, chat, sighting, users[2])
 
     client.force_login(users[0])

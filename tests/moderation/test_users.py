@@ -6,9 +6,9 @@ import pytest
 from django.contrib.sessions.models import Session
 from django.urls import reverse
 from django.utils import timezone, translation
-from rest_framework.authtoken.models import Token
 
-from accounts.models import User
+from accounts.models import DeviceSession, User
+from accounts.sessions import token_issue
 from games import services
 from games.errors import ChatMuted
 from games.models import ChatMessage, Seat
@@ -43,7 +43,7 @@ def account_picture(user):
         user.is_active,
         user.muted_until,
         list(Seat.objects.filter(user=user).values_list("table_id", "position", "leaving")),
-        Token.objects.filter(user=user).count(),
+        DeviceSession.objects.filter(user=user).count(),
         len(sessions_of(user)),
     )
 
@@ -54,7 +54,7 @@ def test_a_player_banned_between_hands_leaves_at_once_with_the_stack_cashed_out(
 ):
     staff = make_user(is_staff=True)
     table, (lan, minh, _) = seated_table(make_user, game)
-    Token.objects.create(user=minh)
+    token_issue(user=minh)
     client.force_login(minh)
     other = client.__class__()
     other.force_login(lan)
@@ -65,7 +65,7 @@ def test_a_player_banned_between_hands_leaves_at_once_with_the_stack_cashed_out(
     assert minh.is_active is False
     assert not Seat.objects.filter(user=minh).exists()
     assert wallets([minh]) == {minh.pk: 10_000}
-    assert not Token.objects.filter(user=minh).exists()
+    assert not DeviceSession.objects.filter(user=minh).exists()
     assert sessions_of(minh) == []
     assert len(sessions_of(lan)) == 1
     assert client.get(reverse("home")).wsgi_request.user.is_authenticated is False
@@ -139,7 +139,7 @@ def test_a_banned_player_cannot_log_in_and_an_unbanned_one_can(make_user, client
 def test_refused_bans_change_nothing(tables, make_user):
     staff, player = make_user(is_staff=True), make_user()
     _table, (_lan, minh, _) = seated_table(make_user, "holdem")
-    Token.objects.create(user=minh)
+    token_issue(user=minh)
     plain_staff = make_user()
     plain_staff.is_staff = True
     plain_staff.save(update_fields=["is_staff"])

@@ -1,5 +1,5 @@
-"""Retention: expired sessions, old django-axes logs and old sightings go;
-hands, events and the ledger stay."""
+"""Retention: expired sessions (browsers' and devices'), old django-axes logs
+and old sightings go; hands, events and the ledger stay."""
 
 from datetime import timedelta
 
@@ -10,6 +10,8 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.utils import timezone
 
+from accounts.models import AccessToken, DeviceSession, UsedRefresh
+from accounts.sessions import session_start
 from games import services
 from games.models import Hand, HandEvent
 from moderation.models import Sighting
@@ -55,6 +57,23 @@ def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, dealer, make_us
     lan, minh = make_user(), make_user()
     expired = [_session(-60) for _ in range(3)]
     live = _session(3600)
+    # Device sessions: one whose refresh token expired and access token too
+    # (gone), one whose refresh token expired but whose access token still
+    # runs (kept until it stops), one live (kept).
+    now_ = timezone.now()
+    dead_device, draining, live_device = (session_start(user=lan).session for _ in range(3))
+    DeviceSession.objects.filter(pk__in=[dead_device.pk, draining.pk]).update(
+        refresh_expiry=timezone.now() - timedelta(seconds=1)
+    )
+    AccessToken.objects.filter(session=dead_device).update(
+        expiry=timezone.now() - timedelta(seconds=1)
+    )
+    # Traded refresh tokens: one longer ago than a refresh token lives (gone).
+    settings.REFRESH_TOKEN_DAYS = 30
+    for days in (31, 29):
+        UsedRefresh.objects.create(
+            digest=f"d{days}", session=live_device, used_at=now_ - timedelta(days=days)
+        )
     _axes_rows(31)
     _axes_rows(31, "another")
     _axes_rows(29)
@@ -85,7 +104,12 @@ def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, dealer, make_us
 
     result = clean_up.apply().get()
 
-    assert result == {"sessions": 3, "axes": 6, "sightings": 1}
+    assert result == {"sessions": 3, "devices": 1, "used_refresh": 1, "axes": 6, "sightings": 1}
+    assert list(UsedRefresh.objects.values_list("digest", flat=True)) == ["d29"]
+    assert set(DeviceSession.objects.values_list("pk", flat=True)) == {
+        draining.pk,
+        live_device.pk,
+    }
     assert not Session.objects.filter(pk__in=expired).exists()
     assert Session.objects.filter(pk=live).exists()
     for model in (AccessLog, AccessFailureLog, AccessAttempt):
@@ -94,7 +118,13 @@ def test_clean_up_deletes_what_is_old_and_keeps_the_rest(tables, dealer, make_us
     assert kept == (Hand.objects.count(), HandEvent.objects.count(),
                     LedgerTransaction.objects.count(), LedgerEntry.objects.count())  # fmt: skip
     # Nothing left to do: a second run deletes nothing.
-    assert retention.run() == {"sessions": 0, "axes": 0, "sightings": 0}
+    assert retention.run() == {
+        "sessions": 0,
+        "devices": 0,
+        "used_refresh": 0,
+        "axes": 0,
+        "sightings": 0,
+    }
 
 
 def test_the_clean_up_is_scheduled_and_expires_before_its_next_run():

@@ -322,7 +322,7 @@ def test_the_api_counts_the_request_s_client_address(shares, make_user, tables):
     accounts from one address share its budget, one elsewhere does not."""
     from rest_framework.test import APIClient
 
-    from accounts.services import token_issue
+    from accounts.sessions import token_issue
 
     shares.BOT_SHARE_PER_ADDRESS_PERCENT = 2  # 1 bot of 50
     lan, minh, an = make_user(), make_user(), make_user()

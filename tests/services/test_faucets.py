@@ -8,7 +8,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services import token_issue
+from accounts.sessions import token_issue
 from games import services, tasks
 from games.errors import NoBotAvailable, TooManyBots
 from games.models import Hand, Seat, Table

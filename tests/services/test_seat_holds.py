@@ -51,7 +51,7 @@ def test_one_wallet_cannot_back_two_tables(tables, make_user, game):
 def test_the_api_refuses_the_second_seat_too(tables, make_user, client):
     from rest_framework.test import APIClient
 
-    from accounts.services import token_issue
+    from accounts.sessions import token_issue
 
     lan = make_user()
     first = services.table_create(owner=make_user(), game="tienlen", stake=300)
