@@ -125,3 +125,22 @@ def test_the_scan_finds_a_games_own_clock_or_setting():
     assert GAME_OWN.search("low = table.buy_in_min")
     assert not GAME_OWN.search("work.set_clock(Table.Clock.SUMMARY, table.summary_seconds)")
     assert not GAME_OWN.search("the turn clock of the table")
+
+
+def test_every_clock_of_an_engine_has_its_length_at_the_table():
+    """Each clock an engine declares has a length its plugin names: a number
+    knob of the game's (its default within its range) or a clock every table
+    has; the shared ``Table.Clock`` kinds are no engine's."""
+    for game in Game.values:
+        plugin, engine = plugin_for(game), engine_for(game)
+        assert set(plugin.clock_seconds) == set(engine.clocks), game
+        assert not set(engine.clocks) & set(Table.Clock.values), game
+        for name in plugin.clock_seconds.values():
+            knob = plugin.knobs.get(name)
+            if knob is None:
+                Table._meta.get_field(name)  # a column every table has
+            else:
+                assert knob.kind == "number", (game, name)
+                assert not knob.rule, (game, name)
+                assert knob.range is not None, (game, name)
+                assert knob.range.low <= knob.default <= knob.range.high, (game, name)

@@ -26,18 +26,24 @@ with its default, and says whose it is:
   opened); the plugin and its money model read it with :meth:`GamePlugin.setting`.
   On the wire it is a field of its own of the table-create body, offered by
   the lobby form when ``by_players`` (else only the house sets it: services,
-  ``TABLE_DEFAULTS``).
+  ``TABLE_DEFAULTS``); one players set is a number (the form and the API
+  make a number field of it).
 
 The one check (``games.limits.check_table``) refuses a value outside its
 knob's range with the code ``invalid`` and a message naming the range, and
 an unknown name with ``bad_table_settings``; the API's serializer, its
 OpenAPI schema, the lobby form's fields and the admin all read the knobs.
 
-Adding a Hold'em option touches one place: a line in ``Holdem.knobs``, e.g.
-``"ante_units": number(0, 5)``. A rule knob also needs the engine to know
-the ruleset field it names (``games/rules/holdem/rules.py``): that is the
-engine's rule, not a table setting (an option the engine already has, as
-most are, is one line). A table knob is read where it acts, by the plugin.
+Adding a Hold'em option touches one place of code: a line in
+``Holdem.knobs``, e.g. ``"ante_units": number(0, 5)``; the check, the
+``options`` of the API and its schema (or, for a table knob players set, a
+field of the body and of the lobby form), the admin and the stored settings
+follow from it, with no migration (a table without the knob reads its
+default). Its row in ``docs/tables.md`` documents it (a test compares the
+ranges). A rule knob the engine does not have yet is a ruleset field of the
+engine first (``games/rules/holdem/rules.py``): that is the rule itself, in
+the rules package, not a table setting. A table knob acts where the plugin
+reads it (``setting``), e.g. in its ``setup``.
 
 Shared knobs every game has (the stake, the seat count, the ready, turn and
 summary clocks, the bots' think time, filling with bots, privacy) stay
@@ -152,7 +158,7 @@ class GamePlugin:
     knobs: ClassVar[Mapping[str, Knob]] = {}
     #: The length of each clock the engine declares (``engine.clocks``): the
     #: name of the knob, or of the shared ``Table`` column, holding its seconds.
-    clock_seconds: ClassVar[Mapping[str, str]] = {"turn": "turn_seconds"}
+    clock_seconds: ClassVar[Mapping[str, str]]
     #: What backs a seat and how a hand is paid (games.plugins.money): a hold
     #: on the wallet, or a buy-in to a seat escrow.
     money: ClassVar[MoneyModel] = WalletHolds()

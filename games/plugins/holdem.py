@@ -46,6 +46,7 @@ class Holdem(GamePlugin):
         "time_bank_topup_ms": number(0, 60_000),
         "timeouts_to_sit_out": number(1, 10),
     }  # fmt: skip
+    clock_seconds = {"turn": "turn_seconds"}
     money = EscrowStacks()
     keeps_ready = True
     pays_in_units = False

@@ -20,6 +20,7 @@ class TienLen(GamePlugin):
     blurb = _("Be the first to play all your cards; chop the 2s!")
     schema_name = "TienLen"
     seats = Range(2, 4)
+    clock_seconds = {"turn": "turn_seconds"}
     knobs = {
         # The stakes held in the wallet to sit (the house's: not the API's).
         "min_balance_units": table_number(1, 1_000, 30, by_players=False),
