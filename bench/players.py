@@ -39,6 +39,14 @@ class TableSpec:
     users: list[int] = field(default_factory=list)
 
 
+def most_buy_in(table: Any) -> int | None:
+    """The most a player may buy in with at ``table`` (None: its game has no buy-in)."""
+    from games.plugins import plugin_for
+
+    limits = plugin_for(table.game).money.buy_in_range(table)
+    return None if limits is None else limits[1]
+
+
 def create_tables(
     count: int, game: str, *, prefix: str = "b", seats: int = 4, **table: Any
 ) -> list[TableSpec]:
@@ -69,7 +77,7 @@ def create_tables(
             owner=users[0], game=kind, stake=1, seat_count=seats, **table
         )
         for position, user in enumerate(users):
-            buy_in = created.buy_in_range()[1] if kind == "holdem" else None
+            buy_in = most_buy_in(created)
             # The players ready themselves (``Run.readying``), so that a run can
             # stop dealing: no auto-ready (on by default where bots sit).
             services.table_sit(

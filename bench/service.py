@@ -39,6 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bench.players import most_buy_in
 from bench.stack import ROOT, fresh_database, percentile, write_results
 
 
@@ -186,7 +187,7 @@ def run(
         ]
         table = services.table_create(owner=users[0], game=game, stake=1, seat_count=4)
         for position, user in enumerate(users):
-            buy_in = table.buy_in_range()[1] if game == "holdem" else None
+            buy_in = most_buy_in(table)
             services.table_sit(table_id=table.pk, user=user, position=position, buy_in=buy_in)
         ids.append(table.pk)
 
@@ -234,9 +235,7 @@ def run(
                 timed("ready", table_id, partial(services.table_ready, **mine))
             except NotEnoughChips:
                 table = Table.objects.get(pk=table_id)
-                services.table_buy_in(
-                    table_id=table_id, user=seat.user, amount=table.buy_in_range()[1]
-                )
+                services.table_buy_in(table_id=table_id, user=seat.user, amount=most_buy_in(table))
                 services.table_ready(table_id=table_id, user=seat.user, client_seed=seed)
 
     def next_move(table_id: int) -> tuple[Any, Any, int] | None:

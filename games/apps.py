@@ -11,15 +11,18 @@ class GamesConfig(AppConfig):
         from django.core.exceptions import ImproperlyConfigured
         from django.db.models.signals import pre_save
 
-        from games.limits import FIELD_RANGES, check_new_table
+        from games.limits import check_new_table, house_range
         from games.models import Table
 
         # Every new table row passes games.limits.check_table, however made.
         pre_save.connect(check_new_table, sender=Table, dispatch_uid="games.check_new_table")
 
-        # The operator's clocks pass the same ranges as everything else.
+        # The operator's clocks pass the same ranges as everything else: a
+        # number every table has, or a game's table knob (its tables alone take it).
         for name, value in settings.TABLE_DEFAULTS.items():
-            allowed = FIELD_RANGES[name]
+            allowed = house_range(name)
+            if allowed is None:
+                raise ImproperlyConfigured(f"TABLE_DEFAULTS: unknown field {name}")
             if not allowed.low <= value <= allowed.high:
                 raise ImproperlyConfigured(
                     f"TABLE_DEFAULTS: {name} must be from {allowed.low} to {allowed.high}"

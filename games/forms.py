@@ -7,14 +7,39 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.limits import FIELD_RANGES, SEATS, check_table, range_errors, service_error_fields
+from games.limits import (
+    FIELD_RANGES,
+    SEATS,
+    check_table,
+    game_settings,
+    range_errors,
+    service_error_fields,
+)
 from games.models import Game
-from games.plugins import PLUGINS, plugin_for, table_default
+from games.plugins import PLUGINS, Knob, plugin_for
 from kernel.errors import ServiceError
 
 QUICK_STAKES = (10, 50, 100, 200)
-#: The fields only some games use (the lobby shows each game its own).
-GAME_FIELDS = tuple(dict.fromkeys(f for p in PLUGINS.values() for f in p.table_fields))
+#: The table knobs only some games have that players set (the lobby shows
+#: each game its own): a field each, made from the knob.
+GAME_KNOBS: dict[str, Knob] = {
+    name: knob for p in PLUGINS.values() for name in p.player_fields() for knob in [p.knobs[name]]
+}
+GAME_FIELDS = tuple(GAME_KNOBS)
+
+
+def knob_field(name: str, knob: Knob) -> forms.Field:
+    """The form field of a number knob (a table's own numbers are numbers)."""
+    assert knob.kind == "number"
+    assert knob.range is not None
+    return forms.IntegerField(
+        label=knob.label or name,
+        min_value=knob.range.low,
+        max_value=knob.range.high,
+        required=not knob.nullable,
+        initial=knob.default,
+        error_messages=range_errors(name, knob.range),
+    )
 
 
 class TableCreateForm(forms.Form):
@@ -42,27 +67,11 @@ class TableCreateForm(forms.Form):
     is_private = forms.BooleanField(
         label=_("Private (by invite link)"), required=False, initial=False
     )
-    max_raise = forms.IntegerField(
-        label=_("Raise cap (stakes, empty = no limit)"),
-        min_value=1,
-        max_value=FIELD_RANGES["max_raise"].high,
-        required=False,
-        error_messages=range_errors("max_raise"),
-    )
-    buy_in_min = forms.IntegerField(
-        label=_("Minimum buy-in (big blinds)"),
-        min_value=1,
-        max_value=FIELD_RANGES["buy_in_min"].high,
-        initial=table_default("buy_in_min"),
-        error_messages=range_errors("buy_in_min"),
-    )
-    buy_in_max = forms.IntegerField(
-        label=_("Maximum buy-in (big blinds)"),
-        min_value=1,
-        max_value=FIELD_RANGES["buy_in_max"].high,
-        initial=table_default("buy_in_max"),
-        error_messages=range_errors("buy_in_max"),
-    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, knob in GAME_KNOBS.items():
+            self.fields[name] = knob_field(name, knob)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -71,14 +80,15 @@ class TableCreateForm(forms.Form):
             self.add_error("preset", _("These rules are not offered for this game."))
         if not game or "preset" in self.errors:
             return data
-        # The one check of a table's numbers and options (games.limits).
+        # The one check of a table's numbers and settings (games.limits).
         try:
+            settings, _numbers = game_settings(game, {}, self.game_fields(game, data))
             check_table(
                 game=game,
                 preset=preset,
+                settings=settings,
                 stake=data.get("stake"),
                 seat_count=data.get("seat_count"),
-                **self.game_fields(game, data),
             )
         except ServiceError as err:
             for name, problems in service_error_fields(err).items():
@@ -91,7 +101,7 @@ class TableCreateForm(forms.Form):
 
     def game_fields(self, game: str, data: dict[str, Any]) -> dict[str, Any]:
         """The values of the fields this game uses of those only some games use."""
-        own = plugin_for(game).table_fields
+        own = plugin_for(game).player_fields()
         return {name: data.get(name) for name in GAME_FIELDS if name in own and name in self.fields}
 
 

@@ -1,9 +1,11 @@
-"""What a table may be opened with: the one check of its numbers and rule options.
+"""What a table may be opened with: the one check of its numbers and settings.
 
 Every path that opens a table (the API, the lobby form, the services, the
 demo data, and any ORM save of a new row, admin included) goes through
-:func:`check_table`. Each number has a documented range (``docs/tables.md``)
-that fits its model field; each rule option of a preset has its own range.
+:func:`check_table`. Each shared number has a documented range
+(``docs/tables.md``) that fits its model field; each knob of a game's
+settings (a rule option or a number of the table's own: its plugin's
+``knobs``) has its own range.
 A value outside its range is refused with the code ``invalid`` and a message
 that names the allowed range; an unknown game, preset or option name keeps
 the code ``bad_table_settings``. Nothing is created in either case.
@@ -20,23 +22,18 @@ from django.utils.translation import gettext_lazy as _
 
 from games.errors import BadTableSettings
 from games.models import TABLE_NUMBERS, Table
-from games.plugins import FEWEST_PLAYERS, PLUGINS, GamePlugin, Range, table_default
+from games.plugins import FEWEST_PLAYERS, PLUGINS, GamePlugin, Knob, Range
 from games.rules.errors import RulesError
 from kernel.errors import ServiceError
 
-# Table fields (columns of games.Table) a table may be opened with. A game's
-# seats and its rule options are its plugin's (games.plugins).
+# The numbers every game's table has (columns of games.Table). A game's seats
+# and its own settings (rule options and table numbers) are its plugin's knobs
+# (games.plugins.base).
 FIELD_RANGES: dict[str, Range] = {
     "stake": Range(1, 1_000_000),
-    "max_raise": Range(1, 1_000_000),  # Poker, stakes; at least the big blind
-    "buy_in_min": Range(1, 1_000),  # Poker, big blinds
-    "buy_in_max": Range(1, 1_000),
-    "min_balance_units": Range(1, 1_000),  # Mậu Binh, Tiến Lên: stakes held to sit
     # Clocks and bot think times are the operator's (TABLE_DEFAULTS): the API
     # does not take them.
     "ready_seconds": Range(1, 3_600),
-    "arrange_seconds": Range(5, 3_600),
-    "reveal_seconds": Range(1, 30),
     "turn_seconds": Range(2, 3_600),
     "summary_seconds": Range(1, 60),
     "bot_delay_ms": Range(0, 10_000),
@@ -100,53 +97,100 @@ def _check_number(problems: dict[str, str], key: str, name: str, value: object, 
         problems[key] = range_message(name, r)
 
 
-def _check_options(
-    plugin: GamePlugin, options: Mapping[str, Any], problems: dict[str, str]
+def _problem_key(name: str, knob: Knob) -> str:
+    """Where a knob's problem is reported: a rule knob among the ``options``,
+    a table knob as a field of its own."""
+    return f"options.{name}" if knob.rule else name
+
+
+def _check_knob(problems: dict[str, str], name: str, knob: Knob, value: object) -> None:
+    key = _problem_key(name, knob)
+    if knob.kind == "number":
+        assert knob.range is not None
+        if not (knob.nullable and value is None):
+            _check_number(problems, key, name, value, knob.range)
+    elif knob.kind == "switch":
+        if not isinstance(value, bool):
+            problems[key] = gettext("%(name)s must be true or false.") % {"name": name}
+    elif knob.kind == "choice":
+        if value not in knob.choices:
+            problems[key] = gettext("%(name)s must be one of: %(choices)s.") % {
+                "name": name,
+                "choices": ", ".join(knob.choices),
+            }
+    else:
+        assert knob.range is not None
+        if not isinstance(value, Mapping) or not value:
+            problems[key] = str(knob.message)
+            return
+        for item, number in value.items():
+            _check_number(problems, f"{key}.{item}", f"{name}.{item}", number, knob.range)
+
+
+def _check_settings(
+    plugin: GamePlugin, settings: Mapping[str, Any], problems: dict[str, str]
 ) -> None:
-    ranges, switches, choices = plugin.option_ranges, plugin.option_switches, plugin.option_choices
-    for name, value in options.items():
-        key = f"options.{name}"
-        if name in ranges:
-            _check_number(problems, key, name, value, ranges[name])
-        elif name in switches:
-            if not isinstance(value, bool):
-                problems[key] = gettext("%(name)s must be true or false.") % {"name": name}
-        elif name in choices:
-            if value not in choices[name]:
-                problems[key] = gettext("%(name)s must be one of: %(choices)s.") % {
-                    "name": name,
-                    "choices": ", ".join(choices[name]),
-                }
-        elif name in plugin.option_maps:
-            each, message = plugin.option_maps[name]
-            if not isinstance(value, Mapping) or not value:
-                problems[key] = str(message)
-                continue
-            for item, number in value.items():
-                _check_number(problems, f"{key}.{item}", f"{name}.{item}", number, each)
-        else:
+    for name, value in settings.items():
+        knob = plugin.knobs.get(name)
+        if knob is None:
             raise BadTableSettings(
                 problem=gettext("Unknown rule option: %(name)s.") % {"name": str(name)[:40]}
             )
+        _check_knob(problems, name, knob, value)
+    for name, knob in plugin.knobs.items():
+        low, high = settings.get(knob.at_least), settings.get(name)
+        if knob.at_least and _whole(low) and _whole(high) and low > high:  # type: ignore[operator]
+            problems[name] = gettext("%(name)s must be at least %(other)s.") % {
+                "name": name,
+                "other": knob.at_least,
+            }
+
+
+def game_settings(
+    game: object, options: object = None, fields: Mapping[str, Any] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """The wire's table settings as a table's: ``options`` (the rule knobs)
+    and ``fields`` (the table knobs, and the numbers every table has) make
+    ``(settings, numbers)``. A table knob of another game is left out (a
+    Hold'em raise cap asked of a Tiến Lên table, a Mậu Binh clock among the
+    operator's defaults); a table knob among the ``options`` is an unknown
+    rule option; any other name is the check's to refuse."""
+    plugin = PLUGINS.get(game) if isinstance(game, str) else None
+    settings: Any = {} if options is None else options
+    numbers: dict[str, Any] = {}
+    if plugin is None or not isinstance(settings, Mapping):
+        return settings, dict(fields or {})
+    settings = dict(settings)
+    for name in settings:
+        if name in plugin.table_knobs():
+            raise BadTableSettings(
+                problem=gettext("Unknown rule option: %(name)s.") % {"name": str(name)[:40]}
+            )
+    others = {n for p in PLUGINS.values() for n in p.table_knobs()}
+    for name, value in (fields or {}).items():
+        if name in plugin.table_knobs():
+            settings[name] = value
+        elif name not in others:
+            numbers[name] = value
+    return settings, numbers
 
 
 def check_table(
     *,
     game: object,
     preset: object = "vipgame",
-    options: object = None,
+    settings: object = None,
     stake: object,
     seat_count: object,
-    max_raise: object = None,
-    buy_in_min: object = table_default("buy_in_min"),
-    buy_in_max: object = table_default("buy_in_max"),
     **numbers: object,
 ) -> Any:
     """Refuse settings a table may not be opened with; return the ruleset.
 
-    ``numbers`` are the other fields of FIELD_RANGES (clocks, bot think
-    times, ``min_balance_units``). Raises :class:`BadTableSettings` (unknown
-    names) or :class:`InvalidTableSettings` (values out of range)."""
+    ``settings``: the game's knobs (its plugin's: rule options and the table's
+    own numbers; a table knob not given is its default). ``numbers`` are the
+    other fields of FIELD_RANGES (clocks, bot think times). Raises
+    :class:`BadTableSettings` (unknown names) or :class:`InvalidTableSettings`
+    (values out of range)."""
     plugin = PLUGINS.get(game) if isinstance(game, str) else None
     if plugin is None:
         raise BadTableSettings(problem=_("Unknown game."))
@@ -155,10 +199,11 @@ def check_table(
             raise BadTableSettings(
                 problem=gettext("Unknown table setting: %(name)s.") % {"name": name}
             )
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, Mapping):
         raise InvalidTableSettings({"options": gettext("The rule options must be an object.")})
+    settings = plugin.complete(settings)
     problems: dict[str, str] = {}
     seats = plugin.seats
     if not _whole(seat_count) or not seats.low <= seat_count <= seats.high:  # type: ignore[operator]
@@ -172,16 +217,11 @@ def check_table(
     low, high = numbers.get("bot_delay_ms"), numbers.get("bot_delay_max_ms")
     if _whole(low) and _whole(high) and low > high:  # type: ignore[operator]
         problems["bot_delay_max_ms"] = gettext("bot_delay_max_ms must be at least bot_delay_ms.")
-    if "buy_in_min" in plugin.table_fields:
-        _check_number(problems, "buy_in_min", "buy_in_min", buy_in_min, FIELD_RANGES["buy_in_min"])
-        _check_number(problems, "buy_in_max", "buy_in_max", buy_in_max, FIELD_RANGES["buy_in_max"])
-        if _whole(buy_in_min) and _whole(buy_in_max) and buy_in_min > buy_in_max:  # type: ignore[operator]
-            problems["buy_in_max"] = gettext("buy_in_max must be at least buy_in_min.")
-    _check_options(plugin, options, problems)
+    _check_settings(plugin, settings, problems)
     if problems:
         raise InvalidTableSettings(problems)
     try:
-        ruleset = plugin.ruleset_of(preset, options)  # type: ignore[arg-type]
+        ruleset = plugin.ruleset_of(preset, settings)  # type: ignore[arg-type]
     except RulesError as err:
         if err.code == "unknown_preset":
             raise BadTableSettings(problem=gettext("Unknown rules preset.")) from None
@@ -192,18 +232,26 @@ def check_table(
             }
         ) from None
     _check_deals(plugin, ruleset, seat_count)  # type: ignore[arg-type]
-    floor = plugin.max_raise_floor(ruleset)
-    if floor is not None and max_raise is not None:
-        _check_number(
-            problems,
-            "max_raise",
-            "max_raise",
-            max_raise,
-            Range(floor, FIELD_RANGES["max_raise"].high),
-        )
-        if problems:
-            raise InvalidTableSettings(problems)
+    for name, floor in plugin.knob_floors(ruleset).items():
+        knob, value = plugin.knobs[name], settings.get(name)
+        if value is not None and knob.range is not None:
+            key = _problem_key(name, knob)
+            _check_number(problems, key, name, value, Range(floor, knob.range.high))
+    if problems:
+        raise InvalidTableSettings(problems)
     return ruleset
+
+
+def house_range(name: str) -> Range | None:
+    """The range of a number the house sets for every table it opens
+    (``TABLE_DEFAULTS``): a shared number's, or a game's table knob's."""
+    if name in FIELD_RANGES:
+        return FIELD_RANGES[name]
+    for plugin in PLUGINS.values():
+        knob = plugin.table_knobs().get(name)
+        if knob is not None and knob.kind == "number":
+            return knob.range
+    return None
 
 
 def _check_deals(plugin: GamePlugin, ruleset: Any, seat_count: int) -> None:
@@ -222,20 +270,22 @@ def _check_deals(plugin: GamePlugin, ruleset: Any, seat_count: int) -> None:
             ) from None
 
 
-def non_default_rules(game: str, preset: str, options: Mapping[str, Any]) -> list[list[Any]]:
+def non_default_rules(game: str, preset: str, settings: Mapping[str, Any]) -> list[list[Any]]:
     """The table's rule options that differ from its preset: ``[name, value]``
     pairs shown in the lobby and on the table before anyone sits."""
+    plugin = PLUGINS.get(game)
+    options = settings if plugin is None else plugin.rule_options(settings)
     if not options:
         return []
     try:
-        plugin = PLUGINS[game]
+        assert plugin is not None
         base, rules = plugin.ruleset_of(preset, {}), plugin.ruleset_of(preset, options)
-    except (RulesError, KeyError):
+    except (RulesError, AssertionError):
         return [[name, value] for name, value in sorted(options.items())]
     changed = []
     for name in sorted(options):
         value = getattr(rules, name, options[name])
-        if name in plugin.option_maps:
+        if plugin.knobs[name].kind == "map":
             value = dict(value)
             default = dict(getattr(base, name))
             diff = {k: v for k, v in value.items() if default.get(k) != v}
@@ -261,11 +311,10 @@ def check_new_table(sender: type[Table], instance: Table, **kwargs: Any) -> None
     check_table(
         game=instance.game,
         preset=instance.preset,
-        options=instance.options,
+        settings=instance.settings,
         stake=instance.stake,
         seat_count=instance.seat_count,
-        max_raise=instance.max_raise,
-        buy_in_min=instance.buy_in_min,
-        buy_in_max=instance.buy_in_max,
         **{name: getattr(instance, name) for name in TABLE_NUMBERS},
     )
+    # Every table knob is stored (its default if not given).
+    instance.settings = PLUGINS[instance.game].complete(instance.settings)

@@ -1,16 +1,14 @@
 """Tables, seats, hands and their append-only event log (DESIGN.md layout)."""
 
-from django.conf import settings
+from django.conf import settings as conf
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+#: The numbers every game's table has (a game's own are its plugin's knobs).
 TABLE_NUMBERS = (
-    "min_balance_units",
     "ready_seconds",
-    "arrange_seconds",
-    "reveal_seconds",
     "turn_seconds",
     "summary_seconds",
     "bot_delay_ms",
@@ -32,10 +30,10 @@ class Table(models.Model):
         CLOSED = "closed", _("Closed")
 
     class Clock(models.TextChoices):
+        """The clocks every table has; ``clock`` is one of them or one of the
+        table's engine's (``GameEngine.clocks``: a turn, an arrange...)."""
+
         READY = "ready", _("Ready")
-        ARRANGE = "arrange", _("Arrange")
-        REVEAL = "reveal", _("Reveal")
-        TURN = "turn", _("Turn")
         SUMMARY = "summary", _("Summary")
         # Everyone is ready but a connected player's seed for this hand has not
         # arrived yet: a short wait (SEED_GRACE_MS), then the server draws it.
@@ -44,18 +42,12 @@ class Table(models.Model):
     game = models.CharField(_("game"), max_length=10, choices=Game.choices)
     name = models.CharField(_("name"), max_length=60, blank=True)
     preset = models.CharField(_("rules preset"), max_length=30, default="vipgame")
-    options = models.JSONField(_("rule options"), default=dict, blank=True)
+    # The game's own settings: its plugin's knobs (games.plugins.base), rule
+    # options and table numbers alike, one home each.
+    settings = models.JSONField(_("game settings"), default=dict, blank=True)
     stake = models.PositiveBigIntegerField(_("stake (chips per unit)"))
     seat_count = models.PositiveSmallIntegerField(_("seats"))
-    max_raise = models.PositiveBigIntegerField(_("raise cap (units)"), null=True, blank=True)
-    buy_in_min = models.PositiveIntegerField(_("minimum buy-in (big blinds)"), default=20)
-    buy_in_max = models.PositiveIntegerField(_("maximum buy-in (big blinds)"), default=100)
-    min_balance_units = models.PositiveIntegerField(
-        _("minimum balance to sit (stakes)"), default=30
-    )
     ready_seconds = models.PositiveSmallIntegerField(_("ready clock (s)"), default=20)
-    arrange_seconds = models.PositiveSmallIntegerField(_("arrange clock (s)"), default=90)
-    reveal_seconds = models.PositiveSmallIntegerField(_("seconds per chi reveal"), default=5)
     turn_seconds = models.PositiveSmallIntegerField(_("turn clock (s)"), default=20)
     summary_seconds = models.PositiveSmallIntegerField(_("summary pause (s)"), default=5)
     bot_delay_ms = models.PositiveIntegerField(_("bot think time from (ms)"), default=500)
@@ -64,7 +56,7 @@ class Table(models.Model):
     is_private = models.BooleanField(_("private"), default=False)
     invite_code = models.CharField(_("invite code"), max_length=16, blank=True)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        conf.AUTH_USER_MODEL,
         verbose_name=_("owner"),
         null=True,
         blank=True,
@@ -81,7 +73,8 @@ class Table(models.Model):
     # of the table (no HOT update). The clock and idle sweeps read the open
     # tables through ``table_open``.
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
-    clock = models.CharField(_("clock"), max_length=10, choices=Clock.choices, blank=True)
+    # A Clock, or a clock of the table's engine (its plugin gives the length).
+    clock = models.CharField(_("clock"), max_length=10, blank=True)
     clock_started_at = models.DateTimeField(_("clock started"), null=True, blank=True)
     clock_version = models.PositiveBigIntegerField(_("clock version"), default=0)
     # The clock version whose timer task is queued (a long clock gets its task
@@ -99,8 +92,9 @@ class Table(models.Model):
     # The next hand's server seed is kept in TableSeed (never on this model, so
     # no admin page, form or serializer of a table can show it).
     next_commitment = models.CharField(_("next hand's commitment"), max_length=64)
-    last_winner_position = models.SmallIntegerField(_("last winner's seat"), null=True, blank=True)
-    button_position = models.SmallIntegerField(_("dealer button's seat"), null=True, blank=True)
+    # What the game remembers between hands (the button, the last winner):
+    # written and read by its plugin only.
+    carry = models.JSONField(_("kept between hands"), default=dict, blank=True)
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last time anything changed at the table (idle tables are closed).
@@ -116,11 +110,6 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_game_display()} {self.stake}"
-
-    def buy_in_range(self) -> tuple[int, int]:
-        """Hold'em buy-in limits in chips (the big blind is two stakes)."""
-        big_blind = 2 * self.stake
-        return self.buy_in_min * big_blind, self.buy_in_max * big_blind
 
 
 class TableSeed(models.Model):
@@ -145,9 +134,7 @@ class TableSeed(models.Model):
 class Seat(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField(_("position"))
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats"
-    )
+    user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
     is_bot = models.BooleanField(default=False)
     ready = models.BooleanField(default=False)
     # The player's contribution to the next hand's deck and the commitment it
@@ -163,15 +150,17 @@ class Seat(models.Model):
     leave_after_hand = models.BooleanField(default=False)
     # Mậu Binh, Tiến Lên: the server readies the seat for each next hand.
     auto_ready = models.BooleanField(default=False)
-    time_bank_ms = models.PositiveIntegerField(default=30_000)
+    # The player's clocks run out in a row, without a move between (every game).
     timeouts = models.PositiveSmallIntegerField(default=0)
+    # What the game keeps of the seat between hands (a time bank): its plugin's.
+    carry = models.JSONField(default=dict, blank=True)
     # Mậu Binh, Tiến Lên: the wallet hold of the table's minimum balance.
     hold = models.ForeignKey(
         "wallet.Hold", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # A bot's seat: who asked for it (counted against MAX_BOT_SEATS_PER_USER).
     bot_for = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        conf.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -217,7 +206,7 @@ class Departure(models.Model):
         CLOSED = "closed", _("table closed")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     reason = models.CharField(_("reason"), max_length=10, choices=Reason.choices)
     at = models.DateTimeField(_("when"), default=timezone.now)
 
@@ -284,7 +273,7 @@ class HandPlayer(models.Model):
 
     hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="participants")
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hands_played"
+        conf.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hands_played"
     )
     index = models.PositiveSmallIntegerField()
     position = models.PositiveSmallIntegerField()
@@ -333,7 +322,7 @@ class HandEvent(models.Model):
 
 class ChatMessage(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.PROTECT)
     text = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -368,7 +357,7 @@ class ChatReport(models.Model):
     last_reported_at = models.DateTimeField(_("last reported"))
     flag_count = models.PositiveIntegerField(_("reports"), default=0)
     resolved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        conf.AUTH_USER_MODEL,
         verbose_name=_("resolved by"),
         on_delete=models.PROTECT,
         null=True,
@@ -403,7 +392,7 @@ class ChatFlag(models.Model):
         related_name="flags",
     )  # fmt: skip
     reporter = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
+        conf.AUTH_USER_MODEL,
         verbose_name=_("reported by"),
         on_delete=models.CASCADE,
         related_name="+",

@@ -136,16 +136,19 @@ def table_identity(table: Table) -> dict[str, Any]:
         "private": table.is_private,
         "status": table.status,
         # Rule options that differ from the preset: shown before anyone sits.
-        "rules": non_default_rules(table.game, table.preset, table.options),
+        "rules": non_default_rules(table.game, table.preset, table.settings),
     }
 
 
 def table_fields(table: Table) -> dict[str, Any]:
     """What the state shows of the table row itself (all of ``table`` but its seats)."""
+    plugin = plugin_for(table.game)
+    buy_in = plugin.money.buy_in_range(table)
     info: dict[str, Any] = {
         **table_identity(table),
-        "max_raise": table.max_raise,
-        "buy_in": list(table.buy_in_range()),
+        # The raise cap of a game that has one (the wire's field of old).
+        "max_raise": table.settings.get("max_raise"),
+        "buy_in": None if buy_in is None else list(buy_in),
         "hands_played": table.hands_played,
         "next_commitment": table.next_commitment,
     }
@@ -165,10 +168,7 @@ TABLE_SHOWN = (
     "seat_count",
     "is_private",
     "status",
-    "options",
-    "max_raise",
-    "buy_in_min",
-    "buy_in_max",
+    "settings",
     "hands_played",
     "next_commitment",
     "closed_reason",
@@ -289,6 +289,12 @@ def hand_fields(hand: Hand) -> dict[str, Any]:
     }
 
 
+def _for_actors(table: Table) -> bool:
+    """The table's clock is its engine's and runs for the actors (a turn, an arrange)."""
+    kind = plugin_for(table.game).engine.clocks.get(table.clock)
+    return kind is not None and kind.for_actors
+
+
 def clock_info(
     table: Table, seats: Sequence[SeatLike], hand: Hand | None, actors: Sequence[int]
 ) -> dict[str, Any] | None:
@@ -298,7 +304,7 @@ def clock_info(
         return None
     if table.clock == Table.Clock.READY:
         running = [s.position for s in seats if not s.ready]
-    elif hand is not None and table.clock in (Table.Clock.TURN, Table.Clock.ARRANGE):
+    elif hand is not None and _for_actors(table):
         by_position = {s.position: s.user_id for s in seats}
         running = [
             hand.players[i]["position"]

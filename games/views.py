@@ -176,6 +176,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         return render(request, "games/private.html", {"table": table}, status=403)
     plugin = plugin_for(table.game)
     buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
+    held = plugin.money.min_balance(table)
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
     config = {
         "table": table.pk,
@@ -201,13 +202,11 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
             "plugin": plugin,
             # Wallet-hold games: the stakes held while one sits (None: a buy-in).
-            "held_units": None
-            if plugin.money.min_balance(table) is None
-            else table.min_balance_units,
+            "held_units": None if held is None else held // table.stake,
             "preset_label": plugin.preset_label(table.preset),
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}
-                for name, value in non_default_rules(table.game, table.preset, table.options)
+                for name, value in non_default_rules(table.game, table.preset, table.settings)
             ],
         },
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from games.models import Game
+from games.models import Game, Table
 from games.plugins import PLUGINS, GamePlugin, engine_for, plugin_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,3 +84,63 @@ def test_the_scan_finds_a_game_name():
     assert GAME_NAME.search("if table.game == Game.HOLDEM:")
     assert GAME_NAME.search('node.hidden = chosen !== "tienlen";')
     assert not GAME_NAME.search("if plugin.money.chips_on_seat:")
+
+
+# A game's own clocks and settings in code: a clock kind only its engine
+# declares, quoted or as a ``Clock`` member ("turn", Clock.ARRANGE), or one of
+# its plugin's knobs ("reveal_seconds", "cong_penalty"). The table state's
+# ``max_raise`` is the wire's field of old (docs/protocol.md): the one knob
+# the shared modules name, as a key of the state they send.
+_KINDS = sorted({k for g in Game.values for k in engine_for(g).clocks} - set(Table.Clock.values))
+_KNOBS = sorted({name for p in PLUGINS.values() for name in p.knobs} - {"max_raise"})
+GAME_OWN = re.compile(
+    "|".join(
+        [
+            *(rf"[\"']{k}[\"']|Clock\.{k.upper()}\b" for k in _KINDS),
+            *(rf"\b{name}\b" for name in _KNOBS),
+        ]
+    )
+)
+
+
+def test_no_shared_python_module_names_a_games_own_clock_or_setting():
+    """The engine declares its clocks (``GameEngine.clocks``), the plugin the
+    knobs that hold their lengths and every other setting of the game: the
+    shared Python modules ask them."""
+    assert {"turn", "arrange", "reveal"} <= set(_KINDS)
+    assert {"arrange_seconds", "buy_in_min", "min_balance_units"} <= set(_KNOBS)
+    named = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in GENERIC
+        if path.suffix == ".py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if GAME_OWN.search(line)
+    ]
+    assert named == []
+
+
+def test_the_scan_finds_a_games_own_clock_or_setting():
+    assert GAME_OWN.search("if table.clock == Table.Clock.TURN:")
+    assert GAME_OWN.search('durations = {"arrange": table.settings["arrange_seconds"]}')
+    assert GAME_OWN.search("low = table.buy_in_min")
+    assert not GAME_OWN.search("work.set_clock(Table.Clock.SUMMARY, table.summary_seconds)")
+    assert not GAME_OWN.search("the turn clock of the table")
+
+
+def test_every_clock_of_an_engine_has_its_length_at_the_table():
+    """Each clock an engine declares has a length its plugin names: a number
+    knob of the game's (its default within its range) or a clock every table
+    has; the shared ``Table.Clock`` kinds are no engine's."""
+    for game in Game.values:
+        plugin, engine = plugin_for(game), engine_for(game)
+        assert set(plugin.clock_seconds) == set(engine.clocks), game
+        assert not set(engine.clocks) & set(Table.Clock.values), game
+        for name in plugin.clock_seconds.values():
+            knob = plugin.knobs.get(name)
+            if knob is None:
+                Table._meta.get_field(name)  # a column every table has
+            else:
+                assert knob.kind == "number", (game, name)
+                assert not knob.rule, (game, name)
+                assert knob.range is not None, (game, name)
+                assert knob.range.low <= knob.default <= knob.range.high, (game, name)

@@ -153,7 +153,7 @@ def _hand_in_play(owner, players, dealer):
         services.table_sit(table_id=table.pk, user=user)
         services.table_ready(table_id=table.pk, user=user)
     table.refresh_from_db()
-    assert table.clock == Table.Clock.TURN
+    assert table.clock == "turn"  # the engine's turn clock
     return table
 
 

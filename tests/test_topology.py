@@ -18,7 +18,15 @@ import pytest
 import requests
 
 from bench.drills import hands_finished_since, hands_in_play
-from bench.players import Player, Run, TableSpec, create_tables, money_checks, players_for
+from bench.players import (
+    Player,
+    Run,
+    TableSpec,
+    create_tables,
+    money_checks,
+    most_buy_in,
+    players_for,
+)
 from bench.stack import wait_until
 
 from .topology import WEB_PORTS, Topology, unit
@@ -52,7 +60,7 @@ def bot_tables(count: int) -> list[TableSpec]:
         table = services.table_create(
             owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
         )
-        buy_in = table.buy_in_range()[1] if game == "holdem" else None
+        buy_in = most_buy_in(table)
         # The socket player readies itself (``Run.readying``), so the test can
         # stop the dealing: no auto-ready, on by default where bots sit.
         services.table_sit(

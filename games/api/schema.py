@@ -30,6 +30,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import protocol
+from games.models import Table
 from games.plugins import PLUGINS, GamePlugin
 from games.publish import hand_result
 from games.rules.game import GameEngine, PaymentJSON
@@ -289,7 +290,9 @@ def state_example(game: str) -> dict[str, Any]:
     parts = game_examples(game)
     actors = parts["actors"]
     stake = EXAMPLE_STAKE
-    clock = plugin.example_clock
+    clock = next(iter(plugin.engine.clocks))  # the engine's first clock
+    table = Table(game=plugin.game, stake=stake, settings=plugin.complete({}))
+    buy_in = plugin.money.buy_in_range(table)
     seats = [
         {
             "position": position,
@@ -334,7 +337,7 @@ def state_example(game: str) -> dict[str, Any]:
             "status": "playing",
             "rules": [],
             "max_raise": None,
-            "buy_in": [20 * 2 * stake, 100 * 2 * stake],
+            "buy_in": None if buy_in is None else list(buy_in),
             "hands_played": 3,
             "next_commitment": "9f" * 32,
             "seats": seats,

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from games import limits
 from games.api.schema import component
 from games.models import Departure, Game, HandPlayer, Table
-from games.plugins import PLUGINS, plugin_for, table_default
+from games.plugins import PLUGINS, Knob, plugin_for
 from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -70,20 +70,26 @@ class TableOut(serializers.ModelSerializer[Table]):
 
     @extend_schema_field(serializers.ListField(child=serializers.ListField()))
     def get_rules(self, table: Table) -> list[list[Any]]:
-        return limits.non_default_rules(table.game, table.preset, table.options)
+        return limits.non_default_rules(table.game, table.preset, table.settings)
+
+
+def _knob_help(name: str, knob: Knob) -> str:
+    r = knob.range
+    if knob.kind == "number":
+        assert r is not None
+        return f"`{name}` {r.low}-{r.high}"
+    if knob.kind == "switch":
+        return f"`{name}` true/false"
+    if knob.kind == "choice":
+        return f"`{name}` {'|'.join(knob.choices)}"
+    assert r is not None
+    return f"`{name}` {{name: {r.low}-{r.high}}}"
 
 
 def _options_help() -> str:
     lines = ["Rule options of the preset (each refused outside its range, code `invalid`):"]
     for game, plugin in PLUGINS.items():
-        parts = [f"`{name}` {r.low}-{r.high}" for name, r in plugin.option_ranges.items()]
-        parts += [f"`{name}` true/false" for name in plugin.option_switches]
-        parts += [
-            f"`{name}` {'|'.join(choices)}" for name, choices in plugin.option_choices.items()
-        ]
-        parts += [
-            f"`{name}` {{name: {r.low}-{r.high}}}" for name, (r, _m) in plugin.option_maps.items()
-        ]
+        parts = [_knob_help(name, knob) for name, knob in plugin.rule_knobs().items()]
         lines.append(f"{game}: " + ", ".join(parts) + ".")
     return " ".join(lines)
 
@@ -104,19 +110,27 @@ def _options_schema() -> dict[str, Any]:
         }
 
     for plugin in PLUGINS.values():
-        for name, r in plugin.option_ranges.items():
-            properties[name] = integer(name, r.low, r.high)
-        for name in plugin.option_switches:
-            properties[name] = {"type": "boolean"}
-        for name, choices in plugin.option_choices.items():
-            known = properties.get(name, {}).get("enum", [])
-            properties[name] = {
-                "type": "string",
-                "enum": [*known, *(c for c in choices if c not in known)],
-            }
-        for name, (r, _message) in plugin.option_maps.items():
-            each = {"type": "integer", "minimum": r.low, "maximum": r.high}
-            properties[name] = {"type": "object", "minProperties": 1, "additionalProperties": each}
+        for name, knob in plugin.rule_knobs().items():
+            r = knob.range
+            if knob.kind == "number":
+                assert r is not None
+                properties[name] = integer(name, r.low, r.high)
+            elif knob.kind == "switch":
+                properties[name] = {"type": "boolean"}
+            elif knob.kind == "choice":
+                known = properties.get(name, {}).get("enum", [])
+                properties[name] = {
+                    "type": "string",
+                    "enum": [*known, *(c for c in knob.choices if c not in known)],
+                }
+            else:
+                assert r is not None
+                each = {"type": "integer", "minimum": r.low, "maximum": r.high}
+                properties[name] = {
+                    "type": "object",
+                    "minProperties": 1,
+                    "additionalProperties": each,
+                }
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
@@ -132,6 +146,28 @@ def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
         max_value=allowed.high,
         error_messages=limits.range_errors(name),
         **kwargs,
+    )
+
+
+#: The table knobs players set, of every game (a field each of the body; a
+#: game's own are given to its table, another game's are left out).
+GAME_KNOBS: dict[str, tuple[Knob, list[str]]] = {}
+for _game, _plugin in PLUGINS.items():
+    for _name in _plugin.player_fields():
+        GAME_KNOBS.setdefault(_name, (_plugin.knobs[_name], []))[1].append(_plugin.label)
+
+
+def _knob_field(name: str, knob: Knob, games: list[str]) -> serializers.IntegerField:
+    assert knob.kind == "number"
+    assert knob.range is not None
+    return serializers.IntegerField(
+        min_value=knob.range.low,
+        max_value=knob.range.high,
+        error_messages=limits.range_errors(name, knob.range),
+        required=False,
+        allow_null=knob.nullable,
+        default=knob.default,
+        help_text=knob.help or f"{', '.join(games)}: {knob.label}.",
     )
 
 
@@ -151,26 +187,31 @@ class TableCreateIn(StrictIn):
         child=serializers.JSONField(), required=False, default=dict, help_text=_options_help()
     )
     is_private = serializers.BooleanField(required=False, default=False)
-    max_raise = _number(
-        "max_raise", required=False, allow_null=True, default=None,
-        help_text="Poker: raise cap in stakes, at least the big blind.",
-    )  # fmt: skip
-    buy_in_min = _number("buy_in_min", required=False, default=table_default("buy_in_min"))
-    buy_in_max = _number("buy_in_max", required=False, default=table_default("buy_in_max"))
     fill_with_bots = serializers.BooleanField(required=False, default=False)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        # The games' table knobs players set: one field each, made from the knob.
+        fields = super().get_fields()
+        for name, (knob, games) in GAME_KNOBS.items():
+            fields[name] = _knob_field(name, knob, games)
+        return fields
+
+    def game_fields(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The table knobs the body gave (defaults included), of every game."""
+        return {name: attrs[name] for name in GAME_KNOBS if name in attrs}
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # The one check (games.limits) the form and the services use too:
         # out of range is refused here with `invalid` and each field's range.
+        settings, _numbers = limits.game_settings(
+            attrs["game"], attrs["options"], self.game_fields(attrs)
+        )
         limits.check_table(
             game=attrs["game"],
             preset=attrs["preset"],
-            options=attrs["options"],
+            settings=settings,
             stake=attrs["stake"],
             seat_count=attrs.get("seat_count") or plugin_for(attrs["game"]).seats.high,
-            max_raise=attrs["max_raise"],
-            buy_in_min=attrs["buy_in_min"],
-            buy_in_max=attrs["buy_in_max"],
         )
         return attrs
 
@@ -234,8 +275,14 @@ class TableInfo(serializers.Serializer[dict[str, Any]]):
     rules = serializers.ListField(
         child=serializers.ListField(), help_text="Rule options that differ from the preset."
     )
-    max_raise = serializers.IntegerField(allow_null=True)
-    buy_in = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+    max_raise = serializers.IntegerField(allow_null=True, help_text="Poker: the raise cap.")
+    buy_in = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=2,
+        max_length=2,
+        allow_null=True,
+        help_text="Poker: the buy-in range in chips (null: no buy-in).",
+    )
     hands_played = serializers.IntegerField()
     next_commitment = serializers.CharField(help_text="sha256 of the next hand's server seed.")
     seats = SeatState(many=True)
@@ -244,8 +291,14 @@ class TableInfo(serializers.Serializer[dict[str, Any]]):
     )
 
 
+#: Every clock a table may show: the shared ones and each engine's.
+CLOCK_KINDS = list(
+    dict.fromkeys([*Table.Clock.values, *(k for p in PLUGINS.values() for k in p.engine.clocks)])
+)
+
+
 class ClockInfo(serializers.Serializer[dict[str, Any]]):
-    kind = serializers.ChoiceField(choices=Table.Clock.choices)
+    kind = serializers.ChoiceField(choices=CLOCK_KINDS)
     started = serializers.IntegerField(help_text="ms since the epoch (server clock)")
     deadline = serializers.IntegerField(help_text="ms since the epoch (server clock)")
     seats = serializers.ListField(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from games.models import Game
 
-from .base import FEWEST_PLAYERS, GamePlugin, Range, Transfer, engine_for, table_default
+from .base import FEWEST_PLAYERS, GamePlugin, Knob, Range, Transfer, engine_for
 from .holdem import Holdem
 from .maubinh import MauBinh
 from .tienlen import TienLen
@@ -29,9 +29,9 @@ __all__ = [
     "FEWEST_PLAYERS",
     "PLUGINS",
     "GamePlugin",
+    "Knob",
     "Range",
     "Transfer",
     "engine_for",
     "plugin_for",
-    "table_default",
 ]

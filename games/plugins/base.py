@@ -1,10 +1,53 @@
 """What every game plugin offers the Django side, with the shared defaults.
 
 A plugin is the one home of what differs between games outside the rules
-engine: seat limits, option ranges, escrow or wallet hold, setup and
-after-hand work, settlement transfers, form and serializer fields, the lobby
-tab. Services, views, forms, serializers, selectors and templates ask the
-table's plugin instead of testing a game's name.
+engine: seat limits, the table's settings (its :class:`Knob` declarations),
+escrow or wallet hold, setup and after-hand work and what a table and its
+seats carry between hands, settlement transfers, the length of the engine's
+clocks, the lobby tab. Services, views, forms, serializers, selectors and
+templates ask the table's plugin instead of testing a game's name.
+
+A game's settings: one set of knobs
+-----------------------------------
+
+Everything a table of one game may differ in from another game's is a knob
+of its plugin's :attr:`GamePlugin.knobs`: ``{name: Knob}``. A knob is a whole
+number in a :class:`Range` (:func:`number`), a switch (:func:`switch`), a
+choice (:func:`choice`) or a map of names to whole numbers (:func:`number_map`),
+with its default, and says whose it is:
+
+* ``rule=True`` (the default): a field of the engine's ruleset. Its default
+  is the preset's; a table stores it in ``Table.settings`` only if it was
+  given, and ``engine.ruleset(preset, rule settings)`` applies it. On the
+  wire it is one of the table's ``options``.
+* ``rule=False``: the table's own number (a raise cap, a buy-in range, the
+  chips held to sit, the length of a phase clock). Every table of the game
+  stores it in ``Table.settings`` (its default filled in when the table is
+  opened); the plugin and its money model read it with :meth:`GamePlugin.setting`.
+  On the wire it is a field of its own of the table-create body, offered by
+  the lobby form when ``by_players`` (else only the house sets it: services,
+  ``TABLE_DEFAULTS``); one players set is a number (the form and the API
+  make a number field of it).
+
+The one check (``games.limits.check_table``) refuses a value outside its
+knob's range with the code ``invalid`` and a message naming the range, and
+an unknown name with ``bad_table_settings``; the API's serializer, its
+OpenAPI schema, the lobby form's fields and the admin all read the knobs.
+
+Adding a Hold'em option touches one place of code: a line in
+``Holdem.knobs``, e.g. ``"ante_units": number(0, 5)``; the check, the
+``options`` of the API and its schema (or, for a table knob players set, a
+field of the body and of the lobby form), the admin and the stored settings
+follow from it, with no migration (a table without the knob reads its
+default). Its row in ``docs/tables.md`` documents it (a test compares the
+ranges). A rule knob the engine does not have yet is a ruleset field of the
+engine first (``games/rules/holdem/rules.py``): that is the rule itself, in
+the rules package, not a table setting. A table knob acts where the plugin
+reads it (``setting``), e.g. in its ``setup``.
+
+Shared knobs every game has (the stake, the seat count, the ready, turn and
+summary clocks, the bots' think time, filling with bots, privacy) stay
+columns of ``Table``; the ``turn`` clock's length is one of them.
 """
 
 from __future__ import annotations
@@ -13,9 +56,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
-
-from django.db import models
+from typing import Any, ClassVar, Literal
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
@@ -36,6 +77,57 @@ class Range:
 
 
 @dataclass(frozen=True)
+class Knob:
+    """One setting of a game's tables (see the module's docstring)."""
+
+    kind: Literal["number", "switch", "choice", "map"]
+    #: A number's range (a map's, for each of its values).
+    range: Range | None = None
+    choices: tuple[str, ...] = ()
+    #: A table knob's value when none is given (a rule knob's is the preset's).
+    default: Any = None
+    #: A field of the engine's ruleset (else the table's own).
+    rule: bool = True
+    #: The table's creator may set it (the API, the lobby form); else only the house.
+    by_players: bool = True
+    #: None is a value (no cap).
+    nullable: bool = False
+    #: What the lobby form calls it.
+    label: Any = ""
+    #: A map: what it maps (the message when it is not a non-empty object).
+    message: Any = ""
+    #: The API's description of it.
+    help: str = ""
+    #: Another number knob this one may not be below (a range's two ends).
+    at_least: str = ""
+
+
+def number(low: int, high: int, **kwargs: Any) -> Knob:
+    """A whole number from ``low`` to ``high``."""
+    return Knob("number", Range(low, high), **kwargs)
+
+
+def switch(**kwargs: Any) -> Knob:
+    """True or false."""
+    return Knob("switch", **kwargs)
+
+
+def choice(*choices: str, **kwargs: Any) -> Knob:
+    """One of ``choices``."""
+    return Knob("choice", choices=choices, **kwargs)
+
+
+def number_map(low: int, high: int, message: Any, **kwargs: Any) -> Knob:
+    """A non-empty map of names to whole numbers, each from ``low`` to ``high``."""
+    return Knob("map", Range(low, high), message=message, **kwargs)
+
+
+def table_number(low: int, high: int, default: int | None, **kwargs: Any) -> Knob:
+    """A number of the table's own (not the engine's ruleset)."""
+    return Knob("number", Range(low, high), default=default, rule=False, **kwargs)
+
+
+@dataclass(frozen=True)
 class Transfer:
     """Chips to move at settlement: from a player index to another."""
 
@@ -52,13 +144,6 @@ def engine_for(game: str) -> GameEngine:
     return engine
 
 
-def table_default(name: str) -> Any:
-    """The default of a table number (its model field's, the one copy)."""
-    field = Table._meta.get_field(name)
-    assert isinstance(field, models.Field)
-    return field.default
-
-
 class GamePlugin:
     game: ClassVar[str]
     #: The lobby tab and history filter label.
@@ -68,14 +153,12 @@ class GamePlugin:
     seats: ClassVar[Range]
     #: The rule presets the lobby form offers: (code, label).
     presets: ClassVar[tuple[tuple[str, Any], ...]] = (("vipgame", "VIPGAME"),)
-    #: Table numbers only this game uses: the form and the API take them for it.
-    table_fields: ClassVar[tuple[str, ...]] = ()
-    #: Rule options a table may override: whole numbers in a range, switches,
-    #: choices, and maps of names to whole numbers (each value in a range).
-    option_ranges: ClassVar[Mapping[str, Range]] = {}
-    option_switches: ClassVar[tuple[str, ...]] = ()
-    option_choices: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    option_maps: ClassVar[Mapping[str, tuple[Range, Any]]] = {}
+    #: The game's settings: its rule options and its table's own numbers,
+    #: one home each (see the module's docstring).
+    knobs: ClassVar[Mapping[str, Knob]] = {}
+    #: The length of each clock the engine declares (``engine.clocks``): the
+    #: name of the knob, or of the shared ``Table`` column, holding its seconds.
+    clock_seconds: ClassVar[Mapping[str, str]]
     #: What backs a seat and how a hand is paid (games.plugins.money): a hold
     #: on the wallet, or a buy-in to a seat escrow.
     money: ClassVar[MoneyModel] = WalletHolds()
@@ -85,9 +168,8 @@ class GamePlugin:
     pays_in_units: ClassVar[bool] = True
     #: The API schema: the prefix of this game's components (``<name>View``,
     #: ``<name>Summary``, ``<name>Action``: TypedDicts in the rules package's
-    #: ``types`` module), and the clock and setup of its example hand.
+    #: ``types`` module); its example hand has the setup of ``example_setup``.
     schema_name: ClassVar[str]
-    example_clock: ClassVar[str] = "turn"
 
     def rules_types(self) -> Any:
         """The rules package's ``types`` module (view, action and summary types)."""
@@ -102,13 +184,46 @@ class GamePlugin:
     def engine(self) -> GameEngine:
         return engine_for(self.game)
 
-    def ruleset_of(self, preset: str, options: Mapping[str, Any]) -> Any:
-        """The rules of a preset with a table's options (before the table's own numbers)."""
-        return self.engine.ruleset(preset, options)
+    def rule_knobs(self) -> dict[str, Knob]:
+        """The knobs that are fields of the engine's ruleset (the ``options``)."""
+        return {name: knob for name, knob in self.knobs.items() if knob.rule}
+
+    def table_knobs(self) -> dict[str, Knob]:
+        """The knobs that are the table's own numbers."""
+        return {name: knob for name, knob in self.knobs.items() if not knob.rule}
+
+    def player_fields(self) -> tuple[str, ...]:
+        """The table knobs its creator may set (fields of the API body and the form)."""
+        return tuple(name for name, knob in self.table_knobs().items() if knob.by_players)
+
+    def complete(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """The settings a table stores: these, with every table knob's default
+        filled in (a rule knob not given stays the preset's)."""
+        filled = {name: knob.default for name, knob in self.table_knobs().items()}
+        return {**filled, **settings}
+
+    def setting(self, table: Table, name: str) -> Any:
+        """A table knob's value at ``table`` (its default if the table has none)."""
+        return table.settings.get(name, self.knobs[name].default)
+
+    def rule_options(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """What of the settings the engine's ruleset takes."""
+        rules = self.rule_knobs()
+        return {name: value for name, value in settings.items() if name in rules}
+
+    def ruleset_of(self, preset: str, settings: Mapping[str, Any]) -> Any:
+        """The rules of a preset with a table's settings (its rule knobs)."""
+        return self.engine.ruleset(preset, self.rule_options(settings))
 
     def ruleset(self, table: Table) -> Any:
         """The rules a hand at this table is dealt with."""
-        return self.ruleset_of(table.preset, table.options)
+        return self.ruleset_of(table.preset, table.settings)
+
+    def clock_ms(self, table: Table, kind: str) -> int:
+        """The length of an engine's clock at ``table`` (a knob or a shared column)."""
+        name = self.clock_seconds[kind]
+        seconds = self.setting(table, name) if name in self.knobs else getattr(table, name)
+        return int(seconds) * 1000
 
     def check_deal(self, ruleset: Any, players: int) -> None:
         """Raise the engine's ``RulesError`` if it would not deal a hand with
@@ -117,9 +232,10 @@ class GamePlugin:
         for every number of players it can seat (``games.limits.check_table``)."""
         self.engine.start(ruleset, DECK, players, self.example_setup(players))
 
-    def max_raise_floor(self, ruleset: Any) -> int | None:
-        """The least raise cap (in stakes) a table may set; None: no raise cap."""
-        return None
+    def knob_floors(self, ruleset: Any) -> dict[str, int]:
+        """Number knobs whose least value depends on the rules: ``{name: least}``
+        (a raise cap of at least the big blind)."""
+        return {}
 
     def client_rules(self, table: Table) -> dict[str, Any]:
         """What the table page's script needs of the ruleset."""
@@ -175,9 +291,10 @@ class GamePlugin:
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
-        """Update what the table remembers between hands (on ``table``, not
-        saved here) and return what the seats do: ``{seat id: {field: value}}``
-        (``seats``: the hand's players' seats, in player order)."""
+        """Update what the table remembers between hands (a new ``table.carry``,
+        not saved here) and return what the seats do: ``{seat id: {field:
+        value}}``, a seat's own memory as its ``carry`` (``seats``: the hand's
+        players' seats, in player order). Only the plugin reads either carry."""
         return {}
 
     def hand_export(
@@ -196,5 +313,5 @@ class GamePlugin:
             "label": self.label,
             "seats": [self.seats.low, self.seats.high],
             "presets": [code for code, _label in self.presets],
-            "fields": list(self.table_fields),
+            "fields": list(self.player_fields()),
         }

@@ -13,8 +13,11 @@ from games.refs import SeatRef
 from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
 
-from .base import GamePlugin, Range
+from .base import GamePlugin, Range, number, table_number
 from .money import EscrowStacks
+
+#: A seat's time bank before its first hand (then carried between hands).
+FRESH_TIME_BANK_MS = 30_000
 
 
 class Holdem(GamePlugin):
@@ -23,45 +26,58 @@ class Holdem(GamePlugin):
     blurb = _("Texas Hold'em: two cards, five on the board, four betting rounds.")
     schema_name = "Holdem"
     seats = Range(2, 9)
-    table_fields = ("max_raise", "buy_in_min", "buy_in_max")
     # The action clock is the table's turn clock (turn_seconds), the player
-    # count its seat_count and the buy-in its buy_in_min/max: not options (the
-    # ruleset's own min_players/max_players and buy_in_*_big_blinds keep their
-    # preset values).
-    option_ranges = {
-        "small_blind_units": Range(1, 5),
-        "big_blind_units": Range(1, 10),
-        "time_bank_max_ms": Range(0, 300_000),
-        "time_bank_topup_ms": Range(0, 60_000),
-        "timeouts_to_sit_out": Range(1, 10),
-    }
+    # count its seat_count and the buy-in its buy_in_min/max: not rule knobs
+    # (the ruleset's own min_players/max_players and buy_in_*_big_blinds keep
+    # their preset values).
+    knobs = {
+        "max_raise": table_number(
+            1, 1_000_000, None, nullable=True,
+            label=_("Raise cap (stakes, empty = no limit)"),
+            help="Poker: raise cap in stakes, at least the big blind.",
+        ),
+        "buy_in_min": table_number(1, 1_000, 20, label=_("Minimum buy-in (big blinds)")),
+        "buy_in_max": table_number(
+            1, 1_000, 100, at_least="buy_in_min", label=_("Maximum buy-in (big blinds)")
+        ),
+        "small_blind_units": number(1, 5),
+        "big_blind_units": number(1, 10),
+        "time_bank_max_ms": number(0, 300_000),
+        "time_bank_topup_ms": number(0, 60_000),
+        "timeouts_to_sit_out": number(1, 10),
+    }  # fmt: skip
+    clock_seconds = {"turn": "turn_seconds"}
     money = EscrowStacks()
     keeps_ready = True
     pays_in_units = False
 
     def ruleset(self, table: Table) -> Any:
         # The engine charges the time bank after the table's own turn clock.
-        options = {**table.options, "action_clock_ms": table.turn_seconds * 1000}
-        return self.ruleset_of(table.preset, options)
+        options = {
+            **self.rule_options(table.settings),
+            "action_clock_ms": self.clock_ms(table, "turn"),
+        }
+        return self.engine.ruleset(table.preset, options)
 
-    def max_raise_floor(self, ruleset: Any) -> int | None:
-        return int(ruleset.big_blind_units)
+    def knob_floors(self, ruleset: Any) -> dict[str, int]:
+        return {"max_raise": int(ruleset.big_blind_units)}
 
     def setup(
         self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
     ) -> dict[str, Any]:
         positions = [s.position for s in seats]
-        if table.button_position is None:
+        last = table.carry.get("button")
+        if last is None:
             button = draws[0]
         else:
-            later = [i for i, p in enumerate(positions) if p > table.button_position]
+            later = [i for i, p in enumerate(positions) if p > last]
             button = later[0] if later else 0
         return {
             "stake": table.stake,
-            "max_raise": table.max_raise,
+            "max_raise": self.setting(table, "max_raise"),
             "button": button,
             "stacks": list(stacks),
-            "time_banks_ms": [s.time_bank_ms for s in seats],
+            "time_banks_ms": [s.carry.get("time_bank_ms", FRESH_TIME_BANK_MS) for s in seats],
             "timeouts": [s.timeouts for s in seats],
         }
 
@@ -72,12 +88,12 @@ class Holdem(GamePlugin):
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
-        table.button_position = seats[int(setup["button"])].position
+        table.carry = {**table.carry, "button": seats[int(setup["button"])].position}
         summary = outcome.summary
         changes: dict[int, dict[str, Any]] = {}
         for i, seat in enumerate(seats):
             change: dict[str, Any] = {
-                "time_bank_ms": int(summary["time_banks_ms"][i]),
+                "carry": {"time_bank_ms": int(summary["time_banks_ms"][i])},
                 "timeouts": int(summary["timeouts"][i]),
             }
             if i in summary["sit_out"]:

@@ -9,9 +9,10 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Game, Table
 
-from .base import GamePlugin, Range
+from .base import GamePlugin, Range, choice, number, number_map, switch, table_number
 
-_BONUS = Range(1, 30)
+_BONUS = (1, 30)
+_SWEEP = (1, 4)
 
 
 class MauBinh(GamePlugin):
@@ -19,39 +20,39 @@ class MauBinh(GamePlugin):
     label = "Mậu Binh"
     blurb = _("Arrange 13 cards into three hands and beat every opponent.")
     schema_name = "MauBinh"
-    example_clock = "arrange"
     seats = Range(2, 4)
     presets = (("vipgame", "VIPGAME"), ("maubinh_com", "maubinh.com"), ("classic", _("Classic")))
-    table_fields = ("min_balance_units",)
-    option_ranges = {
-        "bonus_full_house_chi2": _BONUS,
-        "bonus_trips_chi3": _BONUS,
-        "bonus_quads_chi1": _BONUS,
-        "bonus_quads_chi2": _BONUS,
-        "bonus_straight_flush_chi1": _BONUS,
-        "bonus_straight_flush_chi2": _BONUS,
-        "bonus_wheel_straight_flush_chi1": _BONUS,
-        "bonus_wheel_straight_flush_chi2": _BONUS,
-        "bonus_royal_straight_flush_chi1": _BONUS,
-        "bonus_royal_straight_flush_chi2": _BONUS,
-        "bonus_four_aces_chi1": _BONUS,
-        "sweep_pair_multiplier": Range(1, 4),
-        "sweep_all_loser_multiplier": Range(1, 4),
-        "sweep_village_multiplier": Range(1, 4),
-        "sweep_village_min_players": Range(2, 4),
-        "four_aces_village_units": Range(0, 100),
-    }
-    option_switches = (
-        "four_aces_top",
-        "six_pairs_tiebreak",
-        "left_blocks_every_opponent",
-        "lung_is_swept",
-        "leaver_keeps_instant",
-    )
-    option_choices = {"straight_flush_order": ("poker", "royal_wheel_high")}
-    # Each instant win of the preset to its units.
-    option_maps = {
-        "instant_units": (Range(1, 100), _("instant_units maps instant wins to units.")),
+    # The phases' clocks: arrange (everyone at once), then each chi's reveal.
+    clock_seconds = {"arrange": "arrange_seconds", "reveal": "reveal_seconds"}
+    knobs = {
+        # The stakes held in the wallet to sit, the clocks: the house's.
+        "min_balance_units": table_number(1, 1_000, 30, by_players=False),
+        "arrange_seconds": table_number(5, 3_600, 90, by_players=False),
+        "reveal_seconds": table_number(1, 30, 5, by_players=False),
+        "bonus_full_house_chi2": number(*_BONUS),
+        "bonus_trips_chi3": number(*_BONUS),
+        "bonus_quads_chi1": number(*_BONUS),
+        "bonus_quads_chi2": number(*_BONUS),
+        "bonus_straight_flush_chi1": number(*_BONUS),
+        "bonus_straight_flush_chi2": number(*_BONUS),
+        "bonus_wheel_straight_flush_chi1": number(*_BONUS),
+        "bonus_wheel_straight_flush_chi2": number(*_BONUS),
+        "bonus_royal_straight_flush_chi1": number(*_BONUS),
+        "bonus_royal_straight_flush_chi2": number(*_BONUS),
+        "bonus_four_aces_chi1": number(*_BONUS),
+        "sweep_pair_multiplier": number(*_SWEEP),
+        "sweep_all_loser_multiplier": number(*_SWEEP),
+        "sweep_village_multiplier": number(*_SWEEP),
+        "sweep_village_min_players": number(2, 4),
+        "four_aces_village_units": number(0, 100),
+        "four_aces_top": switch(),
+        "six_pairs_tiebreak": switch(),
+        "left_blocks_every_opponent": switch(),
+        "lung_is_swept": switch(),
+        "leaver_keeps_instant": switch(),
+        "straight_flush_order": choice("poker", "royal_wheel_high"),
+        # Each instant win of the preset to its units.
+        "instant_units": number_map(1, 100, _("instant_units maps instant wins to units.")),
     }
 
     def client_rules(self, table: Table) -> dict[str, Any]:

@@ -98,8 +98,15 @@ def escrow_key(table: Table, position: int) -> str:
     return f"seat:{seat_key(table, position)}"
 
 
+def _setting(table: Table, name: str) -> int:
+    """A table knob of the table's game (``games.plugins.base.GamePlugin.setting``)."""
+    from games.plugins import plugin_for
+
+    return int(plugin_for(table.game).setting(table, name))
+
+
 def min_balance(table: Table) -> int:
-    return table.min_balance_units * table.stake
+    return _setting(table, "min_balance_units") * table.stake
 
 
 def settlement_key(hand: Hand) -> str:
@@ -369,7 +376,9 @@ class EscrowStacks(MoneyModel):
     chips_on_seat = True
 
     def buy_in_range(self, table: Table) -> tuple[int, int] | None:
-        return table.buy_in_range()
+        # The game's buy_in_min/max knobs, in big blinds (two stakes).
+        big_blind = 2 * table.stake
+        return _setting(table, "buy_in_min") * big_blind, _setting(table, "buy_in_max") * big_blind
 
     def _range(self, table: Table) -> tuple[int, int]:
         limits = self.buy_in_range(table)

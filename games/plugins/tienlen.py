@@ -11,7 +11,7 @@ from games.models import Game, Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
 
-from .base import GamePlugin, Range
+from .base import GamePlugin, Range, choice, number, table_number
 
 
 class TienLen(GamePlugin):
@@ -20,23 +20,23 @@ class TienLen(GamePlugin):
     blurb = _("Be the first to play all your cards; chop the 2s!")
     schema_name = "TienLen"
     seats = Range(2, 4)
-    table_fields = ("min_balance_units",)
-    option_ranges = {
-        "cong_penalty": Range(0, 52),
-        "toi_trang_flat": Range(0, 52),
-        "ket_3_bich": Range(0, 52),
-        "chan_ket_3_bich": Range(0, 52),
-    }
-    option_choices = {
-        "first_lead": ("random", "three_spades"),
-        "toi_trang_payout": ("flat", "tiered"),
+    clock_seconds = {"turn": "turn_seconds"}
+    knobs = {
+        # The stakes held in the wallet to sit (the house's: not the API's).
+        "min_balance_units": table_number(1, 1_000, 30, by_players=False),
+        "cong_penalty": number(0, 52),
+        "toi_trang_flat": number(0, 52),
+        "ket_3_bich": number(0, 52),
+        "chan_ket_3_bich": number(0, 52),
+        "first_lead": choice("random", "three_spades"),
+        "toi_trang_payout": choice("flat", "tiered"),
     }
 
     def setup(
         self, table: Table, seats: Sequence[Seat], draws: Sequence[int], stacks: Sequence[int]
     ) -> dict[str, Any]:
         positions = [s.position for s in seats]
-        previous = table.last_winner_position
+        previous = table.carry.get("last_winner")
         return {
             "previous_winner": positions.index(previous) if previous in positions else None,
             "random_first": draws[0],
@@ -46,7 +46,8 @@ class TienLen(GamePlugin):
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
         winner = outcome.summary.get("winner")
-        table.last_winner_position = seats[winner].position if isinstance(winner, int) else None
+        last = seats[winner].position if isinstance(winner, int) else None
+        table.carry = {**table.carry, "last_winner": last}
         return {}
 
     def example_setup(self, players: int) -> dict[str, Any]:

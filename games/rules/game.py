@@ -45,6 +45,20 @@ class Status:
 
 
 @dataclass(frozen=True)
+class ClockKind:
+    """A clock an engine's :class:`Status` may name (``GameEngine.clocks``).
+
+    ``for_actors``: it runs for the status's actors (their countdown rings),
+    else for nobody (a timed step such as a reveal). ``per_actor``: one
+    actor at a time (a turn): a new actor starts a new clock, where a clock
+    the actors share (an arrange) runs on as they finish. Its length is the
+    table's (the game plugin names the setting that holds it)."""
+
+    for_actors: bool = True
+    per_actor: bool = False
+
+
+@dataclass(frozen=True)
 class Payment:
     payer: int
     payee: int
@@ -121,6 +135,8 @@ class GameEngine(Protocol):
     name: str
     min_players: int
     max_players: int
+    #: The clocks its statuses name (``Status.clock``), by name.
+    clocks: Mapping[str, ClockKind]
 
     def ruleset(self, preset: str, options: Mapping[str, Any]) -> Any: ...
 

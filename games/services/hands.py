@@ -187,15 +187,16 @@ def advance(work: TableWork, before: Status | None, status: Status, *, restart_c
     """After the hand's state changed (``status``: the engine's of the new
     state): finish it, or (re)start the right clock."""
     table = work.table
+    kind = None if status.clock is None else work.plugin.engine.clocks[status.clock]
     same_clock = (
         before is not None
         and before.clock == status.clock
         and before.phase == status.phase
-        and (status.clock != Table.Clock.TURN or before.actors == status.actors)
+        and (kind is None or not kind.per_actor or before.actors == status.actors)
     )
     if not same_clock:
         # A move decided before this version is stale: a new phase or a new turn.
-        # (Mậu Binh players arrange at once: one's submission leaves the others' valid.)
+        # (A clock the actors share runs on: one's move leaves the others' valid.)
         work.update_table(hand_version=table.version)
     if status.finished:
         finish_hand(work)
@@ -205,14 +206,10 @@ def advance(work: TableWork, before: Status | None, status: Status, *, restart_c
     if status.clock is None:
         work.clear_clock()
     elif restart_clock or not same_clock:
-        durations: dict[str, int] = {
-            Table.Clock.ARRANGE: table.arrange_seconds,
-            Table.Clock.REVEAL: table.reveal_seconds,
-            Table.Clock.TURN: table.turn_seconds,
-        }
-        seconds = durations[status.clock]
+        # The engine's clock, as long as the table's knob (or column) says.
+        ms = work.plugin.clock_ms(table, status.clock)
         extra = work.plugin.extra_clock_ms(work.state, status.actors[0]) if status.actors else 0
-        work.set_clock(status.clock, seconds * 1000 + extra)
+        work.set_clock(status.clock, ms + extra)
 
 
 def finish_hand(work: TableWork) -> None:
@@ -298,7 +295,7 @@ def table_bot_move(*, table_id: int, hand_id: int, position: int) -> bool:
 
 
 def hand_timeout(work: TableWork) -> None:
-    """The turn, arrange or reveal clock ran out: the engine's time-out rule
+    """An engine's clock (a turn, a phase) ran out: the engine's time-out rule
     (and the players it ran for count one more time-out in a row)."""
     refs, engine = work.hand_refs(), work.plugin.engine
     before = engine.status(work.state)

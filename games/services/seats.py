@@ -423,7 +423,7 @@ def table_auto_ready(*, table_id: int, user: User, on: object) -> None:
 
 
 # Auto-ready stops for a player whose clock ran out this many times in a row
-# (away, with the page open): like Poker's sitting out (timeouts_to_sit_out).
+# (away, with the page open): like Poker's sitting out after missed turns.
 AWAY_AFTER_TIMEOUTS = 2
 
 

@@ -31,7 +31,7 @@ from games.errors import (
     TableClosed,
     TableNotFound,
 )
-from games.limits import check_table
+from games.limits import check_table, game_settings
 from games.models import (
     ChatFlag,
     ChatMessage,
@@ -65,23 +65,22 @@ def table_create(
     options: dict[str, Any] | None = None,
     name: str = "",
     is_private: bool = False,
-    max_raise: int | None = None,
-    buy_in_min: int = 20,
-    buy_in_max: int = 100,
     fill_with_bots: bool = False,
-    **timers: int,
+    **fields: int | None,
 ) -> Table:
+    """A new table. ``options``: its rule options; ``fields``: the numbers
+    every table has (clocks, bot think times) and the game's own table knobs
+    (a raise cap, a buy-in range...; another game's are left out), all
+    checked by ``games.limits.check_table``."""
     known = PLUGINS.get(game)
+    settings, numbers = game_settings(game, options, fields)
     check_table(
         game=game,
         preset=preset,
-        options=options,
+        settings=settings,
         stake=stake,
         seat_count=known.seats.high if seat_count is None and known else seat_count,
-        max_raise=max_raise,
-        buy_in_min=buy_in_min,
-        buy_in_max=buy_in_max,
-        **timers,
+        **numbers,
     )
     if owner is not None:
         limit_open_tables(owner)
@@ -91,18 +90,15 @@ def table_create(
         game=game,
         name=name[:60],
         preset=preset,
-        options=options or {},
+        settings=plugin.complete(settings),
         stake=stake,
         seat_count=plugin.seats.high if seat_count is None else seat_count,
-        max_raise=max_raise if "max_raise" in plugin.table_fields else None,
-        buy_in_min=buy_in_min,
-        buy_in_max=buy_in_max,
         fill_with_bots=fill_with_bots,
         is_private=is_private,
         invite_code=secrets.token_urlsafe(8) if is_private else "",
         owner=owner,
         next_commitment=commitment,
-        **timers,
+        **numbers,
     )
     TableSeed.objects.create(table=table, server_seed=seed)
     work = TableWork(table.pk)

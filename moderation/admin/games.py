@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.models import ChatMessage, Hand, HandEvent, Seat, Table
+from games.plugins import plugin_for
 from moderation.adminkit import DefaultedFilter, ReadOnlyAdmin, admin_link, reason_action
 from moderation.selectors import hand_inspection, hands_together
 from moderation.services import table_force_close
@@ -57,6 +58,7 @@ class TableAdmin(ReadOnlyAdmin):
     list_filter = (LiveFilter, "game", "status", "is_private")
     search_fields = ("name", "seats__user__username", "seats__user__display_name")
     list_select_related = ("current_hand", "owner")
+    readonly_fields = ("game_settings",)
     actions = ["force_close"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Table]:
@@ -69,6 +71,20 @@ class TableAdmin(ReadOnlyAdmin):
             f"{s.position}: {s.user.shown_name}{' (bot)' if s.is_bot else ''}"
             for s in obj.seats.all()
         )
+
+    @admin.display(description=_("Game settings"))
+    def game_settings(self, obj: Table) -> str:
+        """The table's knobs (its game plugin's), the ones it was not given at their default."""
+        plugin = plugin_for(obj.game)
+        rules = plugin.ruleset(obj)
+        lines = []
+        for name, knob in plugin.knobs.items():
+            if knob.rule:
+                value = obj.settings.get(name, getattr(rules, name, None))
+            else:
+                value = plugin.setting(obj, name)
+            lines.append(f"{name}: {json.dumps(value, default=str, ensure_ascii=False)}")
+        return "\n".join(lines)
 
     @admin.display(description=_("Hands played"), ordering="hands_played")
     def hand_count(self, obj: Table) -> int:

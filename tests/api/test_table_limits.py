@@ -16,7 +16,9 @@ from games import limits, services
 from games.errors import BadTableSettings
 from games.models import Seat, Table
 from games.plugins import PLUGINS
+from games.plugins.base import number
 
+from ..migrating import back_at, models_at
 from .helpers import error, url, world
 
 pytestmark = pytest.mark.django_db
@@ -154,7 +156,13 @@ def test_the_attacks_cannot_reach_a_table_by_any_path(tables, make_user, client)
         with pytest.raises(limits.InvalidTableSettings):
             services.table_create(owner=lan, stake=1, **attack)
         with pytest.raises(limits.InvalidTableSettings):
-            Table.objects.create(stake=1, seat_count=2, next_commitment="0", **attack)
+            Table.objects.create(
+                game=attack["game"],
+                settings=attack["options"],
+                stake=1,
+                seat_count=2,
+                next_commitment="0",
+            )
     with pytest.raises(limits.InvalidTableSettings):
         services.table_create(owner=lan, game="tienlen", stake=1, turn_seconds=10**5)
     with pytest.raises(limits.InvalidTableSettings):
@@ -193,7 +201,8 @@ def test_unknown_names_keep_their_own_code(tables, make_user):
 
 def test_every_range_fits_its_model_field():
     """The documented ranges are checked against the columns that store them
-    (and the Hold'em clock against the seat's time bank)."""
+    (and the Hold'em clock against the longest clock the docs state; the time
+    bank is kept in the seat's ``carry``, no column of its own)."""
     for name, allowed in limits.FIELD_RANGES.items():
         field: Any = Table._meta.get_field(name)
         low, high = connection.ops.integer_field_range(field.get_internal_type())
@@ -203,15 +212,11 @@ def test_every_range_fits_its_model_field():
         low, high = connection.ops.integer_field_range("PositiveSmallIntegerField")
         assert low <= plugin.seats.low, game
         assert plugin.seats.high <= high, game
-    bank = Seat._meta.get_field("time_bank_ms")
-    _, bank_high = connection.ops.integer_field_range(bank.get_internal_type())
-    holdem = PLUGINS["holdem"].option_ranges
-    longest_ms = (
-        limits.FIELD_RANGES["turn_seconds"].high * 1000
-        + holdem["time_bank_max_ms"].high
-        + holdem["time_bank_topup_ms"].high
-    )
-    assert longest_ms <= bank_high
+    holdem = PLUGINS["holdem"].knobs
+    bank_max, topup = holdem["time_bank_max_ms"].range, holdem["time_bank_topup_ms"].range
+    assert bank_max is not None
+    assert topup is not None
+    longest_ms = limits.FIELD_RANGES["turn_seconds"].high * 1000 + bank_max.high + topup.high
     assert longest_ms <= 66 * 60 * 1000  # the longest clock docs/tables.md states
 
 
@@ -221,10 +226,10 @@ def test_docs_list_every_range_exactly():
     expected = {name: f"{r.low} to {r.high}" for name, r in limits.FIELD_RANGES.items()}
     expected["seat_count"] = "2 to 4 (Poker 2 to 9)"
     for plugin in PLUGINS.values():
-        expected |= {name: f"{r.low} to {r.high}" for name, r in plugin.option_ranges.items()}
-        expected |= {
-            name: f"{r.low} to {r.high} each" for name, (r, _m) in plugin.option_maps.items()
-        }
+        for name, knob in plugin.knobs.items():
+            r = knob.range
+            if r is not None:
+                expected[name] = f"{r.low} to {r.high}" + (" each" if knob.kind == "map" else "")
     for name, value in expected.items():
         assert rows.get(name) == value, name
 
@@ -309,9 +314,7 @@ def test_a_table_the_engine_could_not_deal_at_is_refused_for_its_seat_count(
     one check for every game, asked of the game's plugin. (A plugin that still
     offered min_players shows it.)"""
     holdem = PLUGINS["holdem"]
-    monkeypatch.setattr(
-        type(holdem), "option_ranges", {**holdem.option_ranges, "min_players": limits.Range(2, 9)}
-    )
+    monkeypatch.setattr(type(holdem), "knobs", {**holdem.knobs, "min_players": number(2, 9)})
     lan = make_user()
     data = {"game": "holdem", "stake": 10, "seat_count": 6, "options": {"min_players": 3}}
     before = world()
@@ -333,22 +336,22 @@ def test_a_table_the_engine_could_not_deal_at_is_refused_for_its_seat_count(
     assert not Table.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_data_migration_takes_the_duplicate_holdem_knobs_off_old_tables(make_user):
-    import importlib
-
-    from django.apps import apps
-
-    migration = importlib.import_module("games.migrations.0012_holdem_one_home_per_knob")
+    """(Run at the schema it was written for: ``options`` became ``settings`` in 0013.)"""
     owner = make_user()
-    poker = services.table_create(owner=owner, game="holdem", stake=2)
-    cards = services.table_create(owner=owner, game="tienlen", stake=2)
-    # Given tables saved before the knobs had one home (no check runs on update()).
-    Table.objects.filter(pk=poker.pk).update(
-        options={"min_players": 3, "buy_in_max_big_blinds": 50, "small_blind_units": 2}
-    )
-    Table.objects.filter(pk=cards.pk).update(options={"cong_penalty": 5})
+    with back_at("games", "0011_chat_reports_from_moderation") as forward:
+        old = models_at("games", "0011_chat_reports_from_moderation").get_model("games", "Table")
+        # Given tables saved before the knobs had one home (no check runs on them).
+        table = {"stake": 2, "seat_count": 4, "next_commitment": "0", "owner_id": owner.pk}
+        poker = old.objects.create(
+            game="holdem",
+            options={"min_players": 3, "buy_in_max_big_blinds": 50, "small_blind_units": 2},
+            **table,
+        )
+        cards = old.objects.create(game="tienlen", options={"cong_penalty": 5}, **table)
 
-    migration.forward(apps, None)
+        after = forward("0012_holdem_one_home_per_knob").get_model("games", "Table")
 
-    assert Table.objects.get(pk=poker.pk).options == {"small_blind_units": 2}
-    assert Table.objects.get(pk=cards.pk).options == {"cong_penalty": 5}
+        assert after.objects.get(pk=poker.pk).options == {"small_blind_units": 2}
+        assert after.objects.get(pk=cards.pk).options == {"cong_penalty": 5}

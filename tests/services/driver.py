@@ -94,6 +94,6 @@ def in_play(dealer: Dealer, open_table: Callable[[], Table], *, first: int = 0) 
     dealer.stack(*ORDINARY, first=first)
     table = open_table()
     table.refresh_from_db()
-    assert table.clock == Table.Clock.TURN
+    assert table.clock == "turn"  # the engine's turn clock
     assert not dealer.stacked  # this deal was the stacked one
     return table

@@ -128,7 +128,8 @@ def test_create_private_poker_table_gives_an_invite_link(make_user, tables, sett
     )  # fmt: skip
     table = Table.objects.get()
     assert response["Location"] == f"/tables/{table.pk}/?invite={table.invite_code}"
-    limits = (table.seat_count, table.max_raise, table.buy_in_min, table.buy_in_max)
+    knobs = table.settings
+    limits = (table.seat_count, knobs["max_raise"], knobs["buy_in_min"], knobs["buy_in_max"])
     assert limits == (6, 10, 30, 80)
     assert (table.is_private, table.owner, table.turn_seconds, table.name) == (True, lan, 7, "VIP")
     page = client_for(lan).get(response["Location"])

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cards import Card, cards_str
 from ..errors import RulesError
-from ..game import JSON, Change, Event, GameEngine, LeaveCost, Outcome, Payment, Status
+from ..game import JSON, Change, ClockKind, Event, GameEngine, LeaveCost, Outcome, Payment, Status
 from . import betting
 from .bot import choose_action
 from .pots import build_pots, seat_order, transfers
@@ -54,6 +54,7 @@ class HoldemEngine:
     name = "holdem"
     min_players = 2
     max_players = 9
+    clocks: Mapping[str, ClockKind] = {"turn": ClockKind(per_actor=True)}
 
     def ruleset(self, preset: str, options: Mapping[str, Any]) -> HoldemRules:
         return make_ruleset(preset, options)

@@ -32,6 +32,7 @@ from ..errors import RulesError
 from ..game import (
     JSON,
     Change,
+    ClockKind,
     Event,
     GameEngine,
     LeaveCost,
@@ -129,6 +130,10 @@ class MauBinhEngine:
     name = "maubinh"
     min_players = 2
     max_players = 4
+    clocks: Mapping[str, ClockKind] = {
+        "arrange": ClockKind(),
+        "reveal": ClockKind(for_actors=False),
+    }
 
     def ruleset(self, preset: str, options: Mapping[str, Any]) -> Ruleset:
         return make_ruleset(preset, options)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cards import Card
 from ..errors import RulesError
-from ..game import JSON, Change, Event, GameEngine, LeaveCost, Outcome, Status
+from ..game import JSON, Change, ClockKind, Event, GameEngine, LeaveCost, Outcome, Status
 from . import hand
 from .bot import choose_action
 from .rules import TienLenRules
@@ -39,6 +39,7 @@ class TienLenEngine:
     name = "tienlen"
     min_players = 2
     max_players = 4
+    clocks: Mapping[str, ClockKind] = {"turn": ClockKind(per_actor=True)}
 
     def ruleset(self, preset: str, options: Mapping[str, Any]) -> TienLenRules:
         return make_ruleset(preset, options)
