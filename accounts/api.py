@@ -116,7 +116,7 @@ class RefreshIn(StrictIn):
 
 class SessionOut(serializers.Serializer[DeviceSession]):
     id = serializers.IntegerField()
-    name = serializers.CharField(help_text="As the app sent it at log-in (may be empty).")
+    name = serializers.CharField(help_text="What the app sent at log-in (may be empty).")
     platform = serializers.ChoiceField(choices=DeviceSession.Platform.values)
     user_agent = serializers.CharField()
     address = serializers.CharField(

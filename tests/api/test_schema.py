@@ -178,6 +178,8 @@ NOT_IN_A_SCHEMA: dict[tuple[str, str], dict[str, set[str]]] = {
         **{code: {"field"} for code in NAME_REFUSALS},
     },
     ("POST", "/api/v1/auth/password"): {"invalid": {"new_password"}, "wrong_password": set()},
+    # (a refresh token the server never issued, or one already traded)
+    ("POST", "/api/v1/auth/refresh"): {"invalid_refresh": set(), "refresh_reused": set()},
     ("POST", "/api/v1/tables"): {
         "invalid": {"seat_count", "preset", "options", "max_raise", "buy_in_min", "buy_in_max"},
         "bad_table_settings": set(),  # an option or a preset of another game
