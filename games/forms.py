@@ -8,8 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.limits import FIELD_RANGES, SEATS, check_table, range_errors, service_error_fields
-from games.models import Game
-from games.plugins import PLUGINS, plugin_for, table_default
+from games.plugins import PLUGINS, game_choices, plugin_for, table_default
 from kernel.errors import ServiceError
 
 QUICK_STAKES = (10, 50, 100, 200)
@@ -18,7 +17,7 @@ GAME_FIELDS = tuple(dict.fromkeys(f for p in PLUGINS.values() for f in p.table_f
 
 
 class TableCreateForm(forms.Form):
-    game = forms.ChoiceField(label=_("Game"), choices=Game.choices)
+    game = forms.ChoiceField(label=_("Game"), choices=game_choices)
     preset = forms.ChoiceField(
         label=_("Rules"),
         choices=sorted({p for plugin in PLUGINS.values() for p in plugin.presets}, key=str),
@@ -96,5 +95,5 @@ class TableCreateForm(forms.Form):
 
 
 class QuickJoinForm(forms.Form):
-    game = forms.ChoiceField(choices=Game.choices)
+    game = forms.ChoiceField(choices=game_choices)
     stake = forms.IntegerField(min_value=1)

@@ -11,8 +11,8 @@ from rest_framework import serializers
 
 from games import limits
 from games.api.schema import component
-from games.models import Departure, Game, HandPlayer, Table
-from games.plugins import PLUGINS, plugin_for, table_default
+from games.models import Departure, HandPlayer, Table
+from games.plugins import PLUGINS, game_choices, plugin_for, table_default
 from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -136,7 +136,7 @@ def _number(name: str, **kwargs: Any) -> serializers.IntegerField:
 
 
 class TableCreateIn(StrictIn):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
         min_value=limits.SEATS.low,
@@ -224,7 +224,7 @@ class SeatState(serializers.Serializer[dict[str, Any]]):
 
 class TableInfo(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     name = serializers.CharField(allow_blank=True)
     preset = serializers.CharField()
     stake = serializers.IntegerField()
@@ -473,7 +473,7 @@ class HandPlayerName(serializers.Serializer[dict[str, Any]]):
 class HandListOut(serializers.ModelSerializer[HandPlayer]):
     id = serializers.IntegerField(source="hand_id")
     table = serializers.IntegerField(source="hand.table_id")
-    game = serializers.ChoiceField(source="hand.game", choices=Game.choices)
+    game = serializers.ChoiceField(source="hand.game", choices=game_choices())
     number = serializers.IntegerField(source="hand.number")
     stake = serializers.IntegerField(source="hand.table.stake")
     started_at = serializers.DateTimeField(source="hand.started_at")
@@ -509,7 +509,7 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
 class HandDetailOut(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     stake = serializers.IntegerField()
     started_at = serializers.DateTimeField()
@@ -535,7 +535,7 @@ class FairnessOut(serializers.Serializer[dict[str, Any]]):
 class ReplayOut(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     players = HandPlayerOut(many=True)
     you = serializers.IntegerField(allow_null=True)
@@ -565,7 +565,7 @@ class ReplayStepOut(serializers.Serializer[dict[str, Any]]):
 class ReplayStepsOut(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     stake = serializers.IntegerField()
     players = HandPlayerOut(many=True)
@@ -586,7 +586,7 @@ class PhhOut(serializers.Serializer[dict[str, Any]]):
 
 
 class LeaderboardQuery(StrictQuery):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     period = serializers.ChoiceField(choices=["week", "all"], required=False, default="week")
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
 
@@ -601,7 +601,7 @@ class LeaderboardEntry(serializers.Serializer[dict[str, Any]]):
 
 
 class LeaderboardOut(serializers.Serializer[dict[str, Any]]):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     period = serializers.ChoiceField(choices=["week", "all"])
     since = serializers.DateTimeField(
         allow_null=True, help_text="Monday 00:00 Asia/Ho_Chi_Minh for `week`."
