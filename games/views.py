@@ -26,7 +26,7 @@ from games.errors import HandNotReplayable, TableFull
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Hand, Table
-from games.plugins import PLUGINS, plugin_for
+from games.plugins import PLUGINS, game_choices, plugin_for
 from kernel.errors import ServiceError
 from kernel.net import client_ip
 
@@ -159,7 +159,7 @@ def play_now(request: HttpRequest, game: str) -> HttpResponse:
         raise Http404
     if request.method == "GET":
         return render(
-            request, "games/play_now.html", {"game": game, "label": plugin_for(game).label}
+            request, "games/play_now.html", {"game": game, "label": dict(game_choices())[game]}
         )
     table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
     if table is not None:

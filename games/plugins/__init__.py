@@ -7,17 +7,19 @@ pure registry :mod:`games.rules.registry` (name → engine): the rules command
 line, the ``game`` field's choices, the API schema and the tests' contract
 suite (``tests/registry.py``) all iterate it; nothing shared names a game.
 
-Adding a game (2 places, neither shared):
+Adding a game (3 places, none shared; about 24 before this registry, see
+docs/architecture.md "The game registry"):
 
 1. a rules package with ``engine.py`` (``ENGINE``, a
    :class:`games.rules.game.GameEngine`), ``types.py`` (``<schema_name>View``,
-   ``Summary``, ``Action``) and, optionally, ``cli.py`` (``OPS``) and a browser
-   module for its table and replay screens;
+   ``Summary``, ``Action``) and, optionally, ``cli.py`` (``OPS``);
 2. a :class:`GamePlugin` subclass pointing at it (``game``, ``rules``,
-   ``label``, ``seats``, ``schema_name``, optional ``browser_module``...),
-   listed in ``settings.VIPGAME_GAMES``.
+   ``label``, ``seats``, ``schema_name``, optional ``browser_module``...);
+3. its dotted path in ``settings.VIPGAME_GAMES``.
 
-No migration: the ``game`` field's choices are the registry's (a callable).
+Optional, for what the game offers: a browser module (its screens), its
+options in ``docs/tables.md``, its test facts (``tests/registry.py``). No
+migration: the ``game`` field's choices are the registry's (a callable).
 A test-only game lives in the tests' package: ``tests/fourth_game``, listed by
 ``tests/settings_fourth.py``.
 """
