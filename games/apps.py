@@ -11,6 +11,7 @@ class GamesConfig(AppConfig):
         from django.core.exceptions import ImproperlyConfigured
         from django.db.models.signals import pre_save
 
+        import games.plugins  # noqa: F401  (registers the games of settings.VIPGAME_GAMES)
         from games.limits import check_new_table, house_range
         from games.models import Table
 

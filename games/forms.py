@@ -15,8 +15,7 @@ from games.limits import (
     range_errors,
     service_error_fields,
 )
-from games.models import Game
-from games.plugins import PLUGINS, Knob, plugin_for
+from games.plugins import PLUGINS, Knob, game_choices, plugin_for
 from kernel.errors import ServiceError
 
 QUICK_STAKES = (10, 50, 100, 200)
@@ -43,7 +42,7 @@ def knob_field(name: str, knob: Knob) -> forms.Field:
 
 
 class TableCreateForm(forms.Form):
-    game = forms.ChoiceField(label=_("Game"), choices=Game.choices)
+    game = forms.ChoiceField(label=_("Game"), choices=game_choices)
     preset = forms.ChoiceField(
         label=_("Rules"),
         choices=sorted({p for plugin in PLUGINS.values() for p in plugin.presets}, key=str),
@@ -106,5 +105,5 @@ class TableCreateForm(forms.Form):
 
 
 class QuickJoinForm(forms.Form):
-    game = forms.ChoiceField(choices=Game.choices)
+    game = forms.ChoiceField(choices=game_choices)
     stake = forms.IntegerField(min_value=1)

@@ -6,6 +6,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.rules import registry
+
 #: The numbers every game's table has (a game's own are its plugin's knobs).
 TABLE_NUMBERS = (
     "ready_seconds",
@@ -16,10 +18,11 @@ TABLE_NUMBERS = (
 )
 
 
-class Game(models.TextChoices):
-    MAUBINH = "maubinh", "Mậu Binh"
-    TIENLEN = "tienlen", "Tiến Lên Miền Nam"
-    HOLDEM = "holdem", "Poker"
+def game_choices() -> list[tuple[str, str]]:
+    """The ``game`` choices: every registered game (``games.rules.registry``,
+    filled from ``settings.VIPGAME_GAMES`` by ``games.plugins``, which the app
+    loads when ready). A callable, so adding a game needs no migration."""
+    return registry.choices()
 
 
 class Table(models.Model):
@@ -39,7 +42,7 @@ class Table(models.Model):
         # arrived yet: a short wait (SEED_GRACE_MS), then the server draws it.
         SEEDS = "seeds", _("Seeds")
 
-    game = models.CharField(_("game"), max_length=10, choices=Game.choices)
+    game = models.CharField(_("game"), max_length=10, choices=game_choices)
     name = models.CharField(_("name"), max_length=60, blank=True)
     preset = models.CharField(_("rules preset"), max_length=30, default="vipgame")
     # The game's own settings: its plugin's knobs (games.plugins.base), rule
@@ -226,7 +229,7 @@ class Hand(models.Model):
         Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"
     )
     number = models.PositiveIntegerField(_("number"))
-    game = models.CharField(_("game"), max_length=10, choices=Game.choices)
+    game = models.CharField(_("game"), max_length=10, choices=game_choices)
     commitment = models.CharField(_("commitment"), max_length=64)
     server_seed = models.CharField(_("server seed"), max_length=64)
     client_seeds = models.JSONField(_("client seeds"), default=list)

@@ -24,6 +24,9 @@ class Component:
 Clock = Annotated[dict[str, Any], Component("ClockInfo")]
 Event = Annotated[dict[str, Any], Component("Event")]
 SeatInfo = Annotated[dict[str, Any], Component("SeatState")]
+# A game's name: any registered game (games.rules.registry); the schema
+# publishes the registered names as this component's enum.
+GameName = Annotated[str, Component("GameName")]
 
 # -- client to server ----------------------------------------------------------
 
@@ -154,10 +157,11 @@ class LeaveCost(TypedDict):
     to the end; what your cards pay if another player goes out, ``detail``
     ``cards`` and ``thoi`` units), ``chi`` (Mậu Binh: each chi not yet
     revealed to each opponent, at least; ``detail`` ``chi`` and
-    ``opponents``). Never more than you can pay."""
+    ``opponents``); another game's own (its engine's ``leave_cost``). Never
+    more than you can pay."""
 
     chips: int
-    reason: Literal["fold", "cong", "cards", "chi"]
+    reason: str
     exact: bool
     detail: dict[str, int]
 
@@ -396,7 +400,7 @@ class LobbyPlayer(TypedDict):
 
 class LobbyTable(TypedDict):
     id: int
-    game: Literal["maubinh", "tienlen", "holdem"]
+    game: GameName
     name: str
     preset: str
     stake: int

@@ -25,8 +25,8 @@ from games import selectors, services
 from games.errors import HandNotReplayable, TableFull
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
-from games.models import Game, Hand, Table
-from games.plugins import PLUGINS, plugin_for
+from games.models import Hand, Table
+from games.plugins import PLUGINS, game_choices, plugin_for
 from kernel.errors import ServiceError
 from kernel.net import client_ip
 
@@ -155,10 +155,12 @@ def quick_join(request: HttpRequest) -> HttpResponse:
 def play_now(request: HttpRequest, game: str) -> HttpResponse:
     """A table with bots in the empty seats, at once. GET (where the log-in page
     sends the visitor back) shows a button that posts here."""
-    if game not in Game.values:
+    if game not in PLUGINS:
         raise Http404
     if request.method == "GET":
-        return render(request, "games/play_now.html", {"game": game, "label": Game(game).label})
+        return render(
+            request, "games/play_now.html", {"game": game, "label": dict(game_choices())[game]}
+        )
     table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
     if table is not None:
         return _sit(request, table)
@@ -228,7 +230,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 def history(request: HttpRequest) -> HttpResponse:
     user = _user(request)
     game = request.GET.get("game") or None
-    if game not in (None, *Game.values):
+    if game is not None and game not in PLUGINS:
         game = None
     page = Paginator(selectors.hands_for_user(user=user, game=game), 20).get_page(
         request.GET.get("page")
@@ -268,5 +270,6 @@ def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
             "steps": steps,
             "unreplayable": unreplayable,
             "config": config,
+            "game_module": plugin_for(hand.game).browser_module,
         },
     )

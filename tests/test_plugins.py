@@ -1,9 +1,11 @@
 """Issue 14 item 1: each game has one home on every layer.
 
-A game is a rules package (``games/rules/<game>/engine.py``), a plugin
-(``games/plugins``), a browser module (``static/js/games/<game>.js``) and its
-``Game`` choice. Everything else asks the table's plugin (or, in the browser,
-the game's module or the data the server sends) and never names a game.
+A game is a rules package (``games/rules/<game>/``, registered in
+``games.rules.registry``), a plugin (``games/plugins``, listed in
+``settings.VIPGAME_GAMES``) and, for the shipped games, a browser module
+(``static/js/games/<game>.js``, named by the plugin). Everything else asks the
+table's plugin or the registry (or, in the browser, the game's module or the
+data the server sends) and never names a game.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from games.models import Game, Table
-from games.plugins import PLUGINS, GamePlugin, engine_for, plugin_for
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from games.models import Hand, Table
+from games.plugins import PLUGINS, GamePlugin, engine_for, game_choices, plugin_for
+from games.rules import registry
 
 ROOT = Path(__file__).resolve().parent.parent
-# A game named in code: its Game value or member, in any case ("holdem",
-# Game.HOLDEM, data-holdem-only...). Prose ("Hold'em stacks") is not code.
-GAME_NAME = re.compile("|".join(re.escape(g) for g in Game.values), re.IGNORECASE)
+# A game named in code: its name, in any case ("holdem", HOLDEM,
+# data-holdem-only...). Prose ("Hold'em stacks") is not code.
+GAME_NAME = re.compile("|".join(re.escape(g) for g in PLUGINS), re.IGNORECASE)
 # The modules that must ask the plugins instead.
 GENERIC = [
     *sorted((ROOT / "games/services").glob("*.py")),
@@ -33,8 +39,13 @@ GENERIC = [
             "limits.py",
             "tasks.py",
             "scheduling.py",
+            "models.py",
+            "protocol.py",
+            "apps.py",
         )
     ),
+    *(ROOT / "games/plugins" / name for name in ("__init__.py", "base.py", "money.py")),
+    *sorted((ROOT / "games/rules").glob("*.py")),  # the registry, the CLI, the protocol
     ROOT / "moderation/admin/games.py",  # the games' admin pages
     *sorted((ROOT / "templates/games").glob("*.html")),
     *(
@@ -56,14 +67,20 @@ GENERIC = [
 
 
 def test_every_game_has_a_plugin_a_rules_engine_and_a_browser_module():
-    assert list(PLUGINS) == list(Game.values)
-    for game in Game.values:
+    assert list(PLUGINS) == [import_string(path).game for path in settings.VIPGAME_GAMES]
+    assert set(PLUGINS) <= set(registry.names())
+    assert [choice for choice, _ in game_choices()] == list(PLUGINS)
+    for game in PLUGINS:
         plugin = plugin_for(game)
         assert isinstance(plugin, GamePlugin)
         assert plugin.game == game
         assert engine_for(game).name == game
         assert plugin.engine is engine_for(game)
-        assert (ROOT / "static/js/games" / f"{game}.js").is_file(), game
+        assert registry.get(game).package == plugin.rules
+        if plugin.rules in registry.shipped():  # a shipped game has its browser screens
+            assert plugin.browser_module == f"js/games/{game}.js"
+        if plugin.browser_module:
+            assert (ROOT / "static" / plugin.browser_module).is_file(), game
         assert plugin.seats.low >= 2
         assert plugin.seats.high <= engine_for(game).max_players
         assert {"vipgame"} <= {code for code, _label in plugin.presets}
@@ -91,7 +108,7 @@ def test_the_scan_finds_a_game_name():
 # its plugin's knobs ("reveal_seconds", "cong_penalty"). The table state's
 # ``max_raise`` is the wire's field of old (docs/protocol.md): the one knob
 # the shared modules name, as a key of the state they send.
-_KINDS = sorted({k for g in Game.values for k in engine_for(g).clocks} - set(Table.Clock.values))
+_KINDS = sorted({k for g in PLUGINS for k in engine_for(g).clocks} - set(Table.Clock.values))
 _KNOBS = sorted({name for p in PLUGINS.values() for name in p.knobs} - {"max_raise"})
 GAME_OWN = re.compile(
     "|".join(
@@ -131,7 +148,7 @@ def test_every_clock_of_an_engine_has_its_length_at_the_table():
     """Each clock an engine declares has a length its plugin names: a number
     knob of the game's (its default within its range) or a clock every table
     has; the shared ``Table.Clock`` kinds are no engine's."""
-    for game in Game.values:
+    for game in PLUGINS:
         plugin, engine = plugin_for(game), engine_for(game)
         assert set(plugin.clock_seconds) == set(engine.clocks), game
         assert not set(engine.clocks) & set(Table.Clock.values), game
@@ -144,3 +161,11 @@ def test_every_clock_of_an_engine_has_its_length_at_the_table():
                 assert not knob.rule, (game, name)
                 assert knob.range is not None, (game, name)
                 assert knob.range.low <= knob.default <= knob.range.high, (game, name)
+
+
+def test_the_game_field_s_choices_are_the_registry_s():
+    """A callable (no migration per game): every registered game, labelled."""
+    for model in (Table, Hand):
+        choices = list(model._meta.get_field("game").choices or [])
+        assert [value for value, _label in choices] == list(registry.names())
+        assert set(PLUGINS) <= {value for value, _label in choices}

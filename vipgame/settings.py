@@ -456,6 +456,13 @@ CHAT_REPORT_MAX_AGE_HOURS = env.int("CHAT_REPORT_MAX_AGE_HOURS", default=24)
 DEVICE_COOKIE_NAME = "device"
 DEVICE_COOKIE_AGE = 2 * 365 * 24 * 3600
 SIGHTING_REFRESH_S = env.int("SIGHTING_REFRESH_S", default=600)
+# The games: their plugins (games.plugins.base.GamePlugin subclasses), in the
+# lobby's order. Each names its rules package, registered in games.rules.registry.
+VIPGAME_GAMES = [
+    "games.plugins.maubinh.MauBinh",
+    "games.plugins.tienlen.TienLen",
+    "games.plugins.holdem.Holdem",
+]
 # Clocks and bot think times of the tables the lobby creates, e.g.
 # TABLE_DEFAULTS=arrange_seconds=30,reveal_seconds=1,bot_delay_ms=100,bot_delay_max_ms=300
 # (the clocks every table has: ready_seconds, turn_seconds, summary_seconds; a game's

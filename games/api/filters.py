@@ -4,7 +4,8 @@ import django_filters
 from django import forms
 from drf_spectacular.drainage import set_override
 
-from games.models import Game, HandPlayer, Table
+from games.models import HandPlayer, Table
+from games.plugins import game_choices
 from kernel.api.filters import StrictFilterSet
 
 
@@ -19,7 +20,7 @@ class IntegerFilter(django_filters.NumberFilter):
 
 
 class TableFilter(StrictFilterSet):
-    game = django_filters.ChoiceFilter(choices=Game.choices)
+    game = django_filters.ChoiceFilter(choices=game_choices())
     stake = IntegerFilter(min_value=1, help_text="Exactly this stake.")
     stake_min = IntegerFilter(field_name="stake", lookup_expr="gte", min_value=1)
     stake_max = IntegerFilter(field_name="stake", lookup_expr="lte", min_value=1)
@@ -33,7 +34,7 @@ class TableFilter(StrictFilterSet):
 
 
 class HandFilter(StrictFilterSet):
-    game = django_filters.ChoiceFilter(field_name="hand__game", choices=Game.choices)
+    game = django_filters.ChoiceFilter(field_name="hand__game", choices=game_choices())
     date = django_filters.DateFromToRangeFilter(
         field_name="hand__ended_at",
         help_text="`date_after` / `date_before` (YYYY-MM-DD, inclusive, Asia/Ho_Chi_Minh days).",

@@ -46,7 +46,7 @@ def _typed(plugin: GamePlugin, part: str) -> Any:
 
 
 def _prefixes() -> dict[str, str]:
-    prefixes = {f"games.rules.{game}.types": p.schema_name for game, p in PLUGINS.items()}
+    prefixes = {p.rules_types().__name__: p.schema_name for p in PLUGINS.values()}
     return {**prefixes, "games.protocol": "Ws"}
 
 
@@ -209,6 +209,11 @@ def components() -> dict[str, Schema]:
         convert.schema(message)
     client = [component_name(m) for m in protocol.CLIENT_MESSAGES]
     server = [component_name(m) for m in protocol.SERVER_MESSAGES]
+    found["GameName"] = {
+        "type": "string",
+        "enum": list(PLUGINS),
+        "description": "A game: each has its plugin (settings `VIPGAME_GAMES`).",
+    }
     found["WsStateMessage"] = ref("TableStateOut")
     found["WsClientMessage"] = {
         "oneOf": [ref(n) for n in client],

@@ -11,8 +11,8 @@ from rest_framework import serializers
 
 from games import limits
 from games.api.schema import component
-from games.models import Departure, Game, HandPlayer, Table
-from games.plugins import PLUGINS, Knob, plugin_for
+from games.models import Departure, HandPlayer, Table
+from games.plugins import PLUGINS, Knob, game_choices, plugin_for
 from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -172,7 +172,7 @@ def _knob_field(name: str, knob: Knob, games: list[str]) -> serializers.IntegerF
 
 
 class TableCreateIn(StrictIn):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     stake = _number("stake", help_text="Chips per unit.")
     seat_count = serializers.IntegerField(
         min_value=limits.SEATS.low,
@@ -265,7 +265,7 @@ class SeatState(serializers.Serializer[dict[str, Any]]):
 
 class TableInfo(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     name = serializers.CharField(allow_blank=True)
     preset = serializers.CharField()
     stake = serializers.IntegerField()
@@ -526,7 +526,7 @@ class HandPlayerName(serializers.Serializer[dict[str, Any]]):
 class HandListOut(serializers.ModelSerializer[HandPlayer]):
     id = serializers.IntegerField(source="hand_id")
     table = serializers.IntegerField(source="hand.table_id")
-    game = serializers.ChoiceField(source="hand.game", choices=Game.choices)
+    game = serializers.ChoiceField(source="hand.game", choices=game_choices())
     number = serializers.IntegerField(source="hand.number")
     stake = serializers.IntegerField(source="hand.table.stake")
     started_at = serializers.DateTimeField(source="hand.started_at")
@@ -562,7 +562,7 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
 class HandDetailOut(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     stake = serializers.IntegerField()
     started_at = serializers.DateTimeField()
@@ -588,7 +588,7 @@ class FairnessOut(serializers.Serializer[dict[str, Any]]):
 class ReplayOut(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     players = HandPlayerOut(many=True)
     you = serializers.IntegerField(allow_null=True)
@@ -618,7 +618,7 @@ class ReplayStepOut(serializers.Serializer[dict[str, Any]]):
 class ReplayStepsOut(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     table = serializers.IntegerField()
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     number = serializers.IntegerField()
     stake = serializers.IntegerField()
     players = HandPlayerOut(many=True)
@@ -639,7 +639,7 @@ class PhhOut(serializers.Serializer[dict[str, Any]]):
 
 
 class LeaderboardQuery(StrictQuery):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     period = serializers.ChoiceField(choices=["week", "all"], required=False, default="week")
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
 
@@ -654,7 +654,7 @@ class LeaderboardEntry(serializers.Serializer[dict[str, Any]]):
 
 
 class LeaderboardOut(serializers.Serializer[dict[str, Any]]):
-    game = serializers.ChoiceField(choices=Game.choices)
+    game = serializers.ChoiceField(choices=game_choices())
     period = serializers.ChoiceField(choices=["week", "all"])
     since = serializers.DateTimeField(
         allow_null=True, help_text="Monday 00:00 Asia/Ho_Chi_Minh for `week`."

@@ -55,11 +55,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, ClassVar, Literal
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
+from games.rules import registry
 from games.rules.cards import DECK
 from games.rules.game import GameEngine, Outcome
 from games.rules.settlement import cap_debts
@@ -136,18 +136,26 @@ class Transfer:
     chips: int
 
 
-@cache
 def engine_for(game: str) -> GameEngine:
-    """The rules engine of a game: ``ENGINE`` in ``games/rules/<game>/engine.py``."""
-    module = importlib.import_module(f"games.rules.{game}.engine")
-    engine: GameEngine = module.ENGINE
-    return engine
+    """The rules engine of a registered game (:mod:`games.rules.registry`,
+    filled from the plugins in ``settings.VIPGAME_GAMES``)."""
+    return registry.engine(game)
 
 
 class GamePlugin:
+    #: The game's name: its engine's ``name`` (the ``game`` of tables and hands).
     game: ClassVar[str]
+    #: The rules package (dotted path): ``engine`` (``ENGINE``), ``types``,
+    #: optional ``cli`` (:mod:`games.rules.registry`).
+    rules: ClassVar[str]
     #: The lobby tab and history filter label.
     label: ClassVar[str]
+    #: The game's full name (the ``game`` field's choice label); the label if None.
+    title: ClassVar[str | None] = None
+    #: The browser module (a static path) that draws the game's table and
+    #: replay; None: the game has no browser screens (its table and replay
+    #: pages say so instead of loading a module).
+    browser_module: ClassVar[str | None] = None
     #: One line that says what the game is (the home page's tile).
     blurb: ClassVar[Any] = ""
     seats: ClassVar[Range]
@@ -173,7 +181,7 @@ class GamePlugin:
 
     def rules_types(self) -> Any:
         """The rules package's ``types`` module (view, action and summary types)."""
-        return importlib.import_module(f"games.rules.{self.game}.types")
+        return importlib.import_module(f"{self.rules}.types")
 
     def example_setup(self, players: int) -> dict[str, Any]:
         """The ``setup`` of the API schema's example hand (what ``setup`` would

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, Hand, Seat, Table
+from games.models import Hand, Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
@@ -21,7 +21,9 @@ FRESH_TIME_BANK_MS = 30_000
 
 
 class Holdem(GamePlugin):
-    game = Game.HOLDEM
+    game = "holdem"
+    rules = "games.rules.holdem"
+    browser_module = "js/games/holdem.js"
     label = "Poker"
     blurb = _("Texas Hold'em: two cards, five on the board, four betting rounds.")
     schema_name = "Holdem"

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, Table
+from games.models import Table
 
 from .base import GamePlugin, Range, choice, number, number_map, switch, table_number
 
@@ -16,7 +16,9 @@ _SWEEP = (1, 4)
 
 
 class MauBinh(GamePlugin):
-    game = Game.MAUBINH
+    game = "maubinh"
+    rules = "games.rules.maubinh"
+    browser_module = "js/games/maubinh.js"
     label = "Mậu Binh"
     blurb = _("Arrange 13 cards into three hands and beat every opponent.")
     schema_name = "MauBinh"

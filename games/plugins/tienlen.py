@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, Seat, Table
+from games.models import Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
 
@@ -15,8 +15,11 @@ from .base import GamePlugin, Range, choice, number, table_number
 
 
 class TienLen(GamePlugin):
-    game = Game.TIENLEN
+    game = "tienlen"
+    rules = "games.rules.tienlen"
+    browser_module = "js/games/tienlen.js"
     label = "Tiến Lên"
+    title = "Tiến Lên Miền Nam"
     blurb = _("Be the first to play all your cards; chop the 2s!")
     schema_name = "TienLen"
     seats = Range(2, 4)

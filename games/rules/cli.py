@@ -1,7 +1,9 @@
 """The rules command line: one JSON object on stdin, one on stdout.
 
 Exit 0 with the answer, or exit 2 with ``{"error": {"code", "message"}}``.
-Each game contributes its ops in ``games/rules/<game>/cli.py`` as ``OPS``.
+Each registered game contributes its ops in its rules package's ``cli.py`` as
+``OPS`` (:mod:`games.rules.registry`: the packages shipped in ``games/rules/``
+and any named in the ``VIPGAME_RULES`` environment variable).
 Bad input is a :class:`RulesError` with a stable code; anything else that
 goes wrong is still answered in that shape (code ``internal_error``), never
 with a traceback.
@@ -14,12 +16,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from . import fairness
+from . import fairness, registry
 from .cards import cards_str
 from .errors import RulesError
-from .holdem import cli as holdem_cli
-from .maubinh import cli as maubinh_cli
-from .tienlen import cli as tienlen_cli
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -38,10 +37,10 @@ def op_deck(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def all_ops() -> dict[str, Op]:
+    registry.load_configured()
     ops: dict[str, Op] = {"deck": op_deck}
-    ops.update(maubinh_cli.OPS)
-    ops.update(tienlen_cli.OPS)
-    ops.update(holdem_cli.OPS)
+    for rules in registry.entries():
+        ops.update(rules.ops)
     return ops
 
 

@@ -56,7 +56,14 @@ def replay(
     steps = [ReplayStep(state, tuple(events), None)]
     while at < len(recorded):
         change = engine.change_of(recorded[at:])
-        state, events = apply_change(engine, state, change)
+        try:
+            state, events = apply_change(engine, state, change)
+        except RulesError as refused:  # (the rules refuse the recorded change)
+            if refused.code == "replay_mismatch":
+                raise
+            raise RulesError(
+                "replay_mismatch", f"Event {at}: the rules refuse this change ({refused.code})"
+            ) from None
         if not events:
             raise RulesError("replay_mismatch", f"Event {at}: the change made no event")
         at = _matched(recorded, at, events)

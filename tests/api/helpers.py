@@ -14,6 +14,7 @@ from games.plugins import engine_for
 from games.rules import fairness
 from games.rules.cards import cards_str
 
+from ..registry import facts
 from ..tables import Harness, payload_cards
 from ..wallet.helpers import snapshot as wallet_snapshot
 
@@ -115,7 +116,7 @@ def dealt_cards(hand: Hand) -> tuple[list[str], list[set[str]]]:
     deck = cards_str(
         fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
     )
-    size = {"maubinh": 13, "tienlen": 13, "holdem": 2}[hand.game]
+    size = facts(hand.game).hand_size
     own = [set(deck[i * size : (i + 1) * size]) for i in range(len(hand.players))]
     return deck, own
 

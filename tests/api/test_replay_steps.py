@@ -13,17 +13,18 @@ from games import publish, selectors, services
 from games.models import Hand
 from games.plugins import engine_for
 
+from ..registry import GAMES, seat_count
 from ..seeds import ORDINARY
 from ..services.driver import play_until_finished, ready_all, seated_table
 from ..tables import payload_cards
 from .helpers import error, url
 
 pytestmark = pytest.mark.django_db
-GAMES = ["maubinh", "tienlen", "holdem"]
 
 
 def finished_hand(tables, make_user, game):
-    table, users = seated_table(make_user, game, humans=2, bots=1)
+    # two people and a bot (one person at a two-seat game)
+    table, users = seated_table(make_user, game, humans=seat_count(game, 3) - 1, bots=1)
     ready_all(table)
     tables.drain()
     hand = play_until_finished(tables, table)

@@ -10,6 +10,7 @@ from games import publish, services
 from games.models import Hand, Table
 from games.plugins import engine_for
 
+from ..registry import GAMES, buy_in, facts, seat_count
 from ..tables import assert_money_consistent
 from .helpers import Client, token_for
 
@@ -31,12 +32,11 @@ def actors(table_id):
     return table, hand, [hand.players[i]["position"] for i in status.actors]
 
 
-@pytest.mark.parametrize(
-    ("game", "players", "bots"), [("maubinh", 3, 1), ("tienlen", 2, 0), ("holdem", 4, 0)]
-)
-def test_a_hand_over_websockets(tables, make_user, game, players, bots):
+@pytest.mark.parametrize("game", GAMES)
+def test_a_hand_over_websockets(tables, make_user, game):
+    players, bots = facts(game).socket_seating
     users = [make_user() for _ in range(players)]
-    table = services.table_create(owner=users[0], game=game, stake=2, seat_count=4)
+    table = services.table_create(owner=users[0], game=game, stake=2, seat_count=seat_count(game))
     for _ in range(bots):
         services.table_add_bot(table_id=table.pk, user=users[0])
     tokens = [token_for(u) for u in users]
@@ -47,7 +47,7 @@ def test_a_hand_over_websockets(tables, make_user, game, players, bots):
         for c in clients:
             assert await c.connect()
         for i, c in enumerate(clients):
-            await c.send(type="sit", id=f"sit{i}", buy_in=400 if game == "holdem" else None)
+            await c.send(type="sit", id=f"sit{i}", buy_in=buy_in(game, 400))
             await c.until(lambda m, i=i: m["type"] == "ack" and m["id"] == f"sit{i}")
         await sync_to_async(tables.drain)()
         for i, c in enumerate(clients):

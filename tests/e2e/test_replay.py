@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from games import services
 
+from ..registry import browser_games
 from ..services.driver import play_until_finished, ready_all
 from ..tables import payload_cards
 from .conftest import PASSWORD, outside, shot, switch_language
@@ -24,7 +25,7 @@ from .test_screen import LAPTOP, PHONE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-GAMES = ("maubinh", "tienlen", "holdem")
+GAMES = tuple(browser_games())
 
 PICTURE = """() => {
   const root = document.querySelector("[data-replay-app]");

@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from ..registry import browser_games
 from .conftest import (
     next_hand_if_dealt_finished,
     open_play_now,
@@ -458,7 +459,7 @@ def drawers_are_drawers(page: Any) -> None:
 
 
 @pytest.mark.parametrize("language", ["vi", "en"])
-@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+@pytest.mark.parametrize("game", browser_games())
 def test_the_game_screen_fits_every_size(pages, site, game, language):
     """In both languages (English words are often longer); the words on the
     result card are checked in Vietnamese."""

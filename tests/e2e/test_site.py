@@ -13,6 +13,7 @@ from django.urls import reverse
 from games.rules import fairness
 from games.rules.maubinh.rules import DEFAULT_PRESET, PRESETS
 
+from ..registry import browser_games
 from .conftest import (
     PHONE,
     leave_now,
@@ -197,7 +198,7 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
     shot(page, "phone-history")
     page.goto(f"{site.url}/tables/")
     shot(page, "phone-lobby")
-    for game in ("maubinh", "tienlen", "holdem"):
+    for game in browser_games():
         open_play_now(page, site, game)
         no_horizontal_scroll(page)
         page.click("[data-action=ready]")

@@ -11,19 +11,19 @@ from games.models import Hand, Seat, Table, TableSeed
 from games.plugins import engine_for
 from wallet.models import Account
 
+from ..registry import buy_in, seat_count
 from ..seeds import seeds_for_a_hand_in_play
 
-GAMES = ["maubinh", "tienlen", "holdem"]
 BUY_IN = 1_000
 
 
 def seated_table(make_user: Any, game: str, players: int = 3) -> tuple[Table, list[Any]]:
-    """A table (stake 10) with ``players`` people seated, nobody ready."""
-    users = [make_user() for _ in range(players)]
-    table = services.table_create(owner=users[0], game=game, stake=10, seat_count=4)
+    """A table (stake 10) with ``players`` people seated (as many as the game
+    seats if fewer), nobody ready."""
+    users = [make_user() for _ in range(seat_count(game, players))]
+    table = services.table_create(owner=users[0], game=game, stake=10, seat_count=seat_count(game))
     for user in users:
-        buy_in = BUY_IN if game == "holdem" else None
-        services.table_sit(table_id=table.pk, user=user, buy_in=buy_in)
+        services.table_sit(table_id=table.pk, user=user, buy_in=buy_in(game, BUY_IN))
     table.refresh_from_db()
     return table, users
 

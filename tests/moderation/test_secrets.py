@@ -32,9 +32,10 @@ from games.rules.cards import card_display, cards_str, parse_card
 from games.services import chat_report
 
 from ..api.helpers import client_for, throttles_off
+from ..registry import GAMES
 from ..services.driver import play_until_finished
 from ..tables import payload_cards
-from .helpers import GAMES, current_hand, deal, move_once
+from .helpers import current_hand, deal, move_once
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,10 @@ from moderation.errors import ReasonRequired
 from moderation.models import AuditEntry
 from wallet.models import Account, LedgerTransaction
 
+from ..registry import GAMES
 from ..services.driver import play_until_finished
 from ..wallet.helpers import snapshot
-from .helpers import BUY_IN, GAMES, current_hand, deal, holdings, move_once, players_total, wallets
+from .helpers import BUY_IN, current_hand, deal, holdings, move_once, players_total, wallets
 
 
 @pytest.mark.django_db

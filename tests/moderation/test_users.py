@@ -24,8 +24,9 @@ from moderation.errors import (
 )
 from moderation.models import AuditEntry
 
+from ..registry import GAMES
 from ..services.driver import play_until_finished
-from .helpers import BUY_IN, GAMES, deal, seated_table, wallets
+from .helpers import BUY_IN, deal, seated_table, wallets
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "Bai-Tien-Len-42"
@@ -53,7 +54,7 @@ def test_a_player_banned_between_hands_leaves_at_once_with_the_stack_cashed_out(
     tables, make_user, game, client
 ):
     staff = make_user(is_staff=True)
-    table, (lan, minh, _) = seated_table(make_user, game)
+    table, (lan, minh, *_) = seated_table(make_user, game)
     token_issue(user=minh)
     client.force_login(minh)
     other = client.__class__()
@@ -90,7 +91,7 @@ def test_a_player_banned_mid_hand_plays_out_by_the_leave_rule_and_frees_the_seat
     tables, make_user, game, monkeypatch
 ):
     staff = make_user(is_staff=True)
-    table, (lan, minh, _), _ = deal(make_user, game)
+    table, (lan, minh, *_), _ = deal(make_user, game)
     held: list[int] = []
     monkeypatch.setattr(tables.scheduler, "settle", held.append)
 

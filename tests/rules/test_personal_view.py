@@ -18,7 +18,7 @@ from games.rules.tienlen import view as tienlen_view
 from games.rules.tienlen.moves import legal_plays
 from games.rules.tienlen.order import parse_saved_tl, parse_tl, tl_strs
 
-from .test_replay import play_live
+from .test_replay import GAMES, play_live
 
 
 def normal(patch: dict) -> dict:
@@ -26,14 +26,13 @@ def normal(patch: dict) -> dict:
     return {**patch, "unset": sorted(patch["unset"])} if "unset" in patch else patch
 
 
-@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("seed", range(8))
 def test_every_seat_s_view_and_patch_come_from_the_spectators(game: str, seed: int) -> None:
     # given every state of a hand played live
-    _, states, _, extra = play_live(game, seed)
+    deal, states, _, extra = play_live(game, seed)
     engine = extra["engine"]
-    seated = states[0].players  # (Mậu Binh: each player's state; else how many)
-    players = range(len(seated) if isinstance(seated, tuple) else seated)
+    players = range(deal["players"])
     for before, after in itertools.pairwise(states):
         old, new = engine.view(before, None), engine.view(after, None)
         common = view_patch(old, new)

@@ -10,6 +10,7 @@ from games.errors import NotEnoughChips
 from games.models import Hand, Seat, Table
 from games.plugins import engine_for
 
+from ..registry import buy_in, seat_count
 from ..seeds import ORDINARY, Dealer
 from ..tables import Harness
 
@@ -45,13 +46,14 @@ def play_until_finished(harness: Harness, table: Table, max_steps: int = 2000) -
 
 
 def seated_table(make_user: Any, game: str, humans: int, bots: int) -> tuple[Table, list[Any]]:
-    """A four-seat table of ``game`` (stake 2) with ``humans`` people (the
-    first owns it; Hold'em buy-in 400) and ``bots`` bots, nobody ready."""
+    """A four-seat table of ``game`` (fewer if the game seats fewer; stake 2)
+    with ``humans`` people (the first owns it; a buy-in of 400 where chips sit
+    on the seat) and ``bots`` bots, nobody ready."""
     owner = make_user()
-    table = services.table_create(owner=owner, game=game, stake=2, seat_count=4)
+    table = services.table_create(owner=owner, game=game, stake=2, seat_count=seat_count(game))
     users = [owner] + [make_user() for _ in range(humans - 1)]
     for user in users:
-        services.table_sit(table_id=table.pk, user=user, buy_in=400 if game == "holdem" else None)
+        services.table_sit(table_id=table.pk, user=user, buy_in=buy_in(game, 400))
     for _ in range(bots):
         services.table_add_bot(table_id=table.pk, user=owner)
     return table, users

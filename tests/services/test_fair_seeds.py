@@ -17,12 +17,11 @@ from games.rules.cards import cards_str
 from moderation.selectors import hand_inspection
 from wallet.models import Account
 
+from ..registry import GAMES, buy_in, seat_count
 from ..tables import Harness, statements_run
 from .driver import play_until_finished
 
 pytestmark = pytest.mark.django_db
-
-GAMES = ["maubinh", "tienlen", "holdem"]
 
 
 def current_hand(table: Table) -> Hand | None:
@@ -31,15 +30,15 @@ def current_hand(table: Table) -> Hand | None:
 
 
 def table_with_bot(make_user: Any, tables: Harness, game: str) -> tuple[Table, list[Any]]:
-    lan, minh = make_user(), make_user()
-    table = services.table_create(owner=lan, game=game, stake=1, seat_count=4)
-    for user in (lan, minh):
-        buy_in = 200 if game == "holdem" else None
-        services.table_sit(table_id=table.pk, user=user, buy_in=buy_in)
-    services.table_add_bot(table_id=table.pk, user=lan)
+    """Two people and a bot (one person and a bot at a two-seat game)."""
+    people = [make_user() for _ in range(seat_count(game, 3) - 1)]
+    table = services.table_create(owner=people[0], game=game, stake=1, seat_count=seat_count(game))
+    for user in people:
+        services.table_sit(table_id=table.pk, user=user, buy_in=buy_in(game, 200))
+    services.table_add_bot(table_id=table.pk, user=people[0])
     tables.drain()  # the bot readies
     table.refresh_from_db()
-    return table, [lan, minh]
+    return table, people
 
 
 def seat_seeds(table: Table) -> list[tuple[str, str]]:
@@ -91,7 +90,7 @@ def test_every_hand_is_dealt_from_a_fresh_seed_of_every_player(
     for number in (1, 2, 3):
         for user in humans:
             seat = Seat.objects.get(table=table, user=user)
-            if seat.sitting_out and game == "holdem":  # went broke: buys in again
+            if seat.sitting_out and buy_in(game, 200):  # went broke: buys in again
                 services.table_buy_in(table_id=table.pk, user=user, amount=200)
             if not seat.ready:
                 services.table_ready(table_id=table.pk, user=user)  # no seed with it

@@ -15,6 +15,7 @@ from games.models import Hand, Seat, Table
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
+from ..registry import GAMES, buy_in, seat_count
 from ..tables import assert_money_consistent
 from ..wallet.helpers import assert_ledger_consistent, snapshot
 from .bots_at_once import bots_asked_for_at_once
@@ -147,17 +148,16 @@ def test_bots_asked_for_at_once_at_many_tables_never_grow_the_pool_past_its_size
     assert_money_consistent()
 
 
-@pytest.mark.parametrize("game", ["tienlen", "maubinh", "holdem"])
+@pytest.mark.parametrize("game", GAMES)
 def test_bots_are_funded_by_the_house_and_issuance_never_moves(tables, make_user, game):
     lan = make_user()
     wallet.house_account()  # the house's float: once, before anything here
     minted = issuance()
     float_ = house()
 
-    board = services.table_create(owner=lan, game=game, stake=10, seat_count=4)
-    buy = 400 if game == "holdem" else None
-    services.table_sit(table_id=board.pk, user=lan, buy_in=buy)
-    for _ in range(2):
+    board = services.table_create(owner=lan, game=game, stake=10, seat_count=seat_count(game))
+    services.table_sit(table_id=board.pk, user=lan, buy_in=buy_in(game, 400))
+    for _ in range(seat_count(game, 3) - 1):
         services.table_add_bot(table_id=board.pk, user=lan)
     tables.drain()
     services.table_ready(table_id=board.pk, user=lan)
@@ -268,25 +268,27 @@ def test_the_last_person_leaving_sends_the_bots_home(tables, make_user, settings
     settings.MAX_BOT_SEATS_PER_USER = 3
     lan = make_user()
     float_ = house()
-    for game in ("maubinh", "tienlen", "holdem", "tienlen"):
+    for game in [*GAMES, GAMES[1]]:  # (the second game's table again: filled again)
         table = Table.objects.filter(owner=lan, game=game).first() or services.table_create(
-            owner=lan, game=game, stake=1, seat_count=4, fill_with_bots=True
+            owner=lan, game=game, stake=1, seat_count=seat_count(game), fill_with_bots=True
         )
-        services.table_sit(table_id=table.pk, user=lan, buy_in=40 if game == "holdem" else None)
-        assert Seat.objects.filter(table=table, is_bot=True).count() == 3
+        services.table_sit(table_id=table.pk, user=lan, buy_in=buy_in(game, 40))
+        assert Seat.objects.filter(table=table, is_bot=True).count() == seat_count(game) - 1
         services.table_leave(table_id=table.pk, user=lan)
         assert not Seat.objects.filter(table=table).exists()
     assert house() == float_
     assert all(a.balance == 0 for a in Account.objects.filter(user__is_bot=True))
-    assert Table.objects.filter(owner=lan).count() == 3
+    assert Table.objects.filter(owner=lan).count() == len(GAMES)
 
 
-@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+@pytest.mark.parametrize("game", GAMES)
 def test_leaving_mid_hand_frees_the_seat_and_the_bots_at_settlement(tables, make_user, game):
     lan = make_user()
     float_ = house()
-    table = services.table_create(owner=lan, game=game, stake=1, seat_count=4, fill_with_bots=True)
-    services.table_sit(table_id=table.pk, user=lan, buy_in=40 if game == "holdem" else None)
+    table = services.table_create(
+        owner=lan, game=game, stake=1, seat_count=seat_count(game), fill_with_bots=True
+    )
+    services.table_sit(table_id=table.pk, user=lan, buy_in=buy_in(game, 40))
     tables.drain()
     services.table_ready(table_id=table.pk, user=lan)
     table.refresh_from_db()

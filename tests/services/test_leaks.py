@@ -10,6 +10,7 @@ from games.protocol import apply_delta
 from games.rules import fairness
 from games.rules.cards import cards_str
 
+from ..registry import GAMES, facts
 from ..tables import assert_money_consistent, payload_cards
 from .driver import next_hand, play_until_finished, ready_all, seated_table
 
@@ -37,17 +38,15 @@ def dealt(hand: Hand) -> tuple[list[str], list[set[str]], set[str]]:
         fairness.deal_deck(bytes.fromhex(hand.server_seed), hand.fair_id, hand.client_seeds)
     )
     n = len(hand.players)
-    size = {"maubinh": 13, "tienlen": 13, "holdem": 2}[hand.game]
+    size = facts(hand.game).hand_size
     own = [set(deck[i * size : (i + 1) * size]) for i in range(n)]
-    used = n * size + (5 if hand.game == "holdem" else 0)
+    used = n * size + facts(hand.game).table_cards
     return deck, own, set(deck[used:])
 
 
-@pytest.mark.parametrize(
-    ("game", "humans", "bots"),
-    [("maubinh", 2, 2), ("tienlen", 2, 2), ("holdem", 3, 1)],
-)
-def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game, humans, bots):
+@pytest.mark.parametrize("game", GAMES)
+def test_no_seat_ever_sees_what_it_may_not(tables, make_user, sent, game):
+    humans, bots = facts(game).seating
     table, users = seated_table(make_user, game, humans, bots)
     tables.drain()
     # What each recipient holds, kept from hand to hand as a client keeps it

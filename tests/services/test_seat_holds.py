@@ -12,6 +12,7 @@ from games.models import Hand, Seat, Table
 from moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
+from ..registry import wallet_games
 from ..tables import assert_money_consistent, statements_run
 from ..wallet.helpers import assert_ledger_consistent, snapshot, wallet_of
 from .driver import play_until_finished
@@ -27,7 +28,7 @@ def world():
     )
 
 
-@pytest.mark.parametrize("game", ["maubinh", "tienlen"])
+@pytest.mark.parametrize("game", wallet_games())
 def test_one_wallet_cannot_back_two_tables(tables, make_user, game):
     """10,000 chips, tables needing 9,000 each (stake 300 x 30): the second
     sit is refused with a clear error and nothing changes."""

@@ -19,6 +19,7 @@ from games.plugins import engine_for
 from wallet import services as wallet
 from wallet.models import Account
 
+from ..registry import GAMES, buy_in
 from ..seeds import ORDINARY
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
@@ -37,7 +38,7 @@ def table_snapshot(table):
 def two_player_table(make_user, game="tienlen", **kw):
     lan, minh = make_user(), make_user()
     table = services.table_create(owner=lan, game=game, stake=10, seat_count=2, **kw)
-    buy = 1_000 if game == "holdem" else None
+    buy = buy_in(game, 1_000)
     services.table_sit(table_id=table.pk, user=lan, buy_in=buy)
     services.table_sit(table_id=table.pk, user=minh, buy_in=buy)
     return table, lan, minh
@@ -184,7 +185,7 @@ def test_a_stale_version_is_refused_only_once_the_turn_or_phase_moved_on(tables,
     assert table_snapshot(table) == before
 
 
-@pytest.mark.parametrize("game", ["maubinh", "tienlen", "holdem"])
+@pytest.mark.parametrize("game", GAMES)
 def test_leaving_mid_hand_plays_on_and_frees_the_seat_after_settlement(
     tables, dealer, make_user, game
 ):
