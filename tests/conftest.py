@@ -33,9 +33,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tests (the JS verifier) check real draws: a stacked deck (the ``dealer``
     fixture) is refused there."""
     items.sort(key=_run_order)  # stable: the collection order within each group
+    xdist = config.pluginmanager.hasplugin("xdist")
     for item in items:
         path = item.path.relative_to(item.config.rootpath).as_posix()
-        if path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
+        if xdist and path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
             # One worker runs a browser module's tests (``make test``: --dist
             # loadgroup), on the one Daphne + Celery stack of that module.
             item.add_marker(pytest.mark.xdist_group(path))
