@@ -32,7 +32,8 @@ from django.utils.module_loading import import_string
 
 from games.rules import registry
 
-from .base import FEWEST_PLAYERS, GamePlugin, Knob, Range, Transfer, engine_for
+from .base import FEWEST_PLAYERS, GamePlugin, Transfer, engine_for
+from .knobs import Knob, Range
 
 
 def _load(paths: list[str]) -> dict[str, GamePlugin]:

@@ -35,15 +35,21 @@ an unknown name with ``bad_table_settings``; the API's serializer, its
 OpenAPI schema, the lobby form's fields and the admin all read the knobs.
 
 Adding a Hold'em option touches one place of code: a line in
-``Holdem.knobs``, e.g. ``"ante_units": number(0, 5)``; the check, the
+the poker plugin's ``knobs``, e.g. ``"ante_units": number(0, 5)``; the check, the
 ``options`` of the API and its schema (or, for a table knob players set, a
 field of the body and of the lobby form), the admin and the stored settings
 follow from it, with no migration (a table without the knob reads its
 default). Its row in ``docs/tables.md`` documents it (a test compares the
 ranges). A rule knob the engine does not have yet is a ruleset field of the
-engine first (``games/rules/holdem/rules.py``): that is the rule itself, in
+engine first (its ``rules.py``): that is the rule itself, in
 the rules package, not a table setting. A table knob acts where the plugin
 reads it (``setting``), e.g. in its ``setup``.
+
+A money model's knobs (``WalletHolds``: the stakes held to sit;
+``EscrowStacks``: the buy-in range) are declared once, on the model in
+``games/plugins/money.py``, and every game of that model has them
+(``GamePlugin.knobs`` takes them in after the game's own; a game declaring
+one of them again is refused at import).
 
 Shared knobs every game has (the stake, the seat count, the ready, turn and
 summary clocks, the bots' think time, filling with bots, privacy) stay
@@ -55,7 +61,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
@@ -64,67 +70,11 @@ from games.rules.cards import DECK
 from games.rules.game import GameEngine, Outcome
 from games.rules.settlement import cap_debts
 
+from .knobs import Knob, Range
 from .money import MoneyModel, WalletHolds
 
 #: The fewest ready players a hand is dealt to (games.services.hands.maybe_deal).
 FEWEST_PLAYERS = 2
-
-
-@dataclass(frozen=True)
-class Range:
-    low: int
-    high: int
-
-
-@dataclass(frozen=True)
-class Knob:
-    """One setting of a game's tables (see the module's docstring)."""
-
-    kind: Literal["number", "switch", "choice", "map"]
-    #: A number's range (a map's, for each of its values).
-    range: Range | None = None
-    choices: tuple[str, ...] = ()
-    #: A table knob's value when none is given (a rule knob's is the preset's).
-    default: Any = None
-    #: A field of the engine's ruleset (else the table's own).
-    rule: bool = True
-    #: The table's creator may set it (the API, the lobby form); else only the house.
-    by_players: bool = True
-    #: None is a value (no cap).
-    nullable: bool = False
-    #: What the lobby form calls it.
-    label: Any = ""
-    #: A map: what it maps (the message when it is not a non-empty object).
-    message: Any = ""
-    #: The API's description of it.
-    help: str = ""
-    #: Another number knob this one may not be below (a range's two ends).
-    at_least: str = ""
-
-
-def number(low: int, high: int, **kwargs: Any) -> Knob:
-    """A whole number from ``low`` to ``high``."""
-    return Knob("number", Range(low, high), **kwargs)
-
-
-def switch(**kwargs: Any) -> Knob:
-    """True or false."""
-    return Knob("switch", **kwargs)
-
-
-def choice(*choices: str, **kwargs: Any) -> Knob:
-    """One of ``choices``."""
-    return Knob("choice", choices=choices, **kwargs)
-
-
-def number_map(low: int, high: int, message: Any, **kwargs: Any) -> Knob:
-    """A non-empty map of names to whole numbers, each from ``low`` to ``high``."""
-    return Knob("map", Range(low, high), message=message, **kwargs)
-
-
-def table_number(low: int, high: int, default: int | None, **kwargs: Any) -> Knob:
-    """A number of the table's own (not the engine's ruleset)."""
-    return Knob("number", Range(low, high), default=default, rule=False, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -170,6 +120,16 @@ class GamePlugin:
     #: What backs a seat and how a hand is paid (games.plugins.money): a hold
     #: on the wallet, or a buy-in to a seat escrow.
     money: ClassVar[MoneyModel] = WalletHolds()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The money model's knobs are the game's too (one home: the model's).
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("knobs", {})
+        taken = sorted(set(own) & set(cls.money.knobs))
+        if taken:
+            raise TypeError(f"{cls.__name__}: {taken} are its money model's knobs")
+        cls.knobs = {**cls.knobs, **cls.money.knobs}
+
     #: A ready player stays ready between hands.
     keeps_ready: ClassVar[bool] = False
     #: Results are in units of the stake (else in chips).

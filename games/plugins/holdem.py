@@ -13,7 +13,8 @@ from games.refs import SeatRef
 from games.rules.game import Outcome
 from games.rules.holdem.phh import export_phh
 
-from .base import GamePlugin, Range, number, table_number
+from .base import GamePlugin
+from .knobs import Range, number, table_number
 from .money import EscrowStacks
 
 #: A seat's time bank before its first hand (then carried between hands).
@@ -37,10 +38,6 @@ class Holdem(GamePlugin):
             1, 1_000_000, None, nullable=True,
             label=_("Raise cap (stakes, empty = no limit)"),
             help="Poker: raise cap in stakes, at least the big blind.",
-        ),
-        "buy_in_min": table_number(1, 1_000, 20, label=_("Minimum buy-in (big blinds)")),
-        "buy_in_max": table_number(
-            1, 1_000, 100, at_least="buy_in_min", label=_("Maximum buy-in (big blinds)")
         ),
         "small_blind_units": number(1, 5),
         "big_blind_units": number(1, 10),

@@ -9,7 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import Table
 
-from .base import GamePlugin, Range, choice, number, number_map, switch, table_number
+from .base import GamePlugin
+from .knobs import Range, choice, number, number_map, switch, table_number
 
 _BONUS = (1, 30)
 _SWEEP = (1, 4)
@@ -27,8 +28,7 @@ class MauBinh(GamePlugin):
     # The phases' clocks: arrange (everyone at once), then each chi's reveal.
     clock_seconds = {"arrange": "arrange_seconds", "reveal": "reveal_seconds"}
     knobs = {
-        # The stakes held in the wallet to sit, the clocks: the house's.
-        "min_balance_units": table_number(1, 1_000, 30, by_players=False),
+        # The clocks: the house's (the stakes held to sit: WalletHolds' knob).
         "arrange_seconds": table_number(5, 3_600, 90, by_players=False),
         "reveal_seconds": table_number(1, 30, 5, by_players=False),
         "bonus_full_house_chi2": number(*_BONUS),

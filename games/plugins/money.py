@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, ClassVar, Protocol
 
+from django.utils.translation import gettext_lazy as _
+
 from accounts.models import User
 from games import clock, sql
 from games.errors import BadAction, BadBuyIn, HandInProgress, NotEnoughChips
@@ -34,6 +36,8 @@ from wallet import selectors as wallet_selectors
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 from wallet.models import Account, Hold, LedgerTransaction
+
+from .knobs import Knob, table_number
 
 SEAT_HOLD_TTL = timedelta(days=7)
 
@@ -119,6 +123,9 @@ class MoneyModel:
     #: What a seat shows as its chips: its escrow's stack (True) or the
     #: player's wallet balance (False).
     chips_on_seat: ClassVar[bool]
+    #: The settings its seats need (every game of this money model has them:
+    #: ``GamePlugin.knobs`` takes them in, after the game's own).
+    knobs: ClassVar[dict[str, Knob]] = {}
 
     def buy_in_range(self, table: Table) -> tuple[int, int] | None:
         """The chips a player may buy in with (None: no buy-in)."""
@@ -268,6 +275,8 @@ def rehold_seats(work: Work, seats: list[Seat]) -> None:
 
 class WalletHolds(MoneyModel):
     chips_on_seat = False
+    # The stakes held in the wallet to sit (the house's: not the API's).
+    knobs = {"min_balance_units": table_number(1, 1_000, 30, by_players=False)}
 
     def min_balance(self, table: Table) -> int | None:
         return min_balance(table)
@@ -374,6 +383,12 @@ def _whole(value: object) -> bool:
 
 class EscrowStacks(MoneyModel):
     chips_on_seat = True
+    knobs = {
+        "buy_in_min": table_number(1, 1_000, 20, label=_("Minimum buy-in (big blinds)")),
+        "buy_in_max": table_number(
+            1, 1_000, 100, at_least="buy_in_min", label=_("Maximum buy-in (big blinds)")
+        ),
+    }  # fmt: skip
 
     def buy_in_range(self, table: Table) -> tuple[int, int] | None:
         # The game's buy_in_min/max knobs, in big blinds (two stakes).

@@ -11,7 +11,8 @@ from games.models import Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
 
-from .base import GamePlugin, Range, choice, number, table_number
+from .base import GamePlugin
+from .knobs import Range, choice, number
 
 
 class TienLen(GamePlugin):
@@ -25,8 +26,6 @@ class TienLen(GamePlugin):
     seats = Range(2, 4)
     clock_seconds = {"turn": "turn_seconds"}
     knobs = {
-        # The stakes held in the wallet to sit (the house's: not the API's).
-        "min_balance_units": table_number(1, 1_000, 30, by_players=False),
         "cong_penalty": number(0, 52),
         "toi_trang_flat": number(0, 52),
         "ket_3_bich": number(0, 52),

@@ -64,7 +64,7 @@ def add(package: str, label: str | None = None) -> Rules:
         raise ValueError(f"game {name!r} is already the rules package {known.package}")
     ops: Mapping[str, Op] = {}
     if importlib.util.find_spec(f"{package}.cli") is not None:
-        ops = dict(importlib.import_module(f"{package}.cli").OPS)
+        ops = importlib.import_module(f"{package}.cli").OPS
     entry = Rules(name, package, engine, label or (known.label if known else name), ops)
     _RULES[name] = entry
     return entry

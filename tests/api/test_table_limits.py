@@ -16,7 +16,7 @@ from games import limits, services
 from games.errors import BadTableSettings
 from games.models import Seat, Table
 from games.plugins import PLUGINS
-from games.plugins.base import number
+from games.plugins.knobs import number
 
 from ..migrating import back_at, models_at
 from .helpers import error, url, world

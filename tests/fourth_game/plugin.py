@@ -3,7 +3,8 @@ of the stake), no browser screens, no exchange format."""
 
 from __future__ import annotations
 
-from games.plugins.base import GamePlugin, Range
+from games.plugins.base import GamePlugin
+from games.plugins.knobs import Range
 
 
 class HighCard(GamePlugin):
