@@ -208,7 +208,10 @@ def test_a_seed_for_an_older_or_unknown_commitment_or_used_before_is_refused(tab
     sources = {
         p["user_id"]: source for p, source in zip(second.players, second.seed_sources, strict=True)
     }
-    assert (sources[lan.pk], sources[minh.pk]) == ("server", "server")
+    # (A player the first hand left without chips is not dealt in: the deal is random.)
+    dealt = [user.pk for user in (lan, minh) if user.pk in sources]
+    assert dealt
+    assert [sources[pk] for pk in dealt] == ["server"] * len(dealt)
     assert "lan-2" not in second.client_seeds
     assert "lan-1" not in second.client_seeds
 
