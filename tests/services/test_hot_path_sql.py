@@ -55,9 +55,18 @@ def _prepared() -> list[str]:
 
 
 def _in_play(tables, make_user):
-    table, _ = seated_table(make_user, "tienlen", 4, 0)
-    ready_all(table)
-    return table
+    """A Tiến Lên table whose hand waits for a move (a random deal may end at
+    once with an instant win: then another table is dealt)."""
+    for _attempt in range(10):
+        table, _ = seated_table(make_user, "tienlen", 4, 0)
+        ready_all(table)
+        tables.drain()
+        table.refresh_from_db()
+        hand = Hand.objects.get(pk=table.current_hand_id)
+        engine = engine_for(table.game)
+        if hand.ended_at is None and engine.status(engine.loads(hand.state)).actors:
+            return table
+    raise AssertionError("ten deals in a row ended at once")
 
 
 def test_a_move_is_three_prepared_statements(tables, make_user):
