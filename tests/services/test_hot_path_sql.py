@@ -62,6 +62,7 @@ def _in_play(tables, make_user):
         ready_all(table)
         tables.drain()
         table.refresh_from_db()
+        assert table.current_hand_id is not None
         hand = Hand.objects.get(pk=table.current_hand_id)
         engine = engine_for(table.game)
         if hand.ended_at is None and engine.status(engine.loads(hand.state)).actors:
