@@ -192,6 +192,23 @@ def sessions_end(
     return len(ended)
 
 
+#: How often a device session's ``last_seen`` (and address) follow its requests.
+SEEN_EVERY = timedelta(seconds=60)
+
+
+def session_seen(*, session: DeviceSession, address: str | None, now: datetime) -> None:
+    """A request came with one of the session's access tokens: note when and
+    from where, at most once every ``SEEN_EVERY`` (one UPDATE)."""
+    if now - session.last_seen < SEEN_EVERY:
+        return
+    session.last_seen = now
+    fields = ["last_seen"]
+    if address:
+        session.address = address
+        fields.append("address")
+    session.save(update_fields=fields)
+
+
 def sessions_of(user: User) -> list[DeviceSession]:
     """The user's live device sessions, the most recently seen first."""
     now = timezone.now()

@@ -161,14 +161,15 @@ def game_settings(
     if plugin is None or not isinstance(settings, Mapping):
         return settings, dict(fields or {})
     settings = dict(settings)
+    own = plugin.table_knobs()
     for name in settings:
-        if name in plugin.table_knobs():
+        if name in own:
             raise BadTableSettings(
                 problem=gettext("Unknown rule option: %(name)s.") % {"name": str(name)[:40]}
             )
     others = {n for p in PLUGINS.values() for n in p.table_knobs()}
     for name, value in (fields or {}).items():
-        if name in plugin.table_knobs():
+        if name in own:
             settings[name] = value
         elif name not in others:
             numbers[name] = value
@@ -277,11 +278,13 @@ def non_default_rules(game: str, preset: str, settings: Mapping[str, Any]) -> li
     options = settings if plugin is None else plugin.rule_options(settings)
     if not options:
         return []
+    as_stored = [[name, value] for name, value in sorted(options.items())]
+    if plugin is None:
+        return as_stored
     try:
-        assert plugin is not None
         base, rules = plugin.ruleset_of(preset, {}), plugin.ruleset_of(preset, options)
-    except (RulesError, AssertionError):
-        return [[name, value] for name, value in sorted(options.items())]
+    except RulesError:
+        return as_stored
     changed = []
     for name in sorted(options):
         value = getattr(rules, name, options[name])

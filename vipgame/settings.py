@@ -359,7 +359,7 @@ def throttle_rate(name: str, default: str) -> str | None:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "kernel.api.auth.TokenAuthentication",
+        "accounts.auth.TokenAuthentication",
         "kernel.api.auth.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
