@@ -259,11 +259,17 @@ class GamePlugin:
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
-        """Update what the table remembers between hands (a new ``table.carry``,
-        not saved here) and return what the seats do: ``{seat id: {field:
-        value}}``, a seat's own memory as its ``carry`` (``seats``: the hand's
-        players' seats, in player order). Only the plugin reads either carry."""
+        """What the seats do after the hand: ``{seat id: {field: value}}``, a
+        seat's own memory as its ``carry`` (``seats``: the hand's players'
+        seats, in player order). Only the plugin reads it."""
         return {}
+
+    def table_carry(
+        self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What the table remembers into the next hand (its new ``carry``: the
+        service declares it to the unit of work); only the plugin reads it."""
+        return dict(table.carry)
 
     def hand_export(
         self, hand: Hand, state: Any, player: int | None, *, reveal_all: bool

@@ -84,10 +84,14 @@ class Holdem(GamePlugin):
         banks = self.engine.view(state, None).get("time_banks_ms") or []
         return int(banks[actor]) if actor < len(banks) else 0
 
+    def table_carry(
+        self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
+    ) -> dict[str, Any]:
+        return {**table.carry, "button": seats[int(setup["button"])].position}
+
     def after_hand(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
     ) -> dict[int, dict[str, Any]]:
-        table.carry = {**table.carry, "button": seats[int(setup["button"])].position}
         summary = outcome.summary
         changes: dict[int, dict[str, Any]] = {}
         for i, seat in enumerate(seats):

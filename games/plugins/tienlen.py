@@ -44,13 +44,12 @@ class TienLen(GamePlugin):
             "random_first": draws[0],
         }
 
-    def after_hand(
+    def table_carry(
         self, table: Table, seats: Sequence[SeatRef], outcome: Outcome, setup: dict[str, Any]
-    ) -> dict[int, dict[str, Any]]:
+    ) -> dict[str, Any]:
         winner = outcome.summary.get("winner")
         last = seats[winner].position if isinstance(winner, int) else None
-        table.carry = {**table.carry, "last_winner": last}
-        return {}
+        return {**table.carry, "last_winner": last}
 
     def example_setup(self, players: int) -> dict[str, Any]:
         return {"previous_winner": None, "random_first": 0}

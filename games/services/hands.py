@@ -215,10 +215,12 @@ def advance(work: TableWork, before: Status | None, status: Status, *, restart_c
 def finish_hand(work: TableWork) -> None:
     hand, table = work.hand, work.table
     assert hand is not None
-    outcome = work.plugin.engine.outcome(work.state)
+    plugin, refs = work.plugin, work.hand_refs()
+    outcome = plugin.engine.outcome(work.state)
     work.finish_hand(publish.hand_result(table.game, work.unit(), outcome))
-    work.update_seats(work.plugin.after_hand(table, work.hand_refs(), outcome, hand.setup))
-    work.update_table(status=Table.Status.SUMMARY)
+    work.update_seats(plugin.after_hand(table, refs, outcome, hand.setup))
+    carry = plugin.table_carry(table, refs, outcome, hand.setup)
+    work.update_table(status=Table.Status.SUMMARY, carry=carry)
     work.set_clock(Table.Clock.SUMMARY, table.summary_seconds * 1000)
 
 

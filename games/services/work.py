@@ -234,7 +234,8 @@ class TableWork:
 
     def update_table(self, **fields: Any) -> None:
         """Columns of the table row (its status, the hands played, the next
-        commitment, a closing's reason, the version a move must be based on)."""
+        commitment, a closing's reason, the version a move must be based on,
+        what its game carries between hands)."""
         for name, value in fields.items():
             setattr(self.table, name, value)
         self._declare(TableUpdated(frozenset(fields)))
