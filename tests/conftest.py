@@ -28,12 +28,30 @@ def _run_order(item: pytest.Item) -> int:
     return len(LONGEST_FIRST) + 1
 
 
+def _unique_node_ids(items: list[pytest.Item]) -> None:
+    """Give every test its own node id. schemathesis names each operation's
+    test ``test_x[POST /api/v1/...]`` but leaves them one node id; pytest-xdist's
+    ``loadgroup`` scheduler keys the tests by node id, and kept one of each
+    such set (70 generated API tests silently not run, 2026-11-28). Any other
+    duplicate is refused rather than dropped."""
+    for item in items:
+        last = item.nodeid.rpartition("::")[2]
+        if item.parent is not None and item.name.startswith(f"{last}["):
+            item._id = item.parent.id.child(item.name)  # as pytest names a parametrized test
+    seen: set[str] = set()
+    for item in items:
+        if item.nodeid in seen:
+            raise pytest.UsageError(f"two tests have the node id {item.nodeid}")
+        seen.add(item.nodeid)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Order the run (see LONGEST_FIRST); the fairness tests and the browser
     tests (the JS verifier) check real draws: a stacked deck (the ``dealer``
     fixture) is refused there."""
     items.sort(key=_run_order)  # stable: the collection order within each group
     xdist = config.pluginmanager.hasplugin("xdist")
+    _unique_node_ids(items)
     for item in items:
         path = item.path.relative_to(item.config.rootpath).as_posix()
         if xdist and path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
