@@ -12,6 +12,7 @@ import re
 import time
 import types
 from collections.abc import Callable
+from datetime import timedelta
 from email import message_from_bytes
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from vipgame.checks import production_mail
 
 from ..api.helpers import PASSWORD, error, url
 from ..consumers.helpers import Client, browser_socket, still_open
+from ..migrating import back_at, models_at
 from ..moderation.test_sockets import until_closed
 
 pytestmark = pytest.mark.django_db
@@ -374,7 +376,7 @@ def test_an_expired_reset_link_is_refused(run, make_user, settings, monkeypatch)
     monkeypatch.setattr(
         PasswordResetTokenGenerator,
         "_now",
-        lambda self: real_now(self) + __import__("datetime").timedelta(minutes=31),
+        lambda self: real_now(self) + timedelta(minutes=31),
     )
 
     answer = api().post(
@@ -645,3 +647,30 @@ def test_production_refuses_mail_that_goes_nowhere(settings, given, refused):
     assert sorted(str(e.id).removeprefix("vipgame.") for e in production_mail()) == refused
     settings.DEBUG = True
     assert production_mail() == []
+
+
+# -- the migration ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_addresses_of_before_wait_for_verification_and_the_release_before_still_signs_up():
+    """Migration 0008: an address set before (the admin, createsuperuser) was
+    never verified: it moves to ``email_pending`` (two accounts with one
+    address do not stop the migration); the column's database default lets
+    the release before it create accounts."""
+    with back_at("accounts", "0007_legacy_tokens") as forward:
+        old = models_at("accounts", "0007_legacy_tokens").get_model("accounts", "User")
+        staff = old.objects.create(username="boss", display_name="Boss", email="Boss@x.vn")
+        twin = old.objects.create(username="boss2", display_name="Boss Two", email="boss@x.vn")
+        none = old.objects.create(username="lan", display_name="Lan")
+
+        after = forward("0008_email_verified").get_model("accounts", "User")
+
+        rows = after.objects.order_by("pk").values_list("pk", "email", "email_pending")
+        assert list(rows) == [
+            (staff.pk, "", "Boss@x.vn"),
+            (twin.pk, "", "boss@x.vn"),
+            (none.pk, "", ""),
+        ]
+        created = old.objects.create(username="minh", display_name="Minh")
+        assert after.objects.get(pk=created.pk).email_pending == ""
