@@ -1,6 +1,7 @@
 """Accounts API: log in for a device session's tokens, refresh them, log out (this
-device, another one, everywhere), the device list, who am I, avatars (signing up
-composes accounts and wallet: ``vipgame.signup``)."""
+device, another one, everywhere), the device list, who am I, avatars, the e-mail
+address and password reset (signing up composes accounts and wallet:
+``vipgame.signup``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ from .avatars import FACES, avatar_url
 from .errors import DeviceSessionUnknown
 from .models import DeviceSession, User
 from .names import display_name_check, username_check
+from .recovery import (
+    email_set,
+    email_verify,
+    password_reset_confirm,
+    password_reset_request,
+    verification_resend,
+)
 from .services import (
     avatar_set,
     logout_everywhere,
@@ -41,6 +49,15 @@ class UserOut(serializers.ModelSerializer[User]):
         help_text="The avatar picked (`POST /api/v1/me/avatar`), else the one the id gives.",
     )
     avatar_url = serializers.SerializerMethodField()
+    email = serializers.CharField(
+        help_text="The verified address, where reset mails go; empty: none (docs/api.md)."
+    )
+    email_pending = serializers.CharField(
+        help_text=(
+            "An address waiting for the link mailed to it to be opened; empty: none. "
+            "It becomes `email` then."
+        )
+    )
 
     class Meta:
         model = User
@@ -50,6 +67,8 @@ class UserOut(serializers.ModelSerializer[User]):
             "display_name",
             "avatar",
             "avatar_url",
+            "email",
+            "email_pending",
             "is_staff",
             "date_joined",
         )
@@ -173,6 +192,15 @@ class SignupIn(DeviceIn):
     username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     display_name = serializers.CharField(max_length=40)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
+    email = serializers.EmailField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text=(
+            "Optional: for password resets. A link to confirm it is mailed; until it is "
+            "opened the address is `email_pending`."
+        ),
+    )
 
     def validate_username(self, value: str) -> str:
         return username_check(username=value)
@@ -181,7 +209,11 @@ class SignupIn(DeviceIn):
         return display_name_check(name=value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        candidate = User(username=attrs["username"], display_name=attrs["display_name"])
+        candidate = User(
+            username=attrs["username"],
+            display_name=attrs["display_name"],
+            email=attrs.get("email", ""),
+        )
         try:
             validate_password(attrs["password"], candidate)
         except DjangoValidationError as err:
@@ -424,3 +456,195 @@ class MyAvatarView(APIView):
         data.is_valid(raise_exception=True)
         user = avatar_set(user=request.user, avatar=data.validated_data["avatar"])  # type: ignore[arg-type]
         return Response(UserOut(user).data)
+
+
+# -- e-mail address and password reset (accounts.recovery) ----------------------------
+
+
+class EmailIn(StrictIn):
+    email = serializers.EmailField(
+        max_length=254,
+        allow_blank=True,
+        help_text="The new address (empty: remove the account's address and any pending one).",
+    )
+    password = serializers.CharField(
+        max_length=128, trim_whitespace=False, help_text="Your current password."
+    )
+
+
+class VerifyIn(StrictIn):
+    token = serializers.CharField(
+        max_length=512,
+        help_text="The last part of the link mailed: `/accounts/email/verify/<token>/`.",
+    )
+
+
+class ResetIn(StrictIn):
+    email = serializers.EmailField(
+        max_length=254, required=False, help_text="A verified address. Send this or `username`."
+    )
+    username = serializers.CharField(
+        max_length=150, required=False, help_text="The log-in name. Send this or `email`."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        from django.utils.translation import gettext as _
+
+        if ("email" in attrs) == ("username" in attrs):
+            message = _("Send your e-mail address or your log-in name (one of them).")
+            raise serializers.ValidationError({"email": [message], "username": [message]})
+        return attrs
+
+
+class ResetConfirmIn(StrictIn):
+    uid = serializers.CharField(
+        max_length=64, help_text="From the link: `/accounts/reset/<uid>/<token>/`."
+    )
+    token = serializers.CharField(max_length=128, help_text="From the link, after `uid`.")
+    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+VERIFY_RATE = (
+    "The link is mailed off the request (a Celery task); `EMAIL_VERIFY_RATE` such mails "
+    "per account (`throttled`, `details.wait`)."
+)
+
+
+class MyEmailView(APIView):
+    @extend_schema(
+        operation_id="me_email",
+        summary="Set, change or remove my e-mail address",
+        description=(
+            "Checks the current password (`wrong_password`). A new address is "
+            "`email_pending` until the link mailed to it is opened (in the page, or "
+            "`POST /api/v1/auth/email/verify`); the verified `email` stays meanwhile. "
+            "The verified address again cancels a pending change; empty removes both "
+            "(no more resets). An address another account has verified is accepted the "
+            "same way (nothing tells whose it is); the mail to it says it is in use. " + VERIFY_RATE
+        ),
+        request=EmailIn,
+        responses={
+            200: UserOut,
+            **errors(400, 401, 403, 429, bad=["wrong_password"], busy=["busy"]),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = EmailIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = email_set(
+            user=request.user,  # type: ignore[arg-type]
+            email=data.validated_data["email"],
+            password=data.validated_data["password"],
+        )
+        return Response(UserOut(user).data)
+
+
+class MyEmailResendView(APIView):
+    @extend_schema(
+        operation_id="me_email_resend",
+        summary="Mail the verification link again",
+        description="To `email_pending` (`no_email_pending` without one). " + VERIFY_RATE,
+        request=None,
+        responses={204: None, **errors(400, 401, 403, 429, bad=["no_email_pending"])},
+    )
+    def post(self, request: Request) -> Response:
+        verification_resend(user=request.user)  # type: ignore[arg-type]
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EmailVerifyView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_email_verify",
+        summary="Verify an address with the mailed link's token",
+        description=(
+            "For an app that opens the link itself (the page `/accounts/email/verify/"
+            "<token>/` does the same). The account's pending address becomes its "
+            "`email`. A link works once, for `EMAIL_VERIFY_HOURS` (48), and only while "
+            "the address it was sent to is still the pending one: "
+            "`invalid_verification_link` otherwise. `email_taken` (409): another account "
+            "verified the address first."
+        ),
+        request=VerifyIn,
+        responses={
+            204: None,
+            **errors(400, 409, 429, bad=["invalid_verification_link"], conflict=["email_taken"]),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = VerifyIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        email_verify(data.validated_data["token"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordResetView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes: list[Any] = []  # its own limits, below
+
+    @extend_schema(
+        operation_id="auth_password_reset",
+        summary="Forgot the password: mail a reset link",
+        description=(
+            "Send `email` (a verified address, any case) or `username`. The answer is "
+            "always 204, the same whether or not an account has it, is verified, or is "
+            "a bot: if one does, a link is mailed to its verified address (off the "
+            "request: a Celery task), in the request's language. The link opens the "
+            "page `/accounts/reset/<uid>/<token>/`; an app may take `uid` and `token` "
+            "from it (or from the code in the mail) for "
+            "`POST /api/v1/auth/password-reset/confirm`. It works once, for "
+            "`PASSWORD_RESET_MINUTES` (60). Limits: `PASSWORD_RESET_RATE` requests per "
+            "client address and `PASSWORD_RESET_ACCOUNT_RATE` per address or username "
+            "asked for, whether or not an account has it (`throttled`, `details.wait`); "
+            "past that many mails to one account in the window, none is sent (the answer "
+            "does not tell)."
+        ),
+        request=ResetIn,
+        responses={204: None, **errors(400, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = ResetIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        password_reset_request(
+            email=data.validated_data.get("email", ""),
+            username=data.validated_data.get("username", ""),
+            address=client_ip(request._request),
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordResetConfirmView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="auth_password_reset_confirm",
+        summary="Set a new password with a reset link",
+        description=(
+            "`uid` and `token` from the mailed link; the new password must pass "
+            "Django's validators (`details.new_password`). Every device session and "
+            "browser session of the account ends and its sockets close (code 4400): log "
+            "in again. `invalid_reset_link`: unknown, expired, or used already (a new "
+            "password retires every link sent before)."
+        ),
+        request=ResetConfirmIn,
+        responses={204: None, **errors(400, 429, bad=["invalid_reset_link"])},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = ResetConfirmIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            password_reset_confirm(
+                uid=data.validated_data["uid"],
+                token=data.validated_data["token"],
+                new_password=data.validated_data["new_password"],
+            )
+        except DjangoValidationError as err:
+            raise serializers.ValidationError({"new_password": list(err.messages)}) from None
+        return Response(status=status.HTTP_204_NO_CONTENT)

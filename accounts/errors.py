@@ -62,3 +62,45 @@ class DeviceSessionUnknown(ServiceError):
     code = "session_not_found"
     template = _("You have no session with this id (it may have ended already).")
     status = 404
+
+
+class ResetLinkInvalid(ServiceError):
+    """A password reset link (uid and token) that is unknown, expired or used
+    already (a new password retires every link sent before it)."""
+
+    code = "invalid_reset_link"
+    template = _(
+        "This password reset link is not valid: it has expired or was used already. "
+        "Ask for a new one."
+    )
+    status = 400
+
+
+class VerificationLinkInvalid(ServiceError):
+    """An address verification link that is unknown, expired, used already, or
+    for an address the account no longer waits to verify."""
+
+    code = "invalid_verification_link"
+    template = _(
+        "This verification link is not valid: it has expired, was used already, or "
+        "the address was changed since. Ask for a new one from your profile."
+    )
+    status = 400
+
+
+class EmailTaken(ServiceError):
+    """Said only to whoever opened the link mailed to the address (they hold
+    the mailbox): another account verified the address first."""
+
+    code = "email_taken"
+    template = _(
+        "Another account already uses this e-mail address. If it is yours, reset its "
+        "password to get back in."
+    )
+    status = 409
+
+
+class NoEmailPending(ServiceError):
+    code = "no_email_pending"
+    template = _("No e-mail address is waiting for verification: set one first.")
+    status = 400

@@ -15,6 +15,14 @@ class SignupForm(UserCreationForm):
         max_length=40,
         help_text=_("The name other players see at the table."),
     )
+    email = forms.EmailField(
+        label=_("E-mail address (optional)"),
+        required=False,
+        help_text=_(
+            "Only to reset your password if you forget it. We mail you a link to confirm it."
+        ),
+    )
+    field_order = ["username", "display_name", "email"]
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         model = User
@@ -46,3 +54,27 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
     "This password is too short. It must contain at least %d characters.",
     "min_length",
 )
+
+
+class ResetRequestForm(forms.Form):
+    login = forms.CharField(
+        label=_("Your e-mail address or log-in name"),
+        max_length=254,
+        help_text=_("The address must be one you confirmed on your profile."),
+    )
+
+
+class EmailForm(forms.Form):
+    """The profile's address form: empty removes the address."""
+
+    email = forms.EmailField(
+        label=_("E-mail address"),
+        required=False,
+        help_text=_("Leave it empty to remove your address (then no password reset)."),
+    )
+    password = forms.CharField(
+        label=_("Your current password"),
+        strip=False,
+        max_length=128,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )

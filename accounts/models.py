@@ -2,6 +2,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 from django.dispatch import Signal
 from django.utils.translation import gettext_lazy as _
 from knox.models import AbstractAuthToken
@@ -27,6 +28,16 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
         choices=CHOICES,
         help_text=_("Empty: the avatar given by the account's id."),
     )
+    # ``email`` (AbstractUser's) is the verified address: the one reset mails go
+    # to, unique among accounts whatever its case. An address given at sign-up or
+    # changed waits here until the link mailed to it is opened (accounts.recovery).
+    email_pending = models.EmailField(
+        _("e-mail address waiting for verification"),
+        blank=True,
+        default="",
+        db_default="",
+        help_text=_("Becomes the account's address once the link mailed to it is opened."),
+    )
 
     # Skeletons (accounts.names) kept unique by the database: no two
     # players' display names, nor two usernames, look alike. NULL: an older
@@ -47,6 +58,12 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
             ),
             models.UniqueConstraint(
                 fields=["username_key"], name="accounts_user_username_key_unique"
+            ),
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=~models.Q(email=""),
+                name="accounts_user_email_unique",
+                violation_error_message=_("Another account already uses this e-mail address."),
             ),
         ]
 

@@ -178,6 +178,9 @@ class Stack:
             SECRET_KEY=secrets.token_urlsafe(50),
             SECURE_SSL_REDIRECT="0",
             ALLOWED_HOSTS="127.0.0.1,localhost",
+            # Mail through a server that is not there: no benchmark sends any.
+            EMAIL_HOST="127.0.0.1",
+            DEFAULT_FROM_EMAIL="VIPGAME <noreply@bench.example.com>",
             LOG_LEVEL=self.log_level,
             CHANNEL_PREFIX=f"bench-{run}",
             CACHE_PREFIX=f"bench-{run}",

@@ -79,6 +79,9 @@ def edge(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None) -> Ite
         DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        # Mail through a server that is not there: nothing here sends any.
+        EMAIL_HOST="127.0.0.1",
+        DEFAULT_FROM_EMAIL="VIPGAME <noreply@cards.example.com>",
         **unit_environment("vipgame-web@.service"),
     )
     # Deploying: the pages' static files (a 404 page names them).

@@ -70,6 +70,7 @@ def test_daphne_and_celery_refuse_to_start_on_the_development_stand_ins(tmp_path
     assert "ImproperlyConfigured" in asgi.stderr
     assert "vipgame.E001" in asgi.stderr
     assert "REDIS_URL is not set" in asgi.stderr
+    assert "vipgame.E003" in asgi.stderr  # and no mail server
     worker = run(
         ["-m", "celery", "-A", "vipgame", "worker", "--pool", "solo", "-l", "WARNING"],
         tmp_path,

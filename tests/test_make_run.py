@@ -35,7 +35,7 @@ def test_make_run_announces_the_port_it_serves_on():
 
 
 def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
-    tmp_path, monkeypatch, capsys
+    tmp_path, monkeypatch, capsys, settings
 ):
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
@@ -48,6 +48,8 @@ def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
     monkeypatch.setenv("WEB_PORT", str(port))
     monkeypatch.setenv("VAR_DIR", str(tmp_path))
     monkeypatch.setattr(devhello, "worker_ready", lambda: True)
+    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_FILE_PATH = tmp_path / "mail"
     waited = []
 
     def sigwait(signals: set[signal.Signals]) -> signal.Signals:
@@ -64,13 +66,14 @@ def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
     lines = [
         f"VIPGAME is running on {url}",
         f"Admin: {url}admin/",
+        f"Mail is not sent: each one is a file in {tmp_path}/mail/",
         "",
         "Staff: admin / pw-1",  # the old file's address is not repeated
         "Player: lan / pw-2",
         "",
         "Ctrl-C stops everything.",
     ]
-    width = len(lines[0])
+    width = max(len(line) for line in lines)
     assert capsys.readouterr().out.splitlines() == [
         "┌" + "─" * (width + 2) + "┐",
         *(f"│ {line.ljust(width)} │" for line in lines),

@@ -129,6 +129,8 @@ def test_production_settings_pass_the_deploy_check(tmp_path):
         "DEBUG": "0",
         "SECRET_KEY": "x" * 20 + "-a-long-random-production-secret-value-1234567890",
         "ALLOWED_HOSTS": "cards.example.com",
+        "EMAIL_HOST": "smtp.example.com",
+        "DEFAULT_FROM_EMAIL": "VIPGAME <noreply@cards.example.com>",
         "VAR_DIR": str(tmp_path),
     }
     result = subprocess.run(

@@ -266,6 +266,9 @@ class Topology:
             DEBUG="0",
             SECRET_KEY=secrets.token_urlsafe(50),
             ALLOWED_HOSTS="127.0.0.1,localhost",
+            # Mail through a server that is not there: nothing here sends any.
+            EMAIL_HOST="127.0.0.1",
+            DEFAULT_FROM_EMAIL="VIPGAME <noreply@cards.example.com>",
             LOG_LEVEL="WARNING",
             # The players here move the instant it is their turn.
             WS_RATE_LIMIT="1000",

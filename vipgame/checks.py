@@ -1,6 +1,7 @@
 """Fail closed: with DEBUG off, refuse the development stand-ins (SQLite, the
-embedded Redis). ``manage.py`` commands run this as a system check; Daphne
-(vipgame/asgi.py) and Celery (vipgame/celery.py) refuse to start."""
+embedded Redis, a mail backend that sends nothing). ``manage.py`` commands run
+these as system checks; Daphne (vipgame/asgi.py) and Celery (vipgame/celery.py)
+refuse to start."""
 
 from __future__ import annotations
 
@@ -37,8 +38,58 @@ def production_services(app_configs: Any = None, **kwargs: Any) -> list[Error]:
     return errors
 
 
+#: Backends that send nothing: they print, store or drop the mail.
+DEVELOPMENT_MAIL = {
+    "django.core.mail.backends.console.EmailBackend",
+    "django.core.mail.backends.filebased.EmailBackend",
+    "django.core.mail.backends.locmem.EmailBackend",
+    "django.core.mail.backends.dummy.EmailBackend",
+}
+
+
+@register()
+def production_mail(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """Reset and verification mails must leave the machine: a development
+    backend in production would write every reset link to a log or a file."""
+    if settings.DEBUG:
+        return []
+    errors = []
+    if settings.EMAIL_BACKEND in DEVELOPMENT_MAIL:
+        errors.append(
+            Error(
+                f"DEBUG is off but EMAIL_BACKEND is {settings.EMAIL_BACKEND}, which sends "
+                "nothing (it prints, stores or drops the mail, reset links included).",
+                hint="Unset EMAIL_BACKEND (SMTP) and set EMAIL_HOST. See docs/operations.md.",
+                id="vipgame.E003",
+            )
+        )
+    elif settings.EMAIL_BACKEND.endswith("smtp.EmailBackend") and not settings.EMAIL_HOST:
+        errors.append(
+            Error(
+                "DEBUG is off but EMAIL_HOST is not set: password reset and address "
+                "verification mails need an SMTP server.",
+                hint=(
+                    "Set EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, "
+                    'EMAIL_USE_TLS. See docs/operations.md, "Mail".'
+                ),
+                id="vipgame.E003",
+            )
+        )
+    sender = settings.DEFAULT_FROM_EMAIL
+    if "@" not in sender or sender.rstrip("> ").endswith("@localhost"):
+        errors.append(
+            Error(
+                f"DEBUG is off but DEFAULT_FROM_EMAIL is {sender!r}: mail needs a sender "
+                "address of the site's domain.",
+                hint="Set DEFAULT_FROM_EMAIL, e.g. VIPGAME <noreply@cards.example.com>.",
+                id="vipgame.E004",
+            )
+        )
+    return errors
+
+
 def refuse_to_start() -> None:
     """For server processes, which do not run the system checks themselves."""
-    errors = production_services()
+    errors = production_services() + production_mail()
     if errors:
         raise ImproperlyConfigured("\n".join(f"{e.id}: {e.msg}" for e in errors))

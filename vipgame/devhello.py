@@ -1,6 +1,6 @@
 """The last words of ``make run``'s start-up: once the site answers and the
-Celery worker is ready, print the real address and the demo logins in a box,
-then wait quietly until honcho stops everything (Ctrl-C)."""
+Celery worker is ready, print the real address, where mail goes and the demo
+logins in a box, then wait quietly until honcho stops everything (Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,21 @@ def logins() -> list[str]:
     return [re.sub(r"\s*\(http://[^)]*\)", "", line) for line in path.read_text().splitlines()]
 
 
+def mail_line() -> str:
+    """Where the site's mails (verification and reset links) go."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+    from django.conf import settings
+
+    backend = settings.EMAIL_BACKEND.rsplit(".", 2)[-2]
+    if backend == "filebased":
+        return f"Mail is not sent: each one is a file in {settings.EMAIL_FILE_PATH}/"
+    if backend == "console":
+        return "Mail is not sent: each one is printed in the worker's log"
+    if backend == "smtp":
+        return f"Mail goes out through {settings.EMAIL_HOST}:{settings.EMAIL_PORT}"
+    return f"Mail goes to {settings.EMAIL_BACKEND}"
+
+
 def box(lines: list[str]) -> str:
     width = max(len(line) for line in lines)
     rule = "─" * (width + 2)
@@ -71,6 +86,7 @@ def main() -> int:
     lines = [
         f"VIPGAME is running on {url}",
         f"Admin: {url}admin/",
+        mail_line(),
         "",
         *logins(),
         "",

@@ -299,6 +299,13 @@ MIGRATION_MODULES = {"knox": None}
 ACCESS_TOKEN_MINUTES = env.int("ACCESS_TOKEN_MINUTES", default=15)
 REFRESH_TOKEN_DAYS = env.int("REFRESH_TOKEN_DAYS", default=30)
 SESSION_MAX_DAYS = env.int("SESSION_MAX_DAYS", default=90)
+# Account recovery (accounts/recovery.py, docs/api.md "E-mail and password reset"):
+# a reset link is good for PASSWORD_RESET_MINUTES and once (Django's
+# PasswordResetTokenGenerator: the new password retires it); a verification link
+# for EMAIL_VERIFY_HOURS and once (django.core.signing, bound to the addresses).
+PASSWORD_RESET_MINUTES = env.int("PASSWORD_RESET_MINUTES", default=60)
+PASSWORD_RESET_TIMEOUT = PASSWORD_RESET_MINUTES * 60
+EMAIL_VERIFY_HOURS = env.int("EMAIL_VERIFY_HOURS", default=48)
 REST_KNOX = {"AUTH_HEADER_PREFIX": "Token", "AUTO_REFRESH": False, "TOKEN_TTL": None}
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -546,8 +553,49 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     }
 }
+# Account recovery, per client address / per e-mail address or username asked for
+# (counted whether an account has it or not) and per account ("none": off):
+PASSWORD_RESET_RATE = env.str("PASSWORD_RESET_RATE", default="10/hour")
+PASSWORD_RESET_ACCOUNT_RATE = env.str("PASSWORD_RESET_ACCOUNT_RATE", default="3/hour")
+EMAIL_VERIFY_RATE = env.str("EMAIL_VERIFY_RATE", default="5/hour")
 # --- end trust-access ------------------------------------------------------------------
 
+
+# Mail (reset and verification links; docs/operations.md "Mail"). make run (DEBUG=1)
+# writes each message to a file in VAR_DIR/mail (the start-up box says so); production
+# sends through SMTP, and a system check (vipgame.E003) refuses to start without
+# EMAIL_HOST and DEFAULT_FROM_EMAIL, or with a development backend.
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default=(
+        "django.core.mail.backends.filebased.EmailBackend"
+        if DEBUG
+        else "django.core.mail.backends.smtp.EmailBackend"
+    ),
+)
+EMAIL_FILE_PATH = VAR_DIR / "mail"
+EMAIL_HOST = env.str("EMAIL_HOST", default="")
+EMAIL_PORT = env.int("EMAIL_PORT", default=587)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=True)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="VIPGAME <noreply@localhost>")
+# The site's address in mailed links, never taken from a request's Host header
+# (a forged Host would send a reset link to another site). Default: make run's
+# address with DEBUG, else https:// on the first ALLOWED_HOSTS name.
+_web_host = env.str("WEB_HOST", default="127.0.0.1")
+_web_host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(_web_host, _web_host)  # noqa: S104
+_site_names = [host.lstrip(".") for host in ALLOWED_HOSTS if host.strip(".*")] or ["localhost"]
+SITE_URL = env.str(
+    "SITE_URL",
+    default=(
+        f"http://{f'[{_web_host}]' if ':' in _web_host else _web_host}:{_web_port}"
+        if DEBUG
+        else f"https://{_site_names[0]}"
+    ),
+).rstrip("/")
 
 # Observability (docs/observability.md).
 # Logs: JSON lines (production) or plain lines (development), UTC, with the

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import login
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -21,6 +22,8 @@ from rest_framework.views import APIView
 from accounts.api import SignupIn, TokenOut, device_fields, tokens_body
 from accounts.forms import SignupForm
 from accounts.limits import TooManyAttempts, signup_take, too_many
+from accounts.models import User
+from accounts.recovery import email_at_signup
 from accounts.services import device_of
 from accounts.sessions import session_start
 from kernel.api.schema import errors
@@ -36,7 +39,8 @@ def signup(request: HttpRequest) -> HttpResponse:
             signup_take(request)
         except TooManyAttempts as err:
             return too_many(request, err.params["wait"])
-        user = player_signup(
+        user = signup_with_email(
+            email=form.cleaned_data["email"],
             username=form.cleaned_data["username"],
             display_name=form.cleaned_data["display_name"],
             password=form.cleaned_data["password1"],
@@ -44,6 +48,16 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(next_url or "home")
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+@transaction.atomic
+def signup_with_email(*, email: str = "", **fields: Any) -> User:
+    """A new player (``player_signup``) and, if given, their address: pending,
+    its verification link mailed once the account is committed."""
+    user = player_signup(**fields)
+    if email:
+        email_at_signup(user=user, email=email)
+    return user
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -97,6 +111,6 @@ class SignupView(APIView):
         signup_take(request._request)
         fields = dict(data.validated_data)
         device = device_of(request._request, **device_fields(fields))
-        user = player_signup(**fields)
+        user = signup_with_email(**fields)
         body = tokens_body(session_start(user=user, **device), user)
         return Response(body, status=status.HTTP_201_CREATED)

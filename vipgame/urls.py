@@ -15,8 +15,19 @@ api_v1: list[URLPattern | URLResolver] = [
     path("auth/refresh", accounts_api.RefreshView.as_view(), name="api-refresh"),
     path("auth/signup", signup.SignupView.as_view(), name="api-signup"),
     path("auth/password", accounts_api.PasswordView.as_view(), name="api-password"),
+    path(
+        "auth/password-reset", accounts_api.PasswordResetView.as_view(), name="api-password-reset"
+    ),
+    path(
+        "auth/password-reset/confirm",
+        accounts_api.PasswordResetConfirmView.as_view(),
+        name="api-password-reset-confirm",
+    ),
+    path("auth/email/verify", accounts_api.EmailVerifyView.as_view(), name="api-email-verify"),
     path("me", accounts_api.MeView.as_view(), name="api-me"),
     path("me/avatar", accounts_api.MyAvatarView.as_view(), name="api-me-avatar"),
+    path("me/email", accounts_api.MyEmailView.as_view(), name="api-me-email"),
+    path("me/email/resend", accounts_api.MyEmailResendView.as_view(), name="api-me-email-resend"),
     path("me/sessions", accounts_api.SessionsView.as_view(), name="api-me-sessions"),
     path(
         "me/sessions/<int:session_id>",

@@ -27,6 +27,8 @@ def throttles_off(settings: Any) -> None:
         "DEFAULT_THROTTLE_RATES": {"writes": None},
     }
     settings.SIGNUP_RATE = settings.LOGIN_RATE = settings.LOGIN_FAILURE_RATE = None
+    settings.PASSWORD_RESET_RATE = settings.PASSWORD_RESET_ACCOUNT_RATE = None
+    settings.EMAIL_VERIFY_RATE = None
 
 
 def client_for(user: Any = None, language: str | None = None) -> APIClient:

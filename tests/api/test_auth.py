@@ -39,6 +39,8 @@ def test_log_in_returns_a_token_that_opens_the_api(make_user):
         "display_name": "Lan",
         "avatar": default_avatar(lan.pk),
         "avatar_url": f"/static/img/avatars/{default_avatar(lan.pk)}.svg",
+        "email": "",
+        "email_pending": "",
         "is_staff": False,
         "date_joined": body["user"]["date_joined"],
     }

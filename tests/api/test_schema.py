@@ -32,9 +32,14 @@ OPERATIONS = {
     ("post", "/api/v1/auth/refresh"),
     ("post", "/api/v1/auth/signup"),
     ("post", "/api/v1/auth/password"),
+    ("post", "/api/v1/auth/password-reset"),
+    ("post", "/api/v1/auth/password-reset/confirm"),
+    ("post", "/api/v1/auth/email/verify"),
     ("get", "/api/v1/me"),
     ("get", "/api/v1/me/avatar"),
     ("post", "/api/v1/me/avatar"),
+    ("post", "/api/v1/me/email"),
+    ("post", "/api/v1/me/email/resend"),
     ("get", "/api/v1/me/sessions"),
     ("delete", "/api/v1/me/sessions/{session_id}"),
     ("get", "/api/v1/wallet"),
@@ -180,6 +185,16 @@ NOT_IN_A_SCHEMA: dict[tuple[str, str], dict[str, set[str]]] = {
     ("POST", "/api/v1/auth/password"): {"invalid": {"new_password"}, "wrong_password": set()},
     # (a refresh token the server never issued, or one already traded)
     ("POST", "/api/v1/auth/refresh"): {"invalid_refresh": set(), "refresh_reused": set()},
+    # (account recovery: one of email and username; links the server never mailed;
+    # the current password; no address waiting for its link)
+    ("POST", "/api/v1/auth/password-reset"): {"invalid": {"email", "username"}},
+    ("POST", "/api/v1/auth/password-reset/confirm"): {
+        "invalid": {"new_password"},
+        "invalid_reset_link": set(),
+    },
+    ("POST", "/api/v1/auth/email/verify"): {"invalid_verification_link": set()},
+    ("POST", "/api/v1/me/email"): {"wrong_password": set()},
+    ("POST", "/api/v1/me/email/resend"): {"no_email_pending": set()},
     ("POST", "/api/v1/tables"): {
         "invalid": {"seat_count", "preset", "options", "max_raise", "buy_in_min", "buy_in_max"},
         "bad_table_settings": set(),  # an option or a preset of another game
