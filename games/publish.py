@@ -648,7 +648,9 @@ def private_audience(
     players (``Invitation``), the people seated there and those whose seat
     this change freed."""
     people = {s.user_id for s in seats if not s.is_bot}
-    people |= {c.user_id for c in changes if isinstance(c, SeatLeft)}
+    left = {c.user_id for c in changes if isinstance(c, SeatLeft)} - people
+    if left:
+        people |= set(User.objects.filter(pk__in=left, is_bot=False).values_list("pk", flat=True))
     people |= set(Invitation.objects.filter(table_id=table.pk).values_list("user_id", flat=True))
     if table.owner_id is not None:
         people.add(table.owner_id)
