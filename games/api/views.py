@@ -1,7 +1,8 @@
 """Games API: tables (the lobby, create, the caller's view, sit, ready, leave,
-act, bots, buy-in), the caller's hands (history, detail, replay, PHH), the
-leaderboard and the fairness check. Each view validates its input and calls
-services or selectors: the same ones the WebSocket consumer calls."""
+act, bots, buy-in, close), the caller's tables (``me/tables``) and hands
+(history, detail, replay, PHH), the leaderboard and the fairness check. Each
+view validates its input and calls services or selectors: the same ones the
+WebSocket consumer calls."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ class TablesView(generics.ListAPIView[Table]):
         summary="Open a table",
         description=(
             "The caller owns it: they may add bots and close it, and enter it when "
-            "private. Private tables are not in the lobby; others need `invite_code`. "
+            "private. A private table is in the lobby of its owner, its invited players and "
+            "whoever sits there only; others need `invite_code`. "
             "Every number and rule option has a range (docs/tables.md): out of range is "
             "`invalid` with the field's allowed range in `details`. A player may have "
             "`MAX_OPEN_TABLES_PER_USER` open tables (`too_many_tables`)."
