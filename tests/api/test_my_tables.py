@@ -67,8 +67,7 @@ def test_my_tables_says_where_i_sit_what_i_own_and_where_i_was_invited(
     closed = services.table_create(owner=lan, game="tienlen", stake=1)
     services.table_close(table_id=closed.pk, by=lan)
     services.table_create(owner=an, game="tienlen", stake=1)  # nothing of lan's
-    hand = Hand.objects.get(pk=Table.objects.get(pk=playing.pk).current_hand_id)
-    assert hand.ended_at is None
+    assert Hand.objects.get(table=playing).ended_at is None
 
     listed = mine(api(lan))
 

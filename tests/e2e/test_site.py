@@ -255,7 +255,9 @@ def test_your_tables_on_the_home_page_and_the_lobby_and_closing_your_own(pages, 
     open_play_now(page, site, game)  # a table of mine, bots in the other seats
     table_page = page.url
     table_id = int(table_page.rstrip("/").rsplit("/", 1)[1])
-    assert Table.objects.get(pk=table_id).owner.username == username
+    owner = Table.objects.get(pk=table_id).owner
+    assert owner is not None
+    assert owner.username == username
 
     page.goto(f"{site.url}/")
     row = page.wait_for_selector(f"[data-my-table='{table_id}']")
