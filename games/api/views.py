@@ -427,7 +427,7 @@ class CloseView(APIView):
         summary="Close your table",
         description=(
             "Only its owner may (anyone else: `not_table_owner`, or `private_table` at a "
-            "private table they may not open). As a moderator's force-close: a hand in "
+            "private table they may not open). The same as a moderator's force-close: a hand in "
             "play is voided (chips move only when a hand is settled, so every balance is "
             "what it was before it), a finished hand is settled first, every seat is "
             "freed and Poker stacks go back to the wallets; every socket at the table "
