@@ -398,22 +398,32 @@ class RoomSocket(AsyncWebsocketConsumer):
 
 
 class LobbySocket(RoomSocket):
-    """``/ws/lobby/``: open tables by game and stake, with live seat counts."""
+    """``/ws/lobby/``: open tables by game and stake, with live seat counts;
+    for a signed-in user, also the private tables they may find (their own,
+    those they sit at or were invited to), on their own group."""
 
     kind = "lobby"
 
+    def _groups(self) -> list[str]:
+        groups = [publish.LOBBY_GROUP]
+        if self.user.is_authenticated:
+            groups += [wallet_group(self.user.pk), publish.lobby_user_group(self.user.pk)]
+        return groups
+
     async def open(self) -> None:
         await self.accept()
-        await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
-        if self.user.is_authenticated:
-            await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
-        tables = await db(selectors.lobby_tables)()
+        for group in self._groups():
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self._send_list()
+
+    async def _send_list(self) -> None:
+        user = self.user if self.user.is_authenticated else None
+        tables = await db(selectors.lobby_tables)(user=user)
         await self.send_json({"type": "lobby", "tables": tables})
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(publish.LOBBY_GROUP, self.channel_name)
-        if self.user.is_authenticated:
-            await self.channel_layer.group_discard(wallet_group(self.user.pk), self.channel_name)
+        for group in self._groups():
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -423,14 +433,13 @@ class LobbySocket(RoomSocket):
             now = time.monotonic()
             if now - getattr(self, "heard_at", 0.0) > HEARTBEAT_S:  # renew (see TableSocket)
                 self.heard_at = now
-                await self.channel_layer.group_add(publish.LOBBY_GROUP, self.channel_name)
-                if self.user.is_authenticated:
-                    await self.channel_layer.group_add(
-                        wallet_group(self.user.pk), self.channel_name
-                    )
+                for group in self._groups():
+                    await self.channel_layer.group_add(group, self.channel_name)
         elif kind == "auth":
             if await self.authenticate(message):
-                await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
+                for group in self._groups():
+                    await self.channel_layer.group_add(group, self.channel_name)
+                await self._send_list()  # now with the user's private tables
         else:
             raise protocol_error("unknown_type", _("Unknown message type."))
 

@@ -63,6 +63,9 @@ BadTableSettings = _error("BadTableSettings", "bad_table_settings", _("%(problem
 PrivateTable = _error(
     "PrivateTable", "private_table", _("This table is private: you need its invite link."), 403
 )
+NotTableOwner = _error(
+    "NotTableOwner", "not_table_owner", _("Only the table's owner can do that."), 403
+)
 BadChat = _error("BadChat", "bad_chat", _("A chat message has 1 to 200 characters."))
 HandInProgress = _error(
     "HandInProgress", "hand_in_progress", _("Wait for the current hand to end."), 409

@@ -224,6 +224,32 @@ class Departure(models.Model):
         return f"{self.table_id}:{self.user_id} {self.reason}"
 
 
+class Invitation(models.Model):
+    """A player invited to a private table: a signed-in player who opened it
+    with its invite code (its link, the socket's or the API's ``invite``, a
+    seat taken with it). From then on, while it is open, the table is theirs
+    to find (``GET /api/v1/me/tables``, the lobby) and to open without the
+    code. Its owner is never one (they own it); bots never are."""
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="invitations"
+    )
+    user = models.ForeignKey(
+        conf.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE, related_name="+"
+    )
+    at = models.DateTimeField(_("when"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="one_invitation_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}:{self.user_id}"
+
+
 class Hand(models.Model):
     table = models.ForeignKey(
         Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="hands"

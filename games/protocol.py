@@ -393,6 +393,7 @@ def follow(
 
 class LobbyPlayer(TypedDict):
     position: int
+    user_id: int
     name: str
     avatar: str
     bot: bool
@@ -414,7 +415,9 @@ class LobbyTable(TypedDict):
 
 
 class LobbyMessage(TypedDict):
-    """The lobby socket's first message: the public open tables."""
+    """The lobby socket's first message (and its answer to ``auth``): the open
+    public tables and the private ones the signed-in user owns, sits at or
+    was invited to."""
 
     type: Literal["lobby"]
     tables: list[LobbyTable]

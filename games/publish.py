@@ -32,7 +32,7 @@ from games.changes import (
     events_of,
 )
 from games.limits import non_default_rules
-from games.models import Hand, HandEvent, Seat, Table
+from games.models import Hand, HandEvent, Invitation, Seat, Table
 from games.plugins import plugin_for
 from games.protocol import personal_patch, view_patch
 from games.refs import SeatRef
@@ -97,6 +97,11 @@ def public_group(table_id: int) -> str:
 
 def chat_group(table_id: int) -> str:
     return f"table.{table_id}.all"
+
+
+def lobby_user_group(user_id: int) -> str:
+    """Every lobby socket of one user: the private tables they may find."""
+    return f"lobby.user.{user_id}"
 
 
 def epoch_ms(moment: datetime | None) -> int | None:
@@ -475,12 +480,20 @@ class Publication:
             messages = self._seat_deltas()
         else:
             messages = self._states()
-        # Private tables are never in the lobby (nor in its first list): their
-        # players know them from the invite link.
+        # A private table's card goes only to the lobby sockets of those who
+        # may find it (its owner, its invited players, whoever sat there),
+        # never to the lobby's group.
         table = self.table
-        if lobby_changed(self.changes) and not table.is_private:
-            entry = lobby_entry(table, self.refs if self.seats is None else self.seats)
-            messages.append((LOBBY_GROUP, {"type": "lobby.table", "table": entry}))
+        if lobby_changed(self.changes):
+            seats = self.refs if self.seats is None else self.seats
+            message = {"type": "lobby.table", "table": lobby_entry(table, seats)}
+            if not table.is_private:
+                messages.append((LOBBY_GROUP, message))
+            else:
+                messages.extend(
+                    (lobby_user_group(user_id), message)
+                    for user_id in private_audience(table, seats, self.changes)
+                )
         return messages
 
     def _states(self) -> list[Message]:
@@ -628,6 +641,22 @@ def lobby_entry(table: Table, seats: Sequence[Seat] | Sequence[SeatRef]) -> dict
     }
 
 
+def private_audience(
+    table: Table, seats: Sequence[Seat] | Sequence[SeatRef], changes: Sequence[Change] = ()
+) -> list[int]:
+    """Whose lobby sockets hear of a private table: its owner, its invited
+    players (``Invitation``), the people seated there and those whose seat
+    this change freed."""
+    people = {s.user_id for s in seats if not s.is_bot}
+    left = {c.user_id for c in changes if isinstance(c, SeatLeft)} - people
+    if left:
+        people |= set(User.objects.filter(pk__in=left, is_bot=False).values_list("pk", flat=True))
+    people |= set(Invitation.objects.filter(table_id=table.pk).values_list("user_id", flat=True))
+    if table.owner_id is not None:
+        people.add(table.owner_id)
+    return sorted(people)
+
+
 def lobby_players(seats: Sequence[Seat | SeatRef]) -> list[dict[str, Any]]:
     """Who sits, in seat order: what a lobby card shows of them. Seats in short
     (a hand's end) name their users in one query."""
@@ -638,6 +667,7 @@ def lobby_players(seats: Sequence[Seat | SeatRef]) -> list[dict[str, Any]]:
     return [
         {
             "position": s.position,
+            "user_id": s.user_id,
             "name": users[s.user_id].shown_name,
             "avatar": users[s.user_id].avatar_key,
             "bot": s.is_bot,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from itertools import accumulate
 from typing import Any
@@ -10,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.avatars import avatar_url, default_avatar
@@ -27,7 +28,16 @@ from games.errors import (
     PrivateTable,
     TableNotFound,
 )
-from games.models import ChatMessage, Departure, Hand, HandEvent, HandPlayer, Seat, Table
+from games.models import (
+    ChatMessage,
+    Departure,
+    Hand,
+    HandEvent,
+    HandPlayer,
+    Invitation,
+    Seat,
+    Table,
+)
 from games.plugins import engine_for, plugin_for
 from games.rules import fairness
 from games.rules.cards import cards_str
@@ -39,11 +49,33 @@ logger = logging.getLogger(__name__)
 
 
 def can_view(table: Table, user: User | None, invite_code: str, seated: bool) -> bool:
+    """Whether ``user`` may open the table: anyone a public one; a private one
+    whoever sits there, its owner, staff, the holder of its invite code, and
+    a player invited to it (``Invitation``: who opened it with the code once)."""
     if not table.is_private or seated:
         return True
     if user is not None and (user.is_staff or table.owner_id == user.pk):
         return True
-    return bool(invite_code) and invite_code == table.invite_code
+    if invite_code and invite_code == table.invite_code:
+        return True
+    return user is not None and user.is_authenticated and is_invited(table.pk, user)
+
+
+def is_invited(table_id: int, user: User) -> bool:
+    return Invitation.objects.filter(table_id=table_id, user_id=user.pk).exists()
+
+
+def listed_for(user: User | None) -> Q:
+    """The tables a lobby shows this viewer: the public ones, and the private
+    ones they own, sit at or were invited to (never anyone else's)."""
+    listed = Q(is_private=False)
+    if user is not None and user.is_authenticated:
+        listed |= (
+            Q(owner_id=user.pk)
+            | Q(pk__in=Invitation.objects.filter(user_id=user.pk).values("table_id"))
+            | Q(pk__in=Seat.objects.filter(user_id=user.pk).values("table_id"))
+        )
+    return listed
 
 
 def snapshot() -> transaction.Atomic:
@@ -127,8 +159,10 @@ def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
         return plugin.leave_cost(table, plugin.engine.loads(hand.state), player, balance)
 
 
-def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
-    tables = Table.objects.exclude(status=Table.Status.CLOSED).filter(is_private=False)
+def lobby_tables(*, game: str | None = None, user: User | None = None) -> list[dict[str, Any]]:
+    """The lobby socket's and page's first list (``publish.lobby_entry`` each):
+    the open tables ``listed_for`` the viewer."""
+    tables = Table.objects.exclude(status=Table.Status.CLOSED).filter(listed_for(user))
     if game:
         tables = tables.filter(game=game)
     seats: dict[int, list[Seat]] = {}
@@ -136,6 +170,21 @@ def lobby_tables(*, game: str | None = None) -> list[dict[str, Any]]:
         seats.setdefault(seat.table_id, []).append(seat)
     return [
         publish.lobby_entry(t, seats.get(t.pk, [])) for t in tables.order_by("game", "stake", "pk")
+    ]
+
+
+def my_lobby_entries(*, user: User) -> list[dict[str, Any]]:
+    """The player's tables (``my_tables``) as the lobby socket's entries
+    (``publish.lobby_entry``) with why each is listed (``seat``, ``owned``,
+    ``invited``): the browser's "your tables"."""
+    return [
+        {
+            **publish.lobby_entry(mine.table, list(mine.table.seats.all())),
+            "seat": mine.seat,
+            "owned": mine.owned,
+            "invited": mine.invited,
+        }
+        for mine in my_tables(user=user)
     ]
 
 
@@ -371,15 +420,77 @@ def hand_phh(*, hand_id: int, user: User) -> dict[str, Any]:
     return {"hand": hand.pk, "complete": user.is_staff, "phh": text}
 
 
-def open_tables() -> QuerySet[Table]:
-    """Public tables that are not closed, with their seat counts (the lobby)."""
+def open_tables(user: User | None = None) -> QuerySet[Table]:
+    """The open tables ``listed_for`` the viewer (the lobby), with their seat
+    counts and seated players (``lobby_rows``)."""
+    tables = Table.objects.exclude(status=Table.Status.CLOSED).filter(listed_for(user))
+    return lobby_rows(tables).order_by("game", "stake", "pk")
+
+
+def lobby_rows(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """Tables as the API's lobby entries read them: their seat counts
+    (``taken``, ``humans``, ``free_seats``) and seats with their players."""
+    seats = Seat.objects.select_related("user").order_by("position")
     return (
-        Table.objects.exclude(status=Table.Status.CLOSED)
-        .filter(is_private=False)
-        .annotate(taken=Count("seats"), humans=Count("seats", filter=Q(seats__is_bot=False)))
+        tables.annotate(taken=Count("seats"), humans=Count("seats", filter=Q(seats__is_bot=False)))
         .annotate(free_seats=F("seat_count") - F("taken"))
-        .order_by("game", "stake", "pk")
+        .prefetch_related(Prefetch("seats", queryset=seats))
     )
+
+
+@dataclass(frozen=True)
+class MyTable:
+    """One of a player's tables (``my_tables``) and why it is listed: ``seat``
+    (theirs there: its position, whether they were dealt into the hand in
+    play, whether they are leaving; None if they do not sit there), ``owned``,
+    ``invited`` (``Invitation``)."""
+
+    table: Table
+    seat: dict[str, Any] | None
+    owned: bool
+    invited: bool
+
+
+def my_tables(*, user: User) -> list[MyTable]:
+    """The open tables the player sits at, owns or was invited to
+    (``GET /api/v1/me/tables``), each a lobby row (``lobby_rows``) with why it
+    is listed. Tables they sit at first, then those they own, then the others;
+    the newest first in each."""
+    still_open = ~Q(table__status=Table.Status.CLOSED)
+    seats = {s.table_id: s for s in Seat.objects.filter(still_open, user=user)}
+    invited = set(
+        Invitation.objects.filter(still_open, user=user).values_list("table_id", flat=True)
+    )
+    rows = lobby_rows(
+        Table.objects.exclude(status=Table.Status.CLOSED).filter(
+            Q(pk__in=list(seats)) | Q(owner_id=user.pk) | Q(pk__in=list(invited))
+        )
+    )
+    tables = sorted(rows, key=lambda t: (t.pk not in seats, t.owner_id != user.pk, -t.pk))
+    hands = [t.current_hand_id for t in tables if t.pk in seats and t.current_hand_id]
+    in_play = dict(
+        Hand.objects.filter(pk__in=hands, ended_at__isnull=True).values_list("pk", "players")
+    )
+    mine = []
+    for table in tables:
+        seat = seats.get(table.pk)
+        dealt = in_play.get(table.current_hand_id or 0, [])
+        mine.append(
+            MyTable(
+                table=table,
+                seat=None
+                if seat is None
+                else {
+                    "position": seat.position,
+                    "in_hand": any(p["user_id"] == user.pk for p in dealt),
+                    "leaving": seat.leaving,
+                    "leave_after_hand": seat.leave_after_hand,
+                },
+                owned=table.owner_id == user.pk,
+                invited=table.pk in invited,
+            )
+        )
+    return mine
 
 
 def week_start(now: datetime | None = None) -> datetime:

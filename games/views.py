@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
 from games import selectors, services
-from games.errors import HandNotReplayable, TableFull
+from games.errors import HandNotReplayable, TableFull, TableNotFound
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Hand, Table
@@ -54,17 +54,24 @@ def table_url(table: Table) -> str:
 def lobby(request: HttpRequest) -> HttpResponse:
     game = _game(request.GET.get("game"))
     form = TableCreateForm(initial={"game": game})
-    return render(request, "games/lobby.html", _lobby_context(game, form))
+    return render(request, "games/lobby.html", _lobby_context(request, game, form))
 
 
-def _lobby_context(game: str, form: TableCreateForm) -> dict[str, Any]:
+def _lobby_context(request: HttpRequest, game: str, form: TableCreateForm) -> dict[str, Any]:
+    user = _user(request) if request.user.is_authenticated else None
     return {
         "game": game,
         "tabs": GAME_TABS,
         "form": form,
         "games": {g: plugin.facts() for g, plugin in PLUGINS.items()},
         "game_fields": GAME_FIELDS,
-        "tables": selectors.lobby_tables(),
+        # The open tables this visitor may find (their private ones too), and
+        # theirs ("your tables": where they sit, what they own, invitations).
+        "tables": selectors.lobby_tables(user=user),
+        "mine": {
+            "user": None if user is None else user.pk,
+            "tables": [] if user is None else selectors.my_lobby_entries(user=user),
+        },
         "quick_stakes": QUICK_STAKES,
     }
 
@@ -75,7 +82,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
     form = TableCreateForm(request.POST)
     if not form.is_valid():
         game = _game(request.POST.get("game"))
-        return render(request, "games/lobby.html", _lobby_context(game, form), status=400)
+        return render(request, "games/lobby.html", _lobby_context(request, game, form), status=400)
     data = form.cleaned_data
     try:
         table = services.table_create(
@@ -91,7 +98,8 @@ def table_new(request: HttpRequest) -> HttpResponse:
         )
     except ServiceError as err:
         form.add_error(None, err.message)
-        return render(request, "games/lobby.html", _lobby_context(data["game"], form), status=400)
+        context = _lobby_context(request, data["game"], form)
+        return render(request, "games/lobby.html", context, status=400)
     return redirect(table_url(table))
 
 
@@ -176,6 +184,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     )
     if not selectors.can_view(table, user, invite, seated):
         return render(request, "games/private.html", {"table": table}, status=403)
+    if not seated:
+        services.invite_redeem(table_id=table.pk, user=user, invite_code=invite)
     plugin = plugin_for(table.game)
     buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
     held = plugin.money.min_balance(table)
@@ -202,6 +212,10 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table": table,
             "config": config,
             "invite_link": request.build_absolute_uri(table_url(table)) if can_invite else "",
+            # Its owner may close it (with a confirmation), as a moderator can.
+            "can_close": user is not None
+            and table.owner_id == user.pk
+            and table.status != Table.Status.CLOSED,
             "plugin": plugin,
             # Wallet-hold games: the stakes held while one sits (None: a buy-in).
             "held_units": None if held is None else held // table.stake,
@@ -212,6 +226,20 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             ],
         },
     )
+
+
+@login_required
+@require_POST
+def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The owner closes their table (the table page's button, confirmed):
+    ``services.table_close_own``, as the API's close."""
+    try:
+        services.table_close_own(table_id=table_id, user=_user(request))
+    except TableNotFound:
+        raise Http404 from None
+    except ServiceError as err:
+        messages.error(request, err.message)
+    return redirect(reverse("table", args=[table_id]))
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:

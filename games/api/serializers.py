@@ -9,10 +9,11 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games import limits
-from games.api.schema import component
+from games import limits, publish
+from games.api.schema import component, ref
 from games.models import Departure, HandPlayer, Table
 from games.plugins import PLUGINS, Knob, game_choices, plugin_for
+from games.selectors import MyTable
 from kernel.api.strict import StrictIn, StrictQuery
 
 HEX64 = r"^[0-9a-fA-F]{64}$"
@@ -39,10 +40,16 @@ class TableOut(serializers.ModelSerializer[Table]):
     rules = serializers.SerializerMethodField(
         help_text="The rule options that differ from the preset: `[name, value]` pairs."
     )
+    players = serializers.SerializerMethodField(
+        help_text=(
+            "Who sits, in seat order (`user_id`: the player, as in a table's seats and "
+            "`GET /api/v1/players/{user_id}`); the lobby socket's `players`."
+        )
+    )
 
     class Meta:
         model = Table
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "game",
             "name",
@@ -57,8 +64,9 @@ class TableOut(serializers.ModelSerializer[Table]):
             "buy_in",
             "min_balance",
             "rules",
+            "players",
         )
-        read_only_fields = fields
+        read_only_fields: tuple[str, ...] = fields
 
     @extend_schema_field(BuyInRange(allow_null=True))
     def get_buy_in(self, table: Table) -> dict[str, int] | None:
@@ -71,6 +79,53 @@ class TableOut(serializers.ModelSerializer[Table]):
     @extend_schema_field(serializers.ListField(child=serializers.ListField()))
     def get_rules(self, table: Table) -> list[list[Any]]:
         return limits.non_default_rules(table.game, table.preset, table.settings)
+
+    @extend_schema_field({"type": "array", "items": ref("WsLobbyPlayer")})
+    def get_players(self, table: Table) -> list[dict[str, Any]]:
+        # (the seats prefetched with their players: ``selectors.lobby_rows``)
+        return publish.lobby_players(list(table.seats.all()))
+
+
+class MySeatOut(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField(help_text="Your seat's position.")
+    in_hand = serializers.BooleanField(
+        help_text="You were dealt into the hand in play (false between hands)."
+    )
+    leaving = serializers.BooleanField(
+        help_text="You left the hand in play (`leave` now): the seat frees at its settlement."
+    )
+    leave_after_hand = serializers.BooleanField(
+        help_text="You play the hand out, then leave at its settlement (`stay` cancels)."
+    )
+
+
+class MyTableOut(TableOut):
+    """One of your tables: its lobby entry (``TableOut``) and why it is listed."""
+
+    seat = MySeatOut(allow_null=True, help_text="You sit here (null: you do not).")
+    owned = serializers.BooleanField(help_text="You own the table (you opened it).")
+    invited = serializers.BooleanField(
+        help_text="You were invited: you opened this private table with its invite code once."
+    )
+    invite_code = serializers.CharField(
+        allow_null=True,
+        help_text="Your private table's invite code (`?invite=`); null for anyone else.",
+    )
+
+    class Meta(TableOut.Meta):
+        fields = (*TableOut.Meta.fields, "seat", "owned", "invited", "invite_code")
+        read_only_fields = fields
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        mine: MyTable = instance
+        table = mine.table
+        return {
+            **TableOut(table, context=self.context).data,
+            "seat": mine.seat,
+            "owned": mine.owned,
+            "invited": mine.invited,
+            "invite_code": table.invite_code if mine.owned and table.is_private else None,
+        }
 
 
 def _knob_help(name: str, knob: Knob) -> str:

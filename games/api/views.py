@@ -1,7 +1,8 @@
 """Games API: tables (the lobby, create, the caller's view, sit, ready, leave,
-act, bots, buy-in), the caller's hands (history, detail, replay, PHH), the
-leaderboard and the fairness check. Each view validates its input and calls
-services or selectors: the same ones the WebSocket consumer calls."""
+act, bots, buy-in, close), the caller's tables (``me/tables``) and hands
+(history, detail, replay, PHH), the leaderboard and the fairness check. Each
+view validates its input and calls services or selectors: the same ones the
+WebSocket consumer calls."""
 
 from __future__ import annotations
 
@@ -60,12 +61,18 @@ class TablesView(generics.ListAPIView[Table]):
     filterset_class = TableFilter
 
     def get_queryset(self) -> QuerySet[Table]:
-        return selectors.open_tables()
+        user = user_of(self.request) if self.request.user.is_authenticated else None
+        return selectors.open_tables(user)
 
     @extend_schema(
         operation_id="tables_list",
-        summary="The lobby: open public tables",
-        description="Anyone may look, logged in or not. Ordered by game, stake and id.",
+        summary="The lobby: open public tables, and your private ones",
+        description=(
+            "Anyone may look, logged in or not. With your token, the private tables you "
+            "own, sit at or were invited to are listed too (`private`: true; never anyone "
+            "else's; their invite code only in `GET /api/v1/me/tables`, to their owner). "
+            "`players` name who sits, with their `user_id`. Ordered by game, stake and id."
+        ),
         responses={200: s.TableOut(many=True), **errors(400, 404)},
         auth=[],
     )
@@ -77,7 +84,8 @@ class TablesView(generics.ListAPIView[Table]):
         summary="Open a table",
         description=(
             "The caller owns it: they may add bots and close it, and enter it when "
-            "private. Private tables are not in the lobby; others need `invite_code`. "
+            "private. A private table is in the lobby of its owner, its invited players and "
+            "whoever sits there only; others need `invite_code`. "
             "Every number and rule option has a range (docs/tables.md): out of range is "
             "`invalid` with the field's allowed range in `details`. A player may have "
             "`MAX_OPEN_TABLES_PER_USER` open tables (`too_many_tables`)."
@@ -105,7 +113,9 @@ class TableView(APIView):
         description=(
             "The WebSocket `state` message (docs/protocol.md): your seat's view only. "
             "Anyone may watch a public table; a private one needs its invite code "
-            "(players seated there, its owner and staff do not)."
+            "(players seated there, its owner, its invited players and staff do not). "
+            "Opening a private table with its code while logged in makes you one of its "
+            "invited players: it is in your lobby and `GET /api/v1/me/tables` from then on."
         ),
         parameters=[INVITE, SINCE],
         responses={
@@ -118,11 +128,10 @@ class TableView(APIView):
         query = s.TableStateQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         user = user_of(request) if request.user.is_authenticated else None
+        invite = query.validated_data["invite"]
+        services.invite_redeem(table_id=table_id, user=user, invite_code=invite)
         state = selectors.table_state(
-            table_id=table_id,
-            user=user,
-            invite_code=query.validated_data["invite"],
-            since=query.validated_data["since"],
+            table_id=table_id, user=user, invite_code=invite, since=query.validated_data["since"]
         )
         return Response(state)
 
@@ -410,6 +419,59 @@ class BotView(APIView):
             address=client_ip(request._request),
         )
         return Response(caller_state(request, table_id))
+
+
+class CloseView(APIView):
+    @extend_schema(
+        operation_id="tables_close",
+        summary="Close your table",
+        description=(
+            "Only its owner may (anyone else: `not_table_owner`, or `private_table` at a "
+            "private table they may not open). The same as a moderator's force-close: a hand in "
+            "play is voided (chips move only when a hand is settled, so every balance is "
+            "what it was before it), a finished hand is settled first, every seat is "
+            "freed and Poker stacks go back to the wallets; every socket at the table "
+            "gets the closed `state` with its `closed_reason`. Closing a closed table "
+            "changes nothing and answers the same. Answers with your view of the table."
+        ),
+        request=None,
+        responses={
+            200: s.TableStateOut,
+            **errors(
+                401,
+                403,
+                404,
+                429,
+                forbidden=["private_table", "not_table_owner"],
+                missing=["table_not_found"],
+            ),
+        },
+    )
+    def post(self, request: Request, table_id: int) -> Response:
+        services.table_close_own(table_id=table_id, user=user_of(request))
+        return Response(caller_state(request, table_id))
+
+
+class MyTablesView(APIView):
+    @extend_schema(
+        operation_id="me_tables",
+        summary="Your tables: where you sit, what you own, where you were invited",
+        description=(
+            "Every open table you sit at, own or were invited to (you opened the private "
+            "table with its invite code once: its link, `?invite=` on the socket, or "
+            "`invite` here), each the lobby's entry with why it is listed: `seat` (your "
+            "seat: its position, whether you were dealt into the hand in play, whether you "
+            "are leaving), `owned`, `invited`, and your own private table's "
+            "`invite_code`. The tables you sit at first, then those you own, then the "
+            "others, the newest first in each. What an app reads after a restart to find "
+            "its game again."
+        ),
+        responses={200: s.MyTableOut(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        # (each a ``selectors.MyTable``: the table and why it is listed)
+        mine: Any = selectors.my_tables(user=user_of(request))
+        return Response(s.MyTableOut(mine, many=True).data)
 
 
 class BuyInView(APIView):

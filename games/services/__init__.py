@@ -13,6 +13,7 @@ from .hands import table_act, table_bot_move
 from .seats import (
     LEAVE_AFTER_HAND,
     LEAVE_NOW,
+    invite_redeem,
     seat_presence,
     socket_heartbeat,
     socket_open,
@@ -28,7 +29,15 @@ from .seats import (
     table_stay,
 )
 from .settle import hand_settle
-from .tables import chat_post, chat_report, claim_timers, table_close, table_create, table_timeout
+from .tables import (
+    chat_post,
+    chat_report,
+    claim_timers,
+    table_close,
+    table_close_own,
+    table_create,
+    table_timeout,
+)
 
 __all__ = [
     "LEAVE_AFTER_HAND",
@@ -37,6 +46,7 @@ __all__ = [
     "chat_report",
     "claim_timers",
     "hand_settle",
+    "invite_redeem",
     "seat_presence",
     "socket_heartbeat",
     "socket_open",
@@ -47,6 +57,7 @@ __all__ = [
     "table_bot_ready",
     "table_buy_in",
     "table_close",
+    "table_close_own",
     "table_create",
     "table_leave",
     "table_ready",

@@ -37,9 +37,10 @@ from games.errors import (
     TooManyBotsAddress,
     TooManyTables,
 )
-from games.models import Departure, Seat, Table
+from games.models import Departure, Invitation, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
+from kernel import notify
 from kernel.errors import PermissionDenied
 from kernel.net import parse_address
 from kernel.ops import metrics
@@ -54,11 +55,45 @@ _BOTS_FILL_TO = 4  # a "play now" table fills its empty seats up to this many pl
 
 
 def _check_open(work: TableWork, user: User, invite_code: str) -> None:
+    """The table is open, and the user may come in: a private table takes its
+    owner, its invited players and the holder of its invite code (who is
+    invited from then on)."""
     table = work.table
     if table.status == Table.Status.CLOSED:
         raise TableClosed()
-    if table.is_private and invite_code != table.invite_code and table.owner_id != user.pk:
+    if not table.is_private or table.owner_id == user.pk:
+        return
+    if invite_code and invite_code == table.invite_code:
+        if not user.is_bot:
+            Invitation.objects.get_or_create(table_id=table.pk, user=user)
+    elif not selectors.is_invited(table.pk, user):
         raise PrivateTable()
+
+
+def invite_redeem(*, table_id: int, user: User | None, invite_code: str) -> bool:
+    """A signed-in player opened a private table with its invite code (its
+    page, its socket, the API's view of it): they are invited from now on
+    (``Invitation``), and their lobby sockets hear of the table. Its owner and
+    bots never are; a wrong code, a public or closed table change nothing.
+    Returns whether the invitation is new."""
+    if not invite_code or user is None or not user.is_authenticated or user.is_bot:
+        return False
+    table = (
+        Table.objects.filter(pk=table_id, is_private=True, invite_code=invite_code)
+        .exclude(status=Table.Status.CLOSED)
+        .exclude(owner_id=user.pk)
+        .first()
+    )
+    if table is None:
+        return False
+    _invitation, created = Invitation.objects.get_or_create(table=table, user=user)
+    if created:
+        seats = list(Seat.objects.filter(table=table).select_related("user"))
+        entry = publish.lobby_entry(table, seats)
+        notify.send_on_commit(
+            [(publish.lobby_user_group(user.pk), {"type": "lobby.table", "table": entry})]
+        )
+    return created
 
 
 def _free_position(work: TableWork, position: int | None) -> int:
@@ -585,11 +620,14 @@ def socket_open(
     seat, if they have one, counts it (others see the player connected), then
     the state the socket starts from is read, showing that. Returns the state
     and whether the socket was counted at a seat. A spectator's opening takes
-    no lock and writes nothing."""
+    no lock and writes nothing, but the invitation of a signed-in player who
+    opened a private table with its code (``invite_redeem``)."""
     counted = False
     if user is not None and sql.seat_position(table_id, user.pk) is not None:
         seat_presence(table_id=table_id, user=user, delta=1)
         counted = True
+    elif invite_code:
+        invite_redeem(table_id=table_id, user=user, invite_code=invite_code)
     return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
 
 

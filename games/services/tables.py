@@ -13,6 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models import F
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import clock, publish
@@ -27,6 +29,8 @@ from games.errors import (
     ChatLineNotFound,
     ChatLineTooOld,
     ChatMuted,
+    NotTableOwner,
+    PrivateTable,
     ReportTooFast,
     TableClosed,
     TableNotFound,
@@ -226,6 +230,36 @@ def table_close(*, table_id: int, by: User | None, reason: str = "") -> None:
     table = work.table
     if by is not None and not by.is_staff and table.owner_id != by.pk:
         raise PermissionDenied()
+    _close(work, reason)
+
+
+# The reason a table closed by its owner gives its players (stored in the
+# site's language, as the idle closer's).
+OWNER_CLOSED = _("Closed by its owner.")
+
+
+@retried
+def table_close_own(*, table_id: int, user: User) -> None:
+    """The table's owner closes it, as a moderator's force-close does (the
+    one ``_close``: a hand in play voided, a finished one settled, every seat
+    freed, Hold'em stacks back in the wallets, every socket sent the closed
+    state), the reason ``OWNER_CLOSED``. A closed table stays as it was (no
+    second refund). Anyone else: ``private_table`` where they may not open the
+    table, else ``not_table_owner``; either changes nothing."""
+    work = TableWork(table_id)
+    table = work.table
+    if table.owner_id is None or table.owner_id != user.pk:
+        seated = work.seat_of(user) is not None
+        if not can_view(table, user, "", seated):
+            raise PrivateTable()
+        raise NotTableOwner()
+    with translation.override(settings.LANGUAGE_CODE):
+        reason = str(OWNER_CLOSED)
+    _close(work, reason)
+
+
+def _close(work: TableWork, reason: str) -> None:
+    table = work.table
     if table.status == Table.Status.CLOSED:
         return
     hand = work.hand

@@ -1,4 +1,6 @@
-// The lobby: open tables of the chosen game, kept live over /ws/lobby/.
+// The lobby: open tables of the chosen game, and "your tables" (where you
+// sit, what you own, where you were invited: all games), kept live over
+// /ws/lobby/ (which also lists your private tables, to you only).
 import { h, replace } from "./dom.js";
 import { _, fmt, chips } from "./i18n.js";
 import { Connection } from "./socket.js";
@@ -16,9 +18,17 @@ let game = root.dataset.game;
 
 for (const entry of JSON.parse(document.getElementById("lobby-tables").textContent)) tables.set(entry.id, entry);
 
+// Your tables (selectors.my_lobby_entries): lobby entries with why each is
+// listed (seat, owned, invited); `me` finds you among a card's players.
+const minePanel = root.querySelector("[data-my-tables-panel]");
+const mineBody = root.querySelector("[data-my-tables]");
+const myData = JSON.parse(document.getElementById("my-tables").textContent);
+const me = myData.user;
+const mine = new Map(myData.tables.map((t) => [t.id, t]));
+
 // A table's card: its name and stake, who sits there (avatars and names) and
 // its free seats, its status, and the way in.
-function tableCard(t) {
+function tableCard(t, why = null) {
   const url = `/tables/${t.id}/`;
   const sitting = new Map((t.players || []).map((p) => [p.position, p]));
   const seats = Array.from({ length: t.seat_count }, (_unused, position) => {
@@ -34,6 +44,8 @@ function tableCard(t) {
     h("header", {},
       h("a", { class: "table-name", href: url }, t.name || fmt(_("Table %(id)s"), { id: t.id })),
       h("span", { class: `pill ${t.status}` }, STATUS()[t.status] || t.status)),
+    t.private ? h("small", { class: "why", "data-why": "private" }, _("Private")) : null,
+    why,
     h("p", { class: "stake-line" }, fmt(_("Stake %(stake)s"), { stake: chips(t.stake) }),
       " · ", h("span", { "data-taken": t.taken }, fmt(_("%(taken)s/%(seats)s seats"), { taken: t.taken, seats: t.seat_count }))),
     h("ul", { class: "sitters" }, seats),
@@ -42,12 +54,37 @@ function tableCard(t) {
     h("a", { class: `button small${full ? " ghost" : ""}`, href: url }, full ? _("Watch") : _("Join")));
 }
 
+// Why one of your tables is listed.
+function whyLine(t) {
+  const reasons = [];
+  if (t.seat) reasons.push(["seated", _("You sit here")]);
+  if (t.owned) reasons.push(["owned", _("Your table")]);
+  if (t.invited) reasons.push(["invited", _("Invited")]);
+  return h("p", { class: "why-line" }, reasons.map(([key, text]) => h("span", { class: `why ${key}`, "data-why": key }, text)));
+}
+
+// A card of the lobby's changed: so is your table's, and you may have sat
+// down or left (the card's players carry their user ids).
+function followMine(entry) {
+  const known = mine.get(entry.id);
+  const sitting = (entry.players || []).find((p) => p.user_id === me);
+  if (entry.status === "closed") { mine.delete(entry.id); return; }
+  const seat = sitting ? (known && known.seat && known.seat.position === sitting.position ? known.seat
+    : { position: sitting.position, in_hand: false, leaving: false, leave_after_hand: false }) : null;
+  const next = { owned: false, invited: false, ...known, ...entry, seat };
+  if (next.seat || next.owned || next.invited) mine.set(entry.id, next);
+  else mine.delete(entry.id);
+}
+
 function render() {
   const rows = [...tables.values()]
-    .filter((t) => t.game === game && t.status !== "closed" && !t.private)
+    .filter((t) => t.game === game && t.status !== "closed")
     .sort((a, b) => a.stake - b.stake || a.id - b.id);
-  replace(body, rows.length ? rows.map(tableCard)
+  replace(body, rows.length ? rows.map((t) => tableCard(t))
     : h("p", { class: "muted" }, _("No open table yet: create one or play now with bots.")));
+  const yours = [...mine.values()].sort((a, b) => (!a.seat - !b.seat) || (!a.owned - !b.owned) || b.id - a.id);
+  minePanel.hidden = yours.length === 0;
+  replace(mineBody, yours.map((t) => tableCard(t, whyLine(t))));
 }
 
 for (const tab of root.querySelectorAll("[data-tab]")) {
@@ -92,8 +129,12 @@ new Connection("/ws/lobby/", {
     if (message.type === "lobby") {
       tables.clear();
       for (const entry of message.tables) tables.set(entry.id, entry);
+      // Your table missing from a fresh list has closed.
+      for (const id of [...mine.keys()]) if (!tables.has(id)) mine.delete(id);
+      if (me !== null) for (const entry of message.tables) followMine(entry);
     } else if (message.type === "table") {
       tables.set(message.table.id, message.table);
+      if (me !== null) followMine(message.table);
     } else return;
     render();
   },

@@ -58,6 +58,8 @@ OPERATIONS = {
     ("post", "/api/v1/tables/{table_id}/actions"),
     ("post", "/api/v1/tables/{table_id}/bots"),
     ("post", "/api/v1/tables/{table_id}/buy-in"),
+    ("post", "/api/v1/tables/{table_id}/close"),
+    ("get", "/api/v1/me/tables"),
     ("get", "/api/v1/hands"),
     ("get", "/api/v1/hands/{hand_id}"),
     ("get", "/api/v1/hands/{hand_id}/replay"),

@@ -13,8 +13,9 @@ from .helpers import error, url, world
 pytestmark = pytest.mark.django_db
 
 
-def lobby_row(table, taken=0, humans=0):
+def lobby_row(table, players=()):
     holdem = table.game == "holdem"
+    seats = {s.position: s for s in Seat.objects.filter(table=table).select_related("user")}
     return {
         "id": table.pk,
         "game": table.game,
@@ -24,12 +25,22 @@ def lobby_row(table, taken=0, humans=0):
         "seat_count": table.seat_count,
         "private": False,
         "status": "waiting",
-        "taken": taken,
-        "humans": humans,
-        "free_seats": table.seat_count - taken,
+        "taken": len(players),
+        "humans": sum(not seats[p].is_bot for p in players),
+        "free_seats": table.seat_count - len(players),
         "buy_in": {"min": 40 * table.stake, "max": 200 * table.stake} if holdem else None,
         "min_balance": None if holdem else 30 * table.stake,
         "rules": [],
+        "players": [
+            {
+                "position": p,
+                "user_id": seats[p].user_id,
+                "name": seats[p].user.shown_name,
+                "avatar": seats[p].user.avatar_key,
+                "bot": seats[p].is_bot,
+            }
+            for p in players
+        ],
     }
 
 
@@ -56,7 +67,7 @@ def test_the_lobby_lists_open_public_tables_with_filters(tables, make_user, api,
         "count": 3,
         "next": None,
         "previous": None,
-        "results": [lobby_row(pk), lobby_row(mb, taken=2, humans=1), lobby_row(tl)],
+        "results": [lobby_row(pk), lobby_row(mb, players=[0, 1]), lobby_row(tl)],
     }
     assert [t["id"] for t in full.json()["results"]] == [pk.pk, tl.pk]
     assert [t["id"] for t in cheap.json()["results"]] == [pk.pk, mb.pk]

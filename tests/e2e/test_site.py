@@ -242,3 +242,44 @@ def test_history_and_replay_of_a_finished_hand(pages, site):
     page.wait_for_selector("[data-verify-result][data-ok]")
     assert page.get_attribute("[data-verify-result]", "data-ok") == "1"
     shot(page, "replay-maubinh")
+
+
+def test_your_tables_on_the_home_page_and_the_lobby_and_closing_your_own(pages, site):
+    """Where I sit and what I own, on the home page and, kept live, in the
+    lobby (issue 30, item 3); the owner's close button asks first."""
+    from games.models import Table
+
+    page = pages.new()
+    username = sign_up(page, site)
+    game = browser_games()[0]
+    open_play_now(page, site, game)  # a table of mine, bots in the other seats
+    table_page = page.url
+    table_id = int(table_page.rstrip("/").rsplit("/", 1)[1])
+    owner = Table.objects.get(pk=table_id).owner
+    assert owner is not None
+    assert owner.username == username
+
+    page.goto(f"{site.url}/")
+    row = page.wait_for_selector(f"[data-my-table='{table_id}']")
+    assert row.query_selector("[data-why=seated]") is not None
+    assert row.query_selector("[data-why=owned]").text_content() == "Bàn của bạn"
+    row.query_selector("a.table-name").click()
+    page.wait_for_url(table_page)
+
+    lobby = page.context.new_page()
+    lobby.goto(f"{site.url}/tables/?game={game}")
+    mine = f"[data-my-tables] [data-table-row='{table_id}']"
+    card = lobby.wait_for_selector(mine)
+    assert card.query_selector("[data-why=seated]").text_content() == "Bạn ngồi ở đây"
+    assert card.query_selector("[data-why=owned]").text_content() == "Bàn của bạn"
+    assert lobby.is_visible("[data-my-tables-panel]")
+
+    assert not page.is_visible("[data-close-confirm]")  # behind its confirmation
+    page.click("[data-close-table] summary")
+    assert "Đóng hẳn bàn này?" in page.text_content("[data-close-form]")
+    page.click("[data-close-confirm]")
+    page.wait_for_selector("[data-closed]")
+    assert Table.objects.get(pk=table_id).status == Table.Status.CLOSED
+    # The lobby, open meanwhile, heard it close.
+    lobby.wait_for_selector(mine, state="detached")
+    assert not lobby.is_visible("[data-my-tables-panel]")

@@ -235,12 +235,50 @@ def test_the_lobby_hears_about_seats(tables, make_user, monkeypatch):
         "taken": 1,
         "humans": 1,
         "players": [
-            {"position": 0, "name": lan.shown_name, "avatar": lan.avatar_key, "bot": False}
+            {
+                "position": 0,
+                "user_id": lan.pk,
+                "name": lan.shown_name,
+                "avatar": lan.avatar_key,
+                "bot": False,
+            }
         ],
         "status": "waiting",
         "private": False,
         "rules": [],
     }
+
+
+def test_a_private_tables_lobby_card_goes_to_its_own_people_only(tables, make_user, monkeypatch):
+    from games import publish
+    from kernel import notify
+
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr(notify, "send", lambda messages, **_: sent.extend(messages))
+    lan, minh, khoa = make_user(), make_user(), make_user()
+    make_user()  # nobody else hears of it, nor the lobby's group: the groups are all below
+    table = services.table_create(owner=lan, game="maubinh", stake=5, is_private=True)
+    services.invite_redeem(table_id=table.pk, user=minh, invite_code=table.invite_code)
+    services.table_sit(table_id=table.pk, user=khoa, invite_code=table.invite_code)
+    services.table_add_bot(table_id=table.pk, user=lan)
+
+    def told() -> dict[str, list[int]]:
+        cards: dict[str, list[int]] = {}
+        for group, message in sent:
+            if message["type"] == "lobby.table":
+                cards.setdefault(group, []).append(message["table"]["taken"])
+        sent.clear()
+        return cards
+
+    group = publish.lobby_user_group
+    assert told() == {
+        group(lan.pk): [0, 1, 2],  # opened, Khoa sat, a bot sat
+        group(minh.pk): [0, 1, 2],  # invited (its own card), then as it changes
+        group(khoa.pk): [1, 2],
+    }
+    services.table_leave(table_id=table.pk, user=khoa)
+    # Who left hears too (the bot went with the last person: never told).
+    assert told() == {group(u.pk): [0] for u in (lan, minh, khoa)}
 
 
 def test_closing_a_table_mid_hand_voids_it_and_returns_the_stacks(tables, make_user):
