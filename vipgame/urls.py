@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts import api as accounts_api
+from kernel.api.schema_view import SchemaView
 from vipgame.api import views as api_views
 
 from . import signup, views
@@ -37,7 +38,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/protocol.md", api_views.protocol, name="api-protocol"),
     re_path(r"^api/", api_views.not_found),
