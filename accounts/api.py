@@ -354,6 +354,8 @@ class SessionView(APIView):
 
 
 class PasswordView(APIView):
+    throttle_classes: list[Any] = []  # never the write limit (its own: wrong passwords)
+
     @extend_schema(
         operation_id="auth_password",
         summary="Change your password",
@@ -362,7 +364,9 @@ class PasswordView(APIView):
             "(`details.new_password`), then ends every other session of the account "
             "(devices and browsers) and closes their sockets (code 4400): every other "
             "device must log in again. The caller's device session goes on, its tokens "
-            "and sockets unchanged (a browser's session gets a new key)."
+            "and sockets unchanged (a browser's session gets a new key). Not throttled "
+            "by the write limit; `PASSWORD_CHANGE_FAILURE_RATE` wrong current passwords "
+            "per account, then `throttled` (429, `Retry-After`), even with the right one."
         ),
         request=PasswordIn,
         responses={

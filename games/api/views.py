@@ -5,6 +5,7 @@ services or selectors: the same ones the WebSocket consumer calls."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
@@ -17,8 +18,10 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from games import selectors, services
+from games.errors import IllegalMove
 from games.models import ChatFlag, HandPlayer, Table
 from games.services.tables import NOTE_MAX
+from kernel.api.pagination import Cursor
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
 from kernel.net import client_ip
@@ -344,14 +347,7 @@ class ActView(APIView):
             **STATE_ERRORS,
             **errors(
                 bad=["bad_action"],
-                conflict=[
-                    "not_seated",
-                    "no_hand",
-                    "stale_version",
-                    "not_your_turn",
-                    "illegal_move",
-                    "hand_finished",
-                ],
+                conflict=["not_seated", "no_hand", "stale_version", *IllegalMove.MESSAGES],
             ),
         },
     )
@@ -439,10 +435,16 @@ class BuyInView(APIView):
 # -- hands -------------------------------------------------------------------
 
 
+class HandPages(Cursor):
+    ordering = ("-hand__ended_at", "-hand_id")  # newest first (hand_history's order)
+    position = staticmethod(datetime.fromisoformat)
+
+
 class HandsView(generics.ListAPIView[HandPlayer]):
     queryset = HandPlayer.objects.none()  # for the schema; the rows are the caller's
     serializer_class = s.HandListOut
     filterset_class = HandFilter
+    pagination_class = HandPages
 
     def get_queryset(self) -> QuerySet[HandPlayer]:
         return selectors.hand_history(user=user_of(self.request))
@@ -450,6 +452,7 @@ class HandsView(generics.ListAPIView[HandPlayer]):
     @extend_schema(
         operation_id="hands_list",
         summary="My finished hands, newest first",
+        description="Paginated by cursor: follow `next` (a `page` parameter is `invalid`).",
         responses={200: s.HandListOut(many=True), **errors(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

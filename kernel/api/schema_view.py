@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils import translation
@@ -45,7 +46,7 @@ class YamlRenderer(OpenApiYamlRenderer):
         self,
         data: Any,
         accepted_media_type: str | None = None,
-        renderer_context: dict[str, Any] | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
         rendered: bytes = super().render(plain(data), accepted_media_type, renderer_context)
         return rendered

@@ -122,3 +122,183 @@ def test_the_served_schema_is_valid_openapi(client):
 
     assert problems == []
     assert [] not in walk(schema, "required")
+
+
+# -- error codes as enums ----------------------------------------------------------
+
+# Refusals of the services that no REST operation gives: the socket's own, the
+# staff pages', the ledger's internal checks, and base classes.
+NOT_REST = {
+    # base classes (each subclass has its own code)
+    "error", "game_error", "moderation_error", "wallet_error",
+    # the table socket only (docs/protocol.md)
+    "bad_message", "bad_chat", "bad_switch", "bad_leave", "chat_muted",
+    "chat_rate_limited", "sync_rate_limited", "too_many_sockets", "account_banned",
+    # the staff pages (moderation)
+    "bad_adjust_key", "bad_mute_minutes", "reason_required", "adjustment_not_pending",
+    "already_banned", "cannot_approve_own", "cannot_moderate_self", "linked_account",
+    "not_banned", "not_muted", "report_not_open",
+    # the ledger's own invariants, never a player's request
+    "unbalanced_transaction", "hold_not_pending", "idempotency_conflict",
+    "seat_occupied", "account_closed", "unknown_account", "invalid_amount",
+    # answered by the API's handler for any operation (docs/api.md)
+    "server_error",
+}  # fmt: skip
+
+
+def service_errors() -> set[tuple[int, str]]:
+    """(status, code) of every ServiceError class of the project."""
+    import importlib
+    import pkgutil
+
+    from kernel.errors import ServiceError
+
+    for package in ("kernel", "accounts", "wallet", "games", "moderation", "vipgame"):
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, f"{package}."):
+            skipped = (".rules", ".management", ".migrations", "__main__")
+            if not any(part in info.name for part in skipped):
+                importlib.import_module(info.name)
+
+    def below(cls: type[ServiceError]) -> list[type[ServiceError]]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *below(sub))]
+
+    return {(cls.status, cls.code) for cls in below(ServiceError)}
+
+
+def documented(schema: dict[str, Any]) -> dict[tuple[str, str, str], list[str]]:
+    """(method, path, status) → the codes its error response lists."""
+    from kernel.api.schema import error_codes
+
+    return {
+        (method, path, status): error_codes(answer["content"]["application/json"]["schema"])
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        for status, answer in operation["responses"].items()
+        if int(status) >= 400
+    }
+
+
+def test_each_error_response_lists_its_codes_as_an_enum(client):
+    from games.errors import IllegalMove
+    from kernel.api.errors import MESSAGES
+
+    schema = reference(client)
+    known = {code for _status, code in service_errors()} | set(MESSAGES) | set(IllegalMove.MESSAGES)
+
+    listed = documented(schema)
+
+    assert len(listed) > 100
+    for (method, path, status), codes in listed.items():
+        assert codes, (method, path, status)
+        assert len(codes) == len(set(codes)), (method, path, status)
+        assert set(codes) <= known, (method, path, status, set(codes) - known)
+    error = schema["components"]["schemas"]["Error"]
+    assert error["required"] == ["code", "message", "details"]
+
+
+def test_every_refusal_of_the_services_is_in_an_enum_of_its_status(client):
+    """Each ServiceError a REST view can raise is listed by at least one
+    operation under its own status (``NOT_REST``: those no operation gives).
+    Which operation gives which is checked on every error answer of the API
+    tests (``tests/api/conftest.py``, ``documented_errors``)."""
+    listed = {
+        (int(status), code)
+        for (_m, _p, status), codes in documented(reference(client)).items()
+        for code in codes
+    }
+
+    missing = {(status, code) for status, code in service_errors() if code not in NOT_REST} - listed
+
+    assert missing == set()
+
+
+# -- authentication ------------------------------------------------------------------
+
+
+def test_bearer_is_the_schemes_one_token_scheme(client, make_user):
+    from accounts.sessions import token_issue
+
+    schema = reference(client)
+    schemes = schema["components"]["securitySchemes"]
+
+    tokens = {name: s for name, s in schemes.items() if s["type"] != "apiKey"}
+    assert tokens == {"tokenAuth": {**tokens["tokenAuth"], "type": "http", "scheme": "bearer"}}
+    assert "`Authorization: Bearer <token>`" in tokens["tokenAuth"]["description"]
+    assert "Authorization: Bearer <token>" in schema["info"]["description"]
+    secured = [op for ops in schema["paths"].values() for op in ops.values() if "security" in op]
+    assert secured
+    assert all(next(iter(op["security"][0])) == "tokenAuth" for op in secured)
+    key = token_issue(user=make_user())
+    for scheme in ("Bearer", "Token", "bearer"):
+        assert client.get("/api/v1/me", HTTP_AUTHORIZATION=f"{scheme} {key}").status_code == 200
+    refused = client.get("/api/v1/me")
+    assert refused.status_code == 401
+    assert refused["WWW-Authenticate"] == "Bearer"
+
+
+# -- what the documentation links ------------------------------------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_every_link_of_the_api_documentation_answers(client):
+    """Each link of the served descriptions (the page /api/docs/ shows them)
+    answers 200, and every ``docs/<name>.md`` they cite is such a link."""
+    schema = reference(client)
+    texts = [t for t in walk(schema, "description") if isinstance(t, str)]
+
+    links = {target for text in texts for target in LINK.findall(text)}
+    cited = {m for text in texts for m in re.findall(r"(?<!\[)docs/[a-z-]+\.md(?!\])", text)}
+
+    assert "/api/protocol.md" in links
+    assert cited == set()  # every citation is a link
+    for target in sorted(links):
+        assert target.startswith("/"), target  # served here, no other host
+        response = client.get(target)
+        assert response.status_code == 200, target
+        assert response.content
+    page = client.get("/api/docs/")
+    assert page.status_code == 200
+
+
+def test_the_documents_are_served_as_markdown_and_others_are_not(client):
+    protocol = client.get("/api/protocol.md")
+    elsewhere = client.get("/api/architecture.md")
+
+    assert protocol["Content-Type"] == "text/markdown; charset=utf-8"
+    assert protocol.content.decode().startswith("# ")
+    assert elsewhere.status_code == 404
+    assert elsewhere.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete"])
+@pytest.mark.parametrize(
+    "path", ["/api/v1/nowhere", "/api/v1/tables/abc", "/api/v1/tables/1/nothing", "/api/v9/me"]
+)
+def test_an_unknown_api_path_is_a_404_in_the_error_shape(client, method, path):
+    response = getattr(client, method)(path)
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "code": "not_found",
+        "message": response.json()["message"],
+        "details": {},
+    }
+
+
+def test_an_error_answer_the_schema_does_not_list_is_found():
+    """The check every API test's error answers go through (conftest.py)."""
+    from .conftest import undocumented
+
+    answers = [
+        ("post", "/api/v1/tables", 409, "too_many_tables"),  # listed
+        ("post", "/api/v1/tables/7/sit", 409, "seat_taken"),  # listed
+        ("post", "/api/v1/tables", 409, "seat_taken"),  # another operation's
+        ("get", "/api/v1/wallet", 409, "bonus_already_claimed"),  # a status not listed
+        ("delete", "/api/v1/wallet", 405, "method_not_allowed"),  # any operation's
+        ("get", "/api/v1/nowhere", 404, "not_found"),  # no operation
+    ]
+
+    assert undocumented(answers) == [answers[2], answers[3]]
