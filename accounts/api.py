@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kernel.api.idempotency import idempotent
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
 from kernel.net import client_ip
@@ -231,6 +232,7 @@ class LoginView(APIView):
         },
         auth=[],
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = LoginIn(data=request.data)
         data.is_valid(raise_exception=True)

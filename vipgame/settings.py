@@ -389,8 +389,13 @@ SPECTACULAR_SETTINGS = {
         "`X-CSRFToken` header on POSTs. Every error is "
         '`{"code", "message", "details"}`: `code` is stable, `message` is in the '
         "request's language (`Accept-Language`: Vietnamese unless `en` is asked for). "
-        "Lists are paginated (`page`, `page_size` up to 100). POSTs are throttled per "
-        "user, log-in and sign-up per address (`throttled`, with `details.wait`). "
+        "Each error response lists its `code`s as an enum. The lobby is paginated by "
+        "`page` (`page_size` up to 100); your hands and ledger by cursor (follow "
+        "`next`). POSTs are throttled per user, log-in and sign-up per address "
+        "(`throttled`, with `details.wait` and `Retry-After`); `RateLimit-Policy` and "
+        "`RateLimit` say where each limit stands. A POST that creates something takes an "
+        "`Idempotency-Key` header: sent again with the same key and body, it answers the "
+        "first answer and does nothing again (docs/api.md). "
         "The table state (`GET /api/v1/tables/{table_id}`) is the WebSocket's `state` "
         "envelope: the same names, one result shape, typed per game (`View`, `Result`, "
         "`Action` and the `Ws*` message components). The protocol and the envelope: "
@@ -411,12 +416,17 @@ SPECTACULAR_SETTINGS = {
         "kernel.api.schema.error_component",
         # Request bodies the server reads strictly: additionalProperties false.
         "kernel.api.strict.close_request_bodies",
+        # Idempotency-Key: the 409 and 422 of each operation that takes it.
+        "kernel.api.idempotency.idempotency_keys",
         # docs/<name>.md in a description: a link to /api/<name>.md.
         "vipgame.api.documents.link_documents",
         # Last: what OpenAPI 3.0 forbids (an empty `required`), whoever wrote it.
         "kernel.api.schema.openapi_conformance",
     ],
 }
+
+# How long an Idempotency-Key and the answer it replays are kept (kernel.api.idempotency).
+IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)
 
 # Play money (chips).
 SIGNUP_GRANT = env.int("SIGNUP_GRANT", default=10_000)

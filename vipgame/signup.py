@@ -23,6 +23,7 @@ from accounts.forms import SignupForm
 from accounts.limits import TooManyAttempts, signup_take, too_many
 from accounts.services import device_of
 from accounts.sessions import session_start
+from kernel.api.idempotency import idempotent
 from kernel.api.schema import errors
 from wallet.services import player_signup
 
@@ -91,6 +92,7 @@ class SignupView(APIView):
         },
         auth=[],
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = SignupIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -21,6 +21,7 @@ from games import selectors, services
 from games.errors import IllegalMove
 from games.models import ChatFlag, HandPlayer, Table
 from games.services.tables import NOTE_MAX
+from kernel.api.idempotency import idempotent
 from kernel.api.pagination import Cursor
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
@@ -91,6 +92,7 @@ class TablesView(generics.ListAPIView[Table]):
             **errors(400, 401, 403, 429, bad=["bad_table_settings"], conflict=["too_many_tables"]),
         },
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = s.TableCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -164,6 +166,7 @@ class SitView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.SitIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -258,7 +261,10 @@ class LeaveView(APIView):
             "changes nothing."
         ),
         request=s.LeaveIn,
-        responses={204: None, **errors(400, 401, 403, 404, 429, conflict=["not_seated"])},
+        responses={
+            204: None,
+            **errors(400, 401, 403, 404, 429, missing=["table_not_found"], conflict=["not_seated"]),
+        },
     )
     def post(self, request: Request, table_id: int) -> Response:
         data = s.LeaveIn(data=request.data)
@@ -325,7 +331,10 @@ class LeaveCostView(APIView):
             "what you may see (`WsLeaveCost`); null when it costs nothing (between "
             "hands, a hand you already left, folded or went all in). Changes nothing."
         ),
-        responses={200: s.LeaveCostOut, **errors(401, 404, conflict=["not_seated"])},
+        responses={
+            200: s.LeaveCostOut,
+            **errors(401, 404, missing=["table_not_found"], conflict=["not_seated"]),
+        },
     )
     def get(self, request: Request, table_id: int) -> Response:
         cost = selectors.leave_cost(table_id=table_id, user=user_of(request))
@@ -351,6 +360,7 @@ class ActView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.ActIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -396,6 +406,7 @@ class BotView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.BotIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -423,6 +434,7 @@ class BuyInView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.BuyInIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -700,6 +712,7 @@ class ChatReportView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, message_id: int) -> Response:
         data = ReportIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -113,6 +113,7 @@ class Cursor(CursorPagination):
             if parameter["name"] == self.page_size_query_param:
                 parameter["schema"] |= {"minimum": 1, "maximum": self.max_page_size}
             elif parameter["name"] == self.cursor_query_param:
+                parameter["schema"] |= {"minLength": 1}
                 parameter["description"] = (
                     "Where the page starts: the `cursor` of a `next` or `previous` link "
                     "(opaque). Without it, the first page."

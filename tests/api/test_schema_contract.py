@@ -302,3 +302,69 @@ def test_an_error_answer_the_schema_does_not_list_is_found():
     ]
 
     assert undocumented(answers) == [answers[2], answers[3]]
+
+
+# -- closed answers ---------------------------------------------------------------------
+
+
+def open_objects(schema: dict[str, Any], node: Any, skip: set[str], seen: set[str]) -> list[str]:
+    """Where an answer's schema takes any key (``additionalProperties`` true or
+    ``{}``, or an object with no properties), following references except to
+    the components in ``skip``."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if name not in skip and name not in seen:
+                seen.add(name)
+                found += [
+                    f".{name}{where}"
+                    for where in open_objects(
+                        schema, schema["components"]["schemas"][name], skip, seen
+                    )
+                ]
+            return found
+        extra = node.get("additionalProperties")
+        free = node.get("type") == "object" and not {
+            "properties",
+            "additionalProperties",
+            "allOf",
+            "oneOf",
+        } & set(node)
+        if extra is True or extra == {} or free:
+            found.append("")
+        for key, value in node.items():
+            if key not in ("example", "examples"):
+                found += [f".{key}{where}" for where in open_objects(schema, value, skip, seen)]
+    elif isinstance(node, list):
+        for value in node:
+            found += open_objects(schema, value, skip, seen)
+    return found
+
+
+def test_no_rest_answer_takes_any_key_outside_the_game_payloads(client):
+    """Every 2xx answer is closed: each object names its keys (or types its
+    map's values). The games' own payloads (views, results, actions, events:
+    ``games.api.schema.components``, typed from the rules packages) are the
+    socket contract's and are left out here."""
+    from games.api.schema import components
+
+    schema = reference(client)
+    games = set(components())
+
+    found = [
+        f"{method} {path} {status}: {where}"
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        for status, answer in operation["responses"].items()
+        if status.startswith("2")
+        for content in answer.get("content", {}).values()
+        for where in open_objects(schema, content["schema"], games, set())
+    ]
+
+    assert found == []
+    assert "TableStateOut" in schema["components"]["schemas"]  # (walked, not skipped)
+    loose = {"components": {"schemas": {"Loose": {"type": "object"}}}}
+    answer = {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Loose"}}}
+    assert open_objects(loose, answer, set(), set()) == [".properties.a.Loose"]
+    assert open_objects(loose, answer, {"Loose"}, set()) == []

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from kernel.api.filters import StrictFilterSet
+from kernel.api.idempotency import idempotent
 from kernel.api.pagination import Cursor
 from kernel.api.schema import errors
 from wallet.models import LedgerEntry, LedgerTransaction
@@ -139,6 +140,7 @@ class BonusView(APIView):
             **errors(401, 403, 429, conflict=["bonus_already_claimed"]),
         },
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
         result = daily_bonus_claim(user=user)
