@@ -89,7 +89,9 @@ class TablesView(generics.ListAPIView[Table]):
         request=s.TableCreateIn,
         responses={
             201: s.TableCreatedOut,
-            **errors(400, 401, 403, 429, bad=["bad_table_settings"], conflict=["too_many_tables"]),
+            **errors(
+                400, 401, 403, 429, 503, bad=["bad_table_settings"], conflict=["too_many_tables"]
+            ),
         },
     )
     @idempotent
@@ -132,8 +134,9 @@ class TableView(APIView):
         return Response(state)
 
 
+# (503 busy: a table's write that kept losing to others at its rows, kernel.retry)
 STATE_ERRORS = errors(
-    400, 401, 403, 404, 429, forbidden=["private_table"], missing=["table_not_found"]
+    400, 401, 403, 404, 429, 503, forbidden=["private_table"], missing=["table_not_found"]
 )
 
 
@@ -263,7 +266,9 @@ class LeaveView(APIView):
         request=s.LeaveIn,
         responses={
             204: None,
-            **errors(400, 401, 403, 404, 429, missing=["table_not_found"], conflict=["not_seated"]),
+            **errors(
+                400, 401, 403, 404, 429, 503, missing=["table_not_found"], conflict=["not_seated"]
+            ),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -700,6 +705,7 @@ class ChatReportView(APIView):
             **errors(
                 400,
                 401,
+                503,
                 bad=["bad_report"],
                 missing=["chat_line_not_found"],
                 conflict=[

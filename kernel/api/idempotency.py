@@ -124,12 +124,13 @@ class _Slot:
     def claim(self) -> dict[str, Any] | None:
         """Hold the key for this request (None), or what it already holds."""
         pending = {"fingerprint": self.fingerprint, "pending": True}
-        if cache.add(self.name, pending, timeout=PENDING_SECONDS):
-            return None
-        held: dict[str, Any] | None = cache.get(self.name)
-        if held is None:  # (expired in between)
-            return self.claim()
-        return held
+        for _attempt in range(2):  # (once more if it expired in between)
+            if cache.add(self.name, pending, timeout=PENDING_SECONDS):
+                return None
+            held: dict[str, Any] | None = cache.get(self.name)
+            if held is not None:
+                return held
+        return pending  # (still coming and going: in use)
 
     def keep(self, response: Response) -> None:
         body = JSONRenderer().render(response.data) if response.data is not None else b""

@@ -40,7 +40,7 @@ GENERIC: dict[int, list[str]] = {
     409: [],
     422: [],
     429: ["throttled"],
-    503: [],
+    503: ["busy"],  # lost to the player's other requests at the same rows (kernel.retry)
 }
 TITLES = {
     400: "Bad request",

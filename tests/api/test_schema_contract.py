@@ -368,3 +368,23 @@ def test_no_rest_answer_takes_any_key_outside_the_game_payloads(client):
     answer = {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Loose"}}}
     assert open_objects(loose, answer, set(), set()) == [".properties.a.Loose"]
     assert open_objects(loose, answer, {"Loose"}, set()) == []
+
+
+def test_the_yaml_is_written_from_the_documents_json_form():
+    """A value only JSON's encoder knows how to write (an IntEnum of the rules, a
+    lazy translation) does not break the YAML answer: DRF's YAML renderer alone
+    fails on them (a 500 for every client asking YAML, the default)."""
+    from django.utils.functional import lazy
+    from drf_spectacular.renderers import OpenApiYamlRenderer
+
+    from games.rules.hand5 import Category
+    from kernel.api.schema_view import YamlRenderer
+
+    document = {"enum": [Category.PAIR], "description": lazy(str, str)("A lazy text.")}
+
+    with pytest.raises(yaml.representer.RepresenterError):
+        OpenApiYamlRenderer().render(document)
+    assert yaml.safe_load(YamlRenderer().render(document)) == {
+        "enum": [int(Category.PAIR)],
+        "description": "A lazy text.",
+    }

@@ -137,7 +137,7 @@ class BonusView(APIView):
         request=None,
         responses={
             201: BonusClaimOut,
-            **errors(401, 403, 429, conflict=["bonus_already_claimed"]),
+            **errors(401, 403, 429, 503, conflict=["bonus_already_claimed"]),
         },
     )
     @idempotent
