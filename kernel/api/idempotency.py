@@ -201,9 +201,10 @@ def idempotency_keys(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                         "description": f"{title}: `{code}`.",
                     }
                     continue
-                codes = error_codes(answer["content"]["application/json"]["schema"])
-                if code not in codes:
-                    codes.append(code)
+                content = answer["content"]["application/json"]
+                codes = error_codes(content["schema"])
+                if code not in codes:  # (a new schema: the view's is shared, kept by its decorator)
+                    content["schema"] = error_schema([*codes, code])
                     answer["description"] = answer["description"].rstrip(".") + f", `{code}`."
             operation["responses"] = dict(sorted(responses.items()))
     return result

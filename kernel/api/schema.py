@@ -4,6 +4,7 @@ document valid OpenAPI 3.0."""
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse
@@ -98,7 +99,9 @@ def errors(*statuses: int, **codes: list[str]) -> dict[int, OpenApiResponse]:
 
 def error_component(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular hook: the ``Error`` component the error responses refer to."""
-    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_COMPONENT
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = deepcopy(
+        ERROR_COMPONENT
+    )
     return result
 
 

@@ -388,3 +388,43 @@ def test_the_yaml_is_written_from_the_documents_json_form():
         "enum": [int(Category.PAIR)],
         "description": "A lazy text.",
     }
+
+
+GENERATE_TWICE = """
+import json, django
+django.setup()
+from django.utils import translation
+from drf_spectacular.generators import SchemaGenerator
+from kernel.api.schema_view import plain
+
+def generate():
+    with translation.override("en"):
+        return plain(SchemaGenerator().get_schema(request=None, public=True))
+
+print(json.dumps(generate() == generate()))
+"""
+
+
+def test_the_document_is_the_same_each_time_it_is_generated():
+    """A hook that changed what a view's decorator keeps (shared between
+    operations and requests) made the first document of a process differ
+    from the next ones: generated twice in a fresh process."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "vipgame.settings", "DEBUG": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", GENERATE_TWICE],
+        cwd=settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "true"
