@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kernel.api.idempotency import idempotent
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
 from kernel.net import client_ip
@@ -263,6 +264,7 @@ class LoginView(APIView):
         },
         auth=[],
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = LoginIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -386,6 +388,8 @@ class SessionView(APIView):
 
 
 class PasswordView(APIView):
+    throttle_classes: list[Any] = []  # never the write limit (its own: wrong passwords)
+
     @extend_schema(
         operation_id="auth_password",
         summary="Change your password",
@@ -394,7 +398,9 @@ class PasswordView(APIView):
             "(`details.new_password`), then ends every other session of the account "
             "(devices and browsers) and closes their sockets (code 4400): every other "
             "device must log in again. The caller's device session goes on, its tokens "
-            "and sockets unchanged (a browser's session gets a new key)."
+            "and sockets unchanged (a browser's session gets a new key). Not throttled "
+            "by the write limit; `PASSWORD_CHANGE_FAILURE_RATE` wrong current passwords "
+            "per account, then `throttled` (429, `Retry-After`), even with the right one."
         ),
         request=PasswordIn,
         responses={

@@ -68,7 +68,7 @@ class TokenAuthentication(authentication.BaseAuthentication):
         return user, token
 
     def authenticate_header(self, request: Request) -> str:
-        return "Token"
+        return "Bearer"  # the scheme of the schema (``Token`` is accepted too)
 
 
 class TokenScheme(OpenApiAuthenticationExtension):
@@ -76,9 +76,17 @@ class TokenScheme(OpenApiAuthenticationExtension):
     name = "tokenAuth"
 
     def get_security_definition(self, auto_schema: Any) -> Any:
-        # A device session's access token (POST /api/v1/auth/login); "Token
-        # <token>" is accepted too.
-        return build_bearer_security_scheme_object(
+        # THE scheme of the API (generators default to it); "Token <token>" is
+        # accepted too, said in the description only.
+        scheme = build_bearer_security_scheme_object(
             header_name="Authorization",
             token_prefix="Bearer",  # noqa: S106
         )
+        return {
+            **scheme,
+            "description": (
+                "A device session's access token (`POST /api/v1/auth/login`): send "
+                "`Authorization: Bearer <token>`. `Authorization: Token <token>` is "
+                "accepted too."
+            ),
+        }

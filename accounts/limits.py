@@ -38,6 +38,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
 from kernel import limits
+from kernel.api.ratelimit import note
 from kernel.errors import ServiceError
 from kernel.net import client_ip
 
@@ -107,9 +108,20 @@ def _address(request: HttpRequest | None) -> str:
     return ip or "unknown"
 
 
+def _counted(request: HttpRequest, scope: str, setting: str, *, record: bool = True) -> float:
+    """``limits.take`` for the request's address, its standing noted for the
+    ``RateLimit`` headers (``kernel.api.ratelimit``, policy ``scope``)."""
+    rate = limits.settings_rate(setting)
+    if rate is None:
+        return 0.0
+    quota = limits.take_quota(scope, _address(request), rate, record=record)
+    note(request, scope, rate.count, rate.seconds, quota.remaining, quota.reset)
+    return quota.wait
+
+
 def signup_take(request: HttpRequest) -> None:
     """Reserve one sign-up for the request's address (atomic), or refuse."""
-    wait = limits.take("signup", _address(request), limits.settings_rate("SIGNUP_RATE"))
+    wait = _counted(request, "signup", "SIGNUP_RATE")
     if wait:
         raise TooManyAttempts(wait)
 
@@ -121,11 +133,8 @@ def login_check(request: HttpRequest | None) -> None:
     ``authenticate()`` itself, not a client) there is no address to limit."""
     if request is None:
         return
-    address = _address(request)
-    failures = limits.take(
-        "login-failures", address, limits.settings_rate("LOGIN_FAILURE_RATE"), record=False
-    )
-    wait = failures or limits.take("login", address, limits.settings_rate("LOGIN_RATE"))
+    failures = _counted(request, "login-failures", "LOGIN_FAILURE_RATE", record=False)
+    wait = failures or _counted(request, "login", "LOGIN_RATE")
     if wait:
         raise TooManyAttempts(wait)
 

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
+from kernel import limits
 from kernel.net import client_ip
 
 from .avatars import AVATARS
@@ -192,9 +193,16 @@ def password_change(
     asks (``device``) keeps its tokens and sockets."""
     from .errors import WrongPassword
 
+    # Not the write limit (a password change always goes through): wrong
+    # current passwords per account, so a token cannot try passwords forever.
+    rate = limits.settings_rate("PASSWORD_CHANGE_FAILURE_RATE")
+    wait = limits.take("password-change-failures", str(user.pk), rate, record=False)
+    if wait:
+        raise TooManyAttempts(wait)
     with password_check_slot():
         right = user.check_password(old_password)
     if not right:
+        limits.take("password-change-failures", str(user.pk), rate)
         raise WrongPassword()
     validate_password(new_password, user)
     reset = _keeping.set(device)

@@ -114,7 +114,8 @@ NoBotAvailable = _error(
 
 
 class IllegalMove(GameError):
-    """A move the rules engine refused; keeps the engine's code."""
+    """A move the rules engine refused; keeps the engine's code when it is one of
+    ``MESSAGES`` (``illegal_move`` otherwise)."""
 
     status = 409
     MESSAGES: dict[str, Any] = {
@@ -130,7 +131,9 @@ class IllegalMove(GameError):
     }
 
     def __init__(self, err: RulesError) -> None:
-        self.code = err.code
+        # One of the codes above (the API's enum for a move); any other refusal of
+        # the rules is ``illegal_move``, the rules' words in ``details.rule``.
+        self.code = err.code if err.code in self.MESSAGES else "illegal_move"
         self.rules_message = err.message
         self.details = {k: v for k, v in err.extra.items() if isinstance(v, int | str | bool)}
         super().__init__(self.MESSAGES.get(err.code, _("That move is not allowed now.")))

@@ -38,13 +38,20 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 if count >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, tostring(oldest[2] + window - now)}
+  local wait = tostring(oldest[2] + window - now)
+  return {0, wait, 0, wait}
 end
 if ARGV[5] == '1' then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('EXPIRE', KEYS[1], math.ceil(window) + 1)
+  count = count + 1
 end
-return {1, '0'}
+local reset = '0'
+if count > 0 then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  reset = tostring(oldest[2] + window - now)
+end
+return {1, '0', limit - count, reset}
 """
 
 _JOIN = """
@@ -111,18 +118,35 @@ def _key(scope: str, ident: str) -> str:
     return cache.make_key(f"limit:{NAMESPACE}:{scope}:{ident}")
 
 
+@dataclass(frozen=True)
+class Quota:
+    """Where a window stands after a ``take_quota``: the seconds to wait (0.0:
+    allowed), the hits left and the seconds until the oldest hit leaves the
+    window (a hit comes back then)."""
+
+    wait: float
+    remaining: int
+    reset: float
+
+
+def take_quota(scope: str, ident: str, rate: Rate, *, record: bool = True) -> Quota:
+    """``take``, telling the hits left and when one comes back."""
+    member = f"{time.time():.6f}:{secrets.token_hex(4)}"
+    allowed, wait, remaining, reset = _client().eval(
+        _TAKE, 1, _key(scope, ident), time.time(), rate.seconds, rate.count, member,
+        "1" if record else "0",
+    )  # fmt: skip
+    waiting = 0.0 if int(allowed) else max(0.001, float(wait))
+    return Quota(waiting, int(remaining), max(0.0, float(reset)))
+
+
 def take(scope: str, ident: str, rate: Rate | None, *, record: bool = True) -> float:
     """Record a hit of ``ident`` in ``scope`` if the rate allows it: 0.0 when
     allowed, else the seconds to wait (nothing recorded). ``record=False``
     only checks."""
     if rate is None:
         return 0.0
-    member = f"{time.time():.6f}:{secrets.token_hex(4)}"
-    allowed, wait = _client().eval(
-        _TAKE, 1, _key(scope, ident), time.time(), rate.seconds, rate.count, member,
-        "1" if record else "0",
-    )  # fmt: skip
-    return 0.0 if int(allowed) else max(0.001, float(wait))
+    return take_quota(scope, ident, rate, record=record).wait
 
 
 def clear(scope: str, ident: str) -> None:

@@ -79,6 +79,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "vipgame.ops.middleware.RequestContextMiddleware",
+    # RateLimit-Policy / RateLimit headers of the limits that counted an API request.
+    "kernel.api.ratelimit.RateLimitHeadersMiddleware",
     "moderation.middleware.DeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -388,13 +390,19 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "VIPGAME card room API",
     "DESCRIPTION": (
         "Everything a browser player can do, for mobile apps. Log in with "
-        "`POST /api/v1/auth/login` and send `Authorization: Token <token>`: the same "
-        "token opens the WebSocket (docs/protocol.md). Browsers may use their session "
-        "cookie instead, with the `X-CSRFToken` header on POSTs. Every error is "
+        "`POST /api/v1/auth/login` and send `Authorization: Bearer <token>` "
+        "(`Token <token>` is accepted too): the same token opens the WebSocket "
+        "(docs/protocol.md). Browsers may use their session cookie instead, with the "
+        "`X-CSRFToken` header on POSTs. Every error is "
         '`{"code", "message", "details"}`: `code` is stable, `message` is in the '
         "request's language (`Accept-Language`: Vietnamese unless `en` is asked for). "
-        "Lists are paginated (`page`, `page_size` up to 100). POSTs are throttled per "
-        "user, log-in and sign-up per address (`throttled`, with `details.wait`). "
+        "Each error response lists its `code`s as an enum. The lobby is paginated by "
+        "`page` (`page_size` up to 100); your hands and ledger by cursor (follow "
+        "`next`). POSTs are throttled per user, log-in and sign-up per address "
+        "(`throttled`, with `details.wait` and `Retry-After`); `RateLimit-Policy` and "
+        "`RateLimit` say where each limit stands. A POST that creates something takes an "
+        "`Idempotency-Key` header: sent again with the same key and body, it answers the "
+        "first answer and does nothing again (docs/api.md). "
         "The table state (`GET /api/v1/tables/{table_id}`) is the WebSocket's `state` "
         "envelope: the same names, one result shape, typed per game (`View`, `Result`, "
         "`Action` and the `Ws*` message components). The protocol and the envelope: "
@@ -411,10 +419,21 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.schema.add_components",
+        # The one error shape the error responses narrow (kernel.api.schema.errors).
+        "kernel.api.schema.error_component",
         # Request bodies the server reads strictly: additionalProperties false.
         "kernel.api.strict.close_request_bodies",
+        # Idempotency-Key: the 409 and 422 of each operation that takes it.
+        "kernel.api.idempotency.idempotency_keys",
+        # docs/<name>.md in a description: a link to /api/<name>.md.
+        "vipgame.api.documents.link_documents",
+        # Last: what OpenAPI 3.0 forbids (an empty `required`), whoever wrote it.
+        "kernel.api.schema.openapi_conformance",
     ],
 }
+
+# How long an Idempotency-Key and the answer it replays are kept (kernel.api.idempotency).
+IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)
 
 # Play money (chips).
 SIGNUP_GRANT = env.int("SIGNUP_GRANT", default=10_000)
@@ -502,6 +521,9 @@ AXES_CLIENT_IP_CALLABLE = "kernel.net.client_ip"
 SIGNUP_RATE = env.str("SIGNUP_RATE", default="10/hour")  # accounts created, web + API together
 LOGIN_RATE = env.str("LOGIN_RATE", default="20/min")  # log-in attempts: web, API and admin
 LOGIN_FAILURE_RATE = env.str("LOGIN_FAILURE_RATE", default="30/hour")  # failures, any username
+# Per account: wrong current passwords sent to the API's password change (which the
+# write limit never refuses); reached, no change until the window lets it.
+PASSWORD_CHANGE_FAILURE_RATE = env.str("PASSWORD_CHANGE_FAILURE_RATE", default="10/hour")
 # Password checks (~2 s of CPU each) running at once per process, whatever the address
 # (0: no cap); a log-in waits at most PASSWORD_CHECK_WAIT_S for a slot, then gets `busy`
 # (503 with Retry-After) without any hash run.

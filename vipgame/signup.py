@@ -26,6 +26,7 @@ from accounts.models import User
 from accounts.recovery import email_at_signup
 from accounts.services import device_of
 from accounts.sessions import session_start
+from kernel.api.idempotency import idempotent
 from kernel.api.schema import errors
 from wallet.services import player_signup
 
@@ -105,6 +106,7 @@ class SignupView(APIView):
         },
         auth=[],
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = SignupIn(data=request.data)
         data.is_valid(raise_exception=True)

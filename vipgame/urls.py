@@ -1,9 +1,11 @@
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts import api as accounts_api
+from kernel.api.schema_view import SchemaView
+from vipgame.api import documents
 from vipgame.api import views as api_views
 
 from . import signup, views
@@ -48,9 +50,10 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/protocol.md", api_views.protocol, name="api-protocol"),
+    # The documents the API's descriptions cite (docs/<name>.md: vipgame.api.documents).
+    path("api/<slug:name>.md", documents.document, name="api-document"),
     re_path(r"^api/", api_views.not_found),
 ]
 

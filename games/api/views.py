@@ -6,6 +6,7 @@ WebSocket consumer calls."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
@@ -18,8 +19,11 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from games import selectors, services
+from games.errors import IllegalMove
 from games.models import ChatFlag, HandPlayer, Table
 from games.services.tables import NOTE_MAX
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import Cursor
 from kernel.api.schema import errors
 from kernel.api.strict import StrictIn
 from kernel.net import client_ip
@@ -93,9 +97,12 @@ class TablesView(generics.ListAPIView[Table]):
         request=s.TableCreateIn,
         responses={
             201: s.TableCreatedOut,
-            **errors(400, 401, 403, 429, bad=["bad_table_settings"], conflict=["too_many_tables"]),
+            **errors(
+                400, 401, 403, 429, 503, bad=["bad_table_settings"], conflict=["too_many_tables"]
+            ),
         },
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = s.TableCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -136,8 +143,9 @@ class TableView(APIView):
         return Response(state)
 
 
+# (503 busy: a table's write that kept losing to others at its rows, kernel.retry)
 STATE_ERRORS = errors(
-    400, 401, 403, 404, 429, forbidden=["private_table"], missing=["table_not_found"]
+    400, 401, 403, 404, 429, 503, forbidden=["private_table"], missing=["table_not_found"]
 )
 
 
@@ -170,6 +178,7 @@ class SitView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.SitIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -264,7 +273,12 @@ class LeaveView(APIView):
             "changes nothing."
         ),
         request=s.LeaveIn,
-        responses={204: None, **errors(400, 401, 403, 404, 429, conflict=["not_seated"])},
+        responses={
+            204: None,
+            **errors(
+                400, 401, 403, 404, 429, 503, missing=["table_not_found"], conflict=["not_seated"]
+            ),
+        },
     )
     def post(self, request: Request, table_id: int) -> Response:
         data = s.LeaveIn(data=request.data)
@@ -331,7 +345,10 @@ class LeaveCostView(APIView):
             "what you may see (`WsLeaveCost`); null when it costs nothing (between "
             "hands, a hand you already left, folded or went all in). Changes nothing."
         ),
-        responses={200: s.LeaveCostOut, **errors(401, 404, conflict=["not_seated"])},
+        responses={
+            200: s.LeaveCostOut,
+            **errors(401, 404, missing=["table_not_found"], conflict=["not_seated"]),
+        },
     )
     def get(self, request: Request, table_id: int) -> Response:
         cost = selectors.leave_cost(table_id=table_id, user=user_of(request))
@@ -353,17 +370,11 @@ class ActView(APIView):
             **STATE_ERRORS,
             **errors(
                 bad=["bad_action"],
-                conflict=[
-                    "not_seated",
-                    "no_hand",
-                    "stale_version",
-                    "not_your_turn",
-                    "illegal_move",
-                    "hand_finished",
-                ],
+                conflict=["not_seated", "no_hand", "stale_version", *IllegalMove.MESSAGES],
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.ActIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -409,6 +420,7 @@ class BotView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.BotIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -489,6 +501,7 @@ class BuyInView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = s.BuyInIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -501,10 +514,16 @@ class BuyInView(APIView):
 # -- hands -------------------------------------------------------------------
 
 
+class HandPages(Cursor):
+    ordering = ("-hand__ended_at", "-hand_id")  # newest first (hand_history's order)
+    position = staticmethod(datetime.fromisoformat)
+
+
 class HandsView(generics.ListAPIView[HandPlayer]):
     queryset = HandPlayer.objects.none()  # for the schema; the rows are the caller's
     serializer_class = s.HandListOut
     filterset_class = HandFilter
+    pagination_class = HandPages
 
     def get_queryset(self) -> QuerySet[HandPlayer]:
         return selectors.hand_history(user=user_of(self.request))
@@ -512,6 +531,7 @@ class HandsView(generics.ListAPIView[HandPlayer]):
     @extend_schema(
         operation_id="hands_list",
         summary="My finished hands, newest first",
+        description="Paginated by cursor: follow `next` (a `page` parameter is `invalid`).",
         responses={200: s.HandListOut(many=True), **errors(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -747,6 +767,7 @@ class ChatReportView(APIView):
             **errors(
                 400,
                 401,
+                503,
                 bad=["bad_report"],
                 missing=["chat_line_not_found"],
                 conflict=[
@@ -759,6 +780,7 @@ class ChatReportView(APIView):
             ),
         },
     )
+    @idempotent
     def post(self, request: Request, message_id: int) -> Response:
         data = ReportIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -99,7 +99,7 @@ def _api_error(exc: exceptions.APIException) -> tuple[int, dict[str, Any], dict[
 def retry_after(err: ServiceError) -> dict[str, str]:
     """``Retry-After`` for a refusal that says how long to wait (``wait``, seconds)."""
     wait = err.params.get("wait")
-    return {"Retry-After": str(wait)} if err.status in (429, 503) and wait else {}
+    return {"Retry-After": str(wait)} if err.status in (409, 429, 503) and wait else {}
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:

@@ -249,7 +249,7 @@ def test_me_needs_a_user(api):
     response = api().get(url("me"))
 
     assert error(response) == (401, "not_authenticated")
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == "Bearer"
 
 
 def test_the_browser_session_works_with_its_csrf_token(make_user):

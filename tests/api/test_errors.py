@@ -67,7 +67,7 @@ def test_a_bad_token_is_not_authenticated(api):
     response = APIClient().get(url("me"), HTTP_AUTHORIZATION="Token nope")
 
     assert error(response) == (401, "not_authenticated")
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == "Bearer"
 
 
 def test_method_parse_and_media_type_errors(api, make_user):

@@ -72,8 +72,7 @@ def generated(client: Any, tmp_path: Path) -> Any:
 def api_for(package: Any, user: Any) -> Any:
     return package.AuthenticatedClient(
         base_url="http://testserver",
-        token=token_issue(user=user),
-        prefix="Token",
+        token=token_issue(user=user),  # sent as "Bearer <token>": the schema's scheme
         raise_on_unexpected_status=True,
         httpx_args={"transport": httpx.WSGITransport(app=WSGIHandler())},
     )

@@ -1,6 +1,7 @@
 """Hands over HTTP: history, detail, replay and PHH, played for real through
 the API. A player never gets another's folded or unshown cards; staff see all."""
 
+from base64 import b64encode
 from datetime import timedelta
 
 import pytest
@@ -233,7 +234,7 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
     nothing = api(make_user()).get(url("hands")).json()
     detail = api(lan).get(url(f"hands/{hand.pk}")).json()
 
-    assert mine["count"] == 1
+    assert (len(mine["results"]), mine["next"], mine["previous"]) == (1, None, None)
     row = mine["results"][0]
     assert row == {
         "id": hand.pk,
@@ -253,8 +254,8 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
             {"position": 1, "user_id": minh.pk, "name": minh.display_name, "bot": False},
         ],
     }
-    assert same_day["count"] == 1
-    assert before["count"] == other_game["count"] == nothing["count"] == 0
+    assert len(same_day["results"]) == 1
+    assert before["results"] == other_game["results"] == nothing["results"] == []
     lan_net, minh_net = nets[lan.pk], nets[minh.pk]
     assert lan_net is not None
     assert minh_net is not None
@@ -305,5 +306,31 @@ def test_who_may_look_at_a_hand(tables, make_user, api):
         assert status(staff, f"hands/{private_hand.pk}{suffix}") == 200
     assert status(None, "hands") == (401, "not_authenticated")
     assert status(staff, "hands") == 200
-    assert api(staff).get(url("hands")).json()["count"] == 0
+    assert api(staff).get(url("hands")).json()["results"] == []
     assert world() == before
+
+
+def test_history_is_paginated_by_cursor_and_a_new_hand_shifts_nothing(make_user, api):
+    from .test_leaderboard import settled
+
+    lan, minh = make_user(), make_user()
+    table = services.table_create(owner=lan, game="tienlen", stake=1)
+    start = timezone.now() - timedelta(hours=1)
+    ends = [start + timedelta(minutes=i // 2) for i in range(5)]  # two by two: ties
+    hands = [settled(table, n + 1, end, {lan: n, minh: -n}) for n, end in enumerate(ends)]
+    client = api(lan, language="en")
+
+    first = client.get(url("hands"), {"page_size": 2}).json()
+    settled(table, 6, timezone.now(), {lan: 6, minh: -6})  # while the player reads
+    second = client.get(first["next"]).json()
+    third = client.get(second["next"]).json()
+    forged = b64encode(b"p=yesterday").decode()
+    bad = client.get(url("hands"), {"cursor": forged})
+
+    newest_first = [h.pk for h in reversed(hands)]
+    seen = [row["id"] for page in (first, second, third) for row in page["results"]]
+    assert seen == newest_first
+    assert third["next"] is None
+    assert error(bad) == (400, "invalid")
+    assert list(bad.json()["details"]) == ["cursor"]
+    assert error(client.get(url("hands"), {"page": 1})) == (400, "invalid")

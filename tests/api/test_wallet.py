@@ -1,5 +1,7 @@
 """Wallet API: balance, the ledger page by page, the daily bonus once a day."""
 
+from base64 import b64encode
+
 import pytest
 
 from wallet.models import LedgerEntry
@@ -47,18 +49,21 @@ def test_the_daily_bonus_is_paid_once_a_day(make_user, api):
     assert world() == before
 
 
-def test_the_ledger_is_paginated_newest_first_with_what_each_entry_was(make_user, api):
+def test_the_ledger_is_paginated_by_cursor_newest_first_with_what_each_entry_was(make_user, api):
     lan = make_user()
     for i in range(25):
         chips_grant(user=lan, amount=i + 1, key=f"gift-{i}", reason=f"gift {i}")
     client = api(lan, language="en")
 
     first = client.get(url("wallet/ledger")).json()
-    last = client.get(url("wallet/ledger"), {"page": 2}).json()
+    chips_grant(user=lan, amount=99, key="newer", reason="while reading")  # the head grows
+    last = client.get(first["next"]).json()
+    back = client.get(last["previous"]).json()
 
-    assert first["count"] == 26
+    assert set(first) == {"next", "previous", "results"}
+    assert first["previous"] is None
     assert [e["amount"] for e in first["results"]] == list(range(25, 5, -1))
-    newest = LedgerEntry.objects.filter(account__user=lan).latest("id")
+    newest = LedgerEntry.objects.filter(account__user=lan).exclude(amount=99).latest("id")
     assert first["results"][0] == {
         "id": newest.pk,
         "transaction": newest.transaction_id,
@@ -70,22 +75,33 @@ def test_the_ledger_is_paginated_newest_first_with_what_each_entry_was(make_user
         "hand": None,
         "reason": "gift 24",
     }
+    # the next page goes on where the first stopped: nothing shifted, nothing twice
     assert [e["amount"] for e in last["results"]] == [5, 4, 3, 2, 1, 10_000]
     assert last["results"][-1]["kind"] == "signup_grant"
     assert last["next"] is None
+    assert [e["amount"] for e in back["results"]] == list(range(25, 5, -1))
+    small = client.get(url("wallet/ledger"), {"page_size": 2}).json()
+    assert [e["amount"] for e in small["results"]] == [99, 25]
     vietnamese = api(lan).get(url("wallet/ledger"), {"kind": "signup_grant"}).json()
     assert [(e["kind"], e["what"]) for e in vietnamese["results"]] == [
         ("signup_grant", "Quà đăng ký")
     ]
 
 
-def test_the_ledger_refuses_a_page_that_does_not_exist_and_a_bad_filter(make_user, api):
-    client = api(make_user())
+def test_the_ledger_refuses_a_cursor_it_did_not_give_a_page_number_and_a_bad_filter(make_user, api):
+    client = api(make_user(), language="en")
+    forged = b64encode(b"p=nope").decode()
 
-    assert error(client.get(url("wallet/ledger"), {"page": 3})) == (404, "not_found")
-    bad = client.get(url("wallet/ledger"), {"kind": "robbery"})
-    assert error(bad) == (400, "invalid")
-    assert list(bad.json()["details"]) == ["kind"]
+    for query, field in (
+        ({"cursor": "%%%"}, "cursor"),
+        ({"cursor": forged}, "cursor"),
+        ({"page": 2}, "page"),
+        ({"kind": "robbery"}, "kind"),
+        ({"page_size": 101}, "page_size"),
+    ):
+        bad = client.get(url("wallet/ledger"), query)
+        assert error(bad) == (400, "invalid"), query
+        assert list(bad.json()["details"]) == [field], query
 
 
 def test_each_player_sees_only_their_own_wallet(make_user, api):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -30,10 +29,3 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         return json_error(request, ServerError())
     return defaults.server_error(request)
-
-
-def protocol(request: HttpRequest) -> HttpResponse:
-    """``docs/protocol.md`` as text: the WebSocket protocol and the state
-    envelope, linked from ``/api/docs/``."""
-    text = (settings.BASE_DIR / "docs" / "protocol.md").read_text(encoding="utf-8")
-    return HttpResponse(text, content_type="text/markdown; charset=utf-8")

@@ -15,6 +15,8 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from kernel.api.filters import StrictFilterSet
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import Cursor
 from kernel.api.schema import errors
 from wallet.models import LedgerEntry, LedgerTransaction
 from wallet.selectors import bonus_claimed_today, ledger_for_user, user_account
@@ -96,10 +98,16 @@ class WalletView(APIView):
         return Response(WalletOut(wallet_summary(request.user)).data)  # type: ignore[arg-type]
 
 
+class LedgerPages(Cursor):
+    ordering = "-id"  # newest first (ledger_for_user's order)
+    position = int
+
+
 class LedgerView(generics.ListAPIView[LedgerEntry]):
     queryset = LedgerEntry.objects.none()  # for the schema; the rows are the caller's
     serializer_class = EntryOut
     filterset_class = LedgerFilter
+    pagination_class = LedgerPages
 
     def get_queryset(self) -> QuerySet[LedgerEntry]:
         return ledger_for_user(self.request.user)  # type: ignore[arg-type]
@@ -107,7 +115,10 @@ class LedgerView(generics.ListAPIView[LedgerEntry]):
     @extend_schema(
         operation_id="wallet_ledger",
         summary="My wallet's history, newest first",
-        description="Every chip movement with what it was (`kind`, `what`, `hand`, `reason`).",
+        description=(
+            "Every chip movement with what it was (`kind`, `what`, `hand`, `reason`). "
+            "Paginated by cursor: follow `next` (a `page` parameter is `invalid`)."
+        ),
         responses={200: EntryOut(many=True), **errors(400, 401, 404)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -126,9 +137,10 @@ class BonusView(APIView):
         request=None,
         responses={
             201: BonusClaimOut,
-            **errors(401, 403, 429, conflict=["bonus_already_claimed"]),
+            **errors(401, 403, 429, 503, conflict=["bonus_already_claimed"]),
         },
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
         result = daily_bonus_claim(user=user)
