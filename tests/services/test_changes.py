@@ -31,6 +31,7 @@ from games.plugins import engine_for
 from games.rules.game import Status
 from games.services.work import TableWork
 
+from ..seeds import ORDINARY
 from .driver import ready_all, seated_table
 
 STATUS = Status(phase="play", actors=(1,), clock="turn", finished=False)
@@ -174,7 +175,8 @@ def test_sitting_present_is_one_change_one_version_one_publication(tables, make_
 
 
 @pytest.mark.django_db
-def test_leaving_now_with_the_socket_is_one_version(tables, make_user, monkeypatch):
+def test_leaving_now_with_the_socket_is_one_version(tables, dealer, make_user, monkeypatch):
+    dealer.stack(*ORDINARY)  # no tới trắng: the hand is in play when Minh leaves
     table, (_, minh) = seated_table(make_user, "tienlen", 2, 0)
     services.seat_presence(table_id=table.pk, user=minh, delta=1)
     ready_all(table)
@@ -187,8 +189,11 @@ def test_leaving_now_with_the_socket_is_one_version(tables, make_user, monkeypat
 
 
 @pytest.mark.django_db
-def test_a_move_asks_the_engine_its_status_twice_before_and_after(tables, make_user, monkeypatch):
-    # given a Tiến Lên hand in play
+def test_a_move_asks_the_engine_its_status_twice_before_and_after(
+    tables, dealer, make_user, monkeypatch
+):
+    # given a Tiến Lên hand in play (no tới trắng: it waits for a move)
+    dealer.stack(*ORDINARY)
     table, users = seated_table(make_user, "tienlen", 4, 0)
     ready_all(table)
     tables.drain()
