@@ -33,7 +33,7 @@ from accounts.sessions import credential_mark
 from games import publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from kernel import limits
-from kernel.errors import PermissionDenied, ServerError, ServiceError
+from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
@@ -62,6 +62,8 @@ MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
 ACCOUNT_BANNED = 4401
 LOGGED_OUT = 4400
+PRIVATE = 4403
+NOT_FOUND = 4404
 TOO_MANY_SOCKETS = 4429
 # A socket that finds itself behind at a heartbeat waits this long for the
 # publication in flight before it reads the full state.
@@ -254,6 +256,16 @@ class RoomSocket(AsyncWebsocketConsumer):
     async def open(self) -> None:
         await self.accept()
 
+    async def refuse_opening(self, err: ServiceError, code: int) -> None:
+        """Accepted, told why (an ``error`` in the client's language), then
+        closed with ``code``: a handshake refused with HTTP 403 would reach
+        no client with a close code (docs/protocol.md "Close codes")."""
+        await self.accept()
+        with translation.override(self.language):
+            await self.send_json({"type": "error", "id": None, **err.as_dict()})
+        await self.close(code=code)
+        self.closed = True
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.received_at = time.perf_counter()  # an action's latency starts here
         if self.closed:
@@ -397,6 +409,27 @@ class RoomSocket(AsyncWebsocketConsumer):
         )
 
 
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any socket path that is neither the lobby's nor a table's: accepted,
+    told ``not_found``, closed with 4404 (docs/protocol.md "Close codes"),
+    without a look at Redis or the database, and nothing logged as an error
+    (Channels' router would raise, and the server log a 500)."""
+
+    async def connect(self) -> None:
+        language = language_for(
+            (self.scope.get("cookies") or {}).get("django_language"),
+            header(self.scope, b"accept-language"),
+        )
+        await self.accept()
+        with translation.override(language):
+            body = {"type": "error", "id": None, **NotFound().as_dict()}
+        await self.send(text_data=json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        await self.close(code=NOT_FOUND)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return  # (what the client sent before the close arrived)
+
+
 class LobbySocket(RoomSocket):
     """``/ws/lobby/``: open tables by game and stake, with live seat counts."""
 
@@ -474,7 +507,7 @@ class TableSocket(RoomSocket):
             )
         except (TableNotFound, GameError) as err:
             await self._leave_all()
-            await self.close(code=4404 if isinstance(err, TableNotFound) else 4403)
+            await self.refuse_opening(err, NOT_FOUND if isinstance(err, TableNotFound) else PRIVATE)
             return
         await self.accept()
         if user is not None:
