@@ -30,7 +30,7 @@ from redis.exceptions import RedisError
 
 from accounts.errors import AccountBanned
 from accounts.sessions import credential_mark
-from games import publish, selectors, services
+from games import protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from kernel import limits
 from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
@@ -64,6 +64,7 @@ ACCOUNT_BANNED = 4401
 LOGGED_OUT = 4400
 PRIVATE = 4403
 NOT_FOUND = 4404
+UNSUPPORTED = 4426
 TOO_MANY_SOCKETS = 4429
 # A socket that finds itself behind at a heartbeat waits this long for the
 # publication in flight before it reads the full state.
@@ -99,6 +100,36 @@ class ChatTooFast(ServiceError):
     code = "chat_rate_limited"
     template = _("You are chatting too fast: wait %(wait)s seconds.")
     status = 429
+
+
+class UnsupportedProtocol(ServiceError):
+    code = "unsupported_protocol"
+    template = _(
+        "This version of the app is not supported any more (protocol %(supported)s): "
+        "please update it."
+    )
+    status = 400
+
+    def as_dict(self) -> dict[str, Any]:
+        details = {"supported": list(protocol.SUPPORTED), "current": protocol.VERSION}
+        return {**super().as_dict(), "details": details}
+
+
+DEPRECATED_NOTICE = _("This version of the app will stop working on %(sunset)s: please update it.")
+
+
+def asked_protocol(scope: dict[str, Any]) -> int | None:
+    """The protocol version a socket asks for (``?protocol=<n>``): the
+    current one when it asks for none, None when the server does not speak
+    the one it asks for."""
+    query = parse_qs((scope.get("query_string") or b"").decode(), keep_blank_values=True)
+    asked = query.get("protocol")
+    if asked is None:
+        return protocol.VERSION
+    value = asked[-1]
+    if not value.isascii() or not value.isdigit() or int(value) not in protocol.SUPPORTED:
+        return None
+    return int(value)
 
 
 def protocol_error(code: str, template: Any) -> ProtocolError:
@@ -214,9 +245,27 @@ class RoomSocket(AsyncWebsocketConsumer):
         caps = [("ws-address", self.address, settings.WS_MAX_SOCKETS_PER_ADDRESS)]
         if self.user.is_authenticated:
             caps.append(("ws-user", str(self.user.pk), settings.WS_MAX_SOCKETS_PER_USER))
+        self.protocol = asked_protocol(self.scope)
+        if self.protocol is None:
+            supported = ", ".join(map(str, protocol.SUPPORTED))
+            await self.refuse_opening(UnsupportedProtocol(supported=supported), UNSUPPORTED)
+            return
         if not await self._register(caps, accepted=False):
             return
         await self.open()
+        sunset = protocol.DEPRECATED.get(self.protocol)
+        if sunset is not None and not self.closed:
+            with translation.override(self.language):
+                message = str(DEPRECATED_NOTICE) % {"sunset": sunset}
+            await self.send_json(
+                {
+                    "type": "event",
+                    "event": "deprecated",
+                    "protocol": self.protocol,
+                    "sunset": sunset,
+                    "message": message,
+                }
+            )
 
     async def _register(self, caps: list[tuple[str, str, int]], *, accepted: bool = True) -> bool:
         """Count this socket against the per-address and per-user caps (every
@@ -441,7 +490,7 @@ class LobbySocket(RoomSocket):
         if self.user.is_authenticated:
             await self.channel_layer.group_add(wallet_group(self.user.pk), self.channel_name)
         tables = await db(selectors.lobby_tables)()
-        await self.send_json({"type": "lobby", "tables": tables})
+        await self.send_json({"type": "lobby", "protocol": protocol.VERSION, "tables": tables})
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(publish.LOBBY_GROUP, self.channel_name)

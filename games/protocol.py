@@ -12,6 +12,16 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
 
+#: The version of this protocol the server speaks (docs/protocol.md
+#: "Versions"): every ``state`` and the lobby's first message carry it as
+#: ``protocol``; a client may ask for one with ``?protocol=<n>``.
+VERSION = 1
+#: The versions a client may ask for, and those of them deprecated (with
+#: their sunset date, ``YYYY-MM-DD``): their sockets are told so.
+SUPPORTED: tuple[int, ...] = (1,)
+DEPRECATED: dict[int, str] = {}
+
+
 @dataclass(frozen=True)
 class Component:
     """In an ``Annotated`` type: published as this component of the API schema
@@ -200,16 +210,20 @@ class ChatMessage(TypedDict):
 class EventMessage(TypedDict):
     """``event``: ``balance`` (with ``balance`` and ``available``),
     ``authenticated`` (``user_id``), ``muted`` (``until``, ``reason``,
-    ``message``), ``unmuted``, ``logged_out``."""
+    ``message``), ``unmuted``, ``logged_out``, ``deprecated`` (the
+    ``protocol`` version asked for is deprecated: its ``sunset``,
+    ``YYYY-MM-DD``, and a ``message``)."""
 
     type: Literal["event"]
-    event: Literal["balance", "authenticated", "muted", "unmuted", "logged_out"]
+    event: Literal["balance", "authenticated", "muted", "unmuted", "logged_out", "deprecated"]
     balance: NotRequired[int]
     available: NotRequired[int]
     user_id: NotRequired[int]
     until: NotRequired[int | None]
     reason: NotRequired[str]
     message: NotRequired[str]
+    protocol: NotRequired[int]
+    sunset: NotRequired[str]
 
 
 class PongMessage(TypedDict):
@@ -414,9 +428,11 @@ class LobbyTable(TypedDict):
 
 
 class LobbyMessage(TypedDict):
-    """The lobby socket's first message: the public open tables."""
+    """The lobby socket's first message: the public open tables, and the
+    ``protocol`` version the socket speaks."""
 
     type: Literal["lobby"]
+    protocol: int
     tables: list[LobbyTable]
 
 

@@ -320,6 +320,7 @@ def state_example(game: str) -> dict[str, Any]:
     ]
     return {
         "type": "state",
+        "protocol": protocol.VERSION,
         "v": 12,
         "server_time": 1767225600500,
         "seat": 0,
