@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-
 #: The version of this protocol the server speaks (docs/protocol.md
 #: "Versions"): every ``state`` and the lobby's first message carry it as
 #: ``protocol``; a client may ask for one with ``?protocol=<n>``.
@@ -34,6 +33,9 @@ class Component:
 Clock = Annotated[dict[str, Any], Component("ClockInfo")]
 Event = Annotated[dict[str, Any], Component("Event")]
 SeatInfo = Annotated[dict[str, Any], Component("SeatState")]
+# A move (``act``) and a finished hand's result: the REST API's own shapes.
+Action = Annotated[dict[str, Any], Component("Action")]
+Result = Annotated[dict[str, Any], Component("Result")]
 # A game's name: any registered game (games.rules.registry); the schema
 # publishes the registered names as this component's enum.
 GameName = Annotated[str, Component("GameName")]
@@ -104,12 +106,13 @@ class LeaveCostMessage(TypedDict):
 
 
 class ActMessage(TypedDict):
-    """``action``: one of the ``Action`` components (by its ``type``)."""
+    """``action``: a move of the table's game (the ``Action`` of
+    ``POST /api/v1/tables/<id>/actions``, by its ``type``)."""
 
     type: Literal["act"]
     id: str
     v: NotRequired[int | None]
-    action: dict[str, Any]
+    action: Action
 
 
 class BuyInMessage(TypedDict):
@@ -128,6 +131,18 @@ class ChatSendMessage(TypedDict):
     type: Literal["chat"]
     id: str
     text: str
+
+
+class ReportMessage(TypedDict):
+    """Report a ``chat`` line (its ``id``, ``message_id``) to the moderators:
+    ``category`` (default ``abuse``) and a ``note`` of up to 200 characters.
+    The ``ack`` carries ``reported``. The same as ``POST /api/v1/chat/<id>/report``."""
+
+    type: Literal["report"]
+    id: str
+    message_id: int
+    category: NotRequired[Literal["abuse", "spam", "cheating", "other"]]
+    note: NotRequired[str]
 
 
 class SyncMessage(TypedDict):
@@ -153,6 +168,7 @@ CLIENT_MESSAGES: tuple[type, ...] = (
     BuyInMessage,
     AddBotMessage,
     ChatSendMessage,
+    ReportMessage,
     SyncMessage,
     PingMessage,
 )
@@ -252,7 +268,7 @@ class DeltaHand(TypedDict):
     view: ViewPatch
     finished: NotRequired[bool]
     settled: NotRequired[bool]
-    result: NotRequired[dict[str, Any] | None]
+    result: NotRequired[Result | None]
     server_seed: NotRequired[str | None]
 
 

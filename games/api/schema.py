@@ -33,7 +33,7 @@ from games import protocol
 from games.models import Table
 from games.plugins import PLUGINS, GamePlugin
 from games.publish import hand_result
-from games.rules.game import GameEngine, PaymentJSON
+from games.rules.game import GameEngine, HandStartedEvent, PaymentJSON
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
@@ -146,6 +146,8 @@ class Converter:
             return schema
         if "$ref" in schema:
             return {"allOf": [schema], "nullable": True}
+        if "enum" in schema:  # (OpenAPI 3.0: a nullable enum lists null too)
+            schema = {**schema, "enum": [*schema["enum"], None]}
         return {**schema, "nullable": True}
 
 
@@ -190,20 +192,14 @@ def components() -> dict[str, Schema]:
         "description": "A move (`act`): Mậu Binh `submit`; Tiến Lên `play`, `pass`; "
         "Hold'em `fold`, `check`, `call`, `raise`, `all_in`.",
     }
+    for game, plugin in PLUGINS.items():
+        found[f"{titles[game]}Event"] = game_events(convert, _typed(plugin, "Event"))
     found["Event"] = {
-        "type": "object",
+        "anyOf": [ref(f"{t}Event") for t in titles.values()],
         "description": "Something that happened in the hand, in order (`seq`), at table "
-        "version `v`. `type` names it; the rest is the game's "
-        "(`games/rules/<game>/engine.py`). `to`: staff replays only, the player a "
-        "private event went to.",
-        "properties": {
-            "seq": {"type": "integer"},
-            "v": {"type": "integer"},
-            "type": {"type": "string"},
-            "to": {"type": "integer", "nullable": True},
-        },
-        "required": ["seq", "v", "type"],
-        "additionalProperties": True,
+        "version `v`: one of the events of the table's game (`table.game`): "
+        + ", ".join(f"`{t}Event`" for t in titles.values())
+        + ' (each `oneOf` by `type`; docs/protocol.md "Game events").',
     }
     for message in protocol.CLIENT_MESSAGES + protocol.SERVER_MESSAGES:
         convert.schema(message)
@@ -226,6 +222,31 @@ def components() -> dict[str, Schema]:
         "description": "What the server sends on a table or lobby socket (docs/protocol.md).",
     }
     return found
+
+
+EVENT_FIELDS: dict[str, Schema] = {
+    "seq": {"type": "integer", "description": "Its place in the hand's events, from 1."},
+    "v": {"type": "integer", "description": "The table version it happened at."},
+    "private_to": {
+        "type": "integer",
+        "nullable": True,
+        "description": "Staff replays only: the player a private event went to (null: everyone's).",
+    },
+}
+
+
+def game_events(convert: Converter, union: Any) -> Schema:
+    """A game's events (its rules' ``<Game>Event`` union, with the table's
+    ``hand_started`` first), each with where it stands (``seq``, ``v``), as
+    one ``oneOf`` by ``type``."""
+    members = [HandStartedEvent, *(get_args(union) or [union])]
+    for member in members:
+        convert.schema(member)
+        schema = convert.components[component_name(member)]
+        if "seq" not in schema["properties"]:
+            schema["properties"] = {**schema["properties"], **EVENT_FIELDS}
+            schema["required"] = sorted({*schema["required"], "seq", "v"})
+    return {"oneOf": [ref(component_name(m)) for m in members], "discriminator": by_type(members)}
 
 
 def result_schema(game: str, title: str) -> Schema:

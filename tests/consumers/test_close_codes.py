@@ -25,7 +25,7 @@ async def refusal(client: Client) -> tuple[list[dict], int | None]:
     closes: what it said, and its close code."""
     connected, code = await client.ws.connect(timeout=5)
     assert connected, f"the handshake was refused ({code}): the client never sees a close code"
-    said = []
+    said: list[dict] = []
     while True:
         output = await client.ws.receive_output(timeout=5)
         if output["type"] == "websocket.close":

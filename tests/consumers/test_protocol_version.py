@@ -22,7 +22,7 @@ def run(coroutine_function):
 async def until_closed(client: Client) -> tuple[list[dict], int | None]:
     connected, code = await client.ws.connect(timeout=5)
     assert connected, code
-    said = []
+    said: list[dict] = []
     while True:
         output = await client.ws.receive_output(timeout=5)
         if output["type"] == "websocket.close":
