@@ -21,6 +21,26 @@ SUPPORTED: tuple[int, ...] = (1,)
 DEPRECATED: dict[int, str] = {}
 
 
+#: Every code a socket of this protocol may be closed with, and what it means
+#: to a client (docs/protocol.md "Close codes"; the AsyncAPI document).
+CLOSE_CODES: dict[int, str] = {
+    1008: "Policy violation: kept sending bad or too many messages.",
+    1009: "A message over the server's frame limit (`WS_MAX_FRAME_BYTES`).",
+    1011: "The server failed handling a message.",
+    1012: "The server lost its message bus or database: reconnect and `sync`.",
+    1013: "The server has too many sockets opening: reconnect after the back-off.",
+    4400: "Logged out: the device session or browser session the socket was opened with ended.",
+    4401: "Account banned or deactivated.",
+    4403: "Private table: open it with its invite (`?invite=<code>`); an `error` "
+    "`private_table` comes first. Do not reconnect.",
+    4404: "No such table, or no such socket path; an `error` `table_not_found` or "
+    "`not_found` comes first. Do not reconnect.",
+    4408: "Too slow: more unread output than `WS_MAX_PENDING_BYTES`; reconnect and `sync`.",
+    4426: "The protocol version asked for (`?protocol=`) is not supported: update the app.",
+    4429: "Too many open sockets for the user or the address.",
+}
+
+
 @dataclass(frozen=True)
 class Component:
     """In an ``Annotated`` type: published as this component of the API schema

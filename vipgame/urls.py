@@ -4,6 +4,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts import api as accounts_api
+from games.api import asyncapi
 from vipgame.api import views as api_views
 
 from . import signup, views
@@ -40,6 +41,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/protocol.md", api_views.protocol, name="api-protocol"),
+    path("api/asyncapi.json", asyncapi.asyncapi_json, name="api-asyncapi"),
+    path("api/asyncapi.yaml", asyncapi.asyncapi_yaml, name="api-asyncapi-yaml"),
     re_path(r"^api/", api_views.not_found),
 ]
 
