@@ -33,7 +33,7 @@ from games import protocol
 from games.models import Table
 from games.plugins import PLUGINS, GamePlugin
 from games.publish import hand_result
-from games.rules.game import GameEngine, HandStartedEvent, PaymentJSON
+from games.rules.game import EventLog, GameEngine, HandStartedEvent, PaymentJSON
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
@@ -88,25 +88,50 @@ class Converter:
     def __init__(self) -> None:
         self.components: dict[str, Schema] = {}
 
-    def typed_dict(self, tp: Any) -> Schema:
-        name = component_name(tp)
+    def typed_dict(self, tp: Any, *, name: str | None = None, type_key: str = "type") -> Schema:
+        """The component of a TypedDict (``name``: another name; ``type_key``:
+        its ``type`` field published under that key)."""
+        name = name or component_name(tp)
         if name not in self.components:
             self.components[name] = {}  # (recursion guard)
             # (``__required_keys__`` misses NotRequired under postponed annotations)
             hints = get_type_hints(tp, include_extras=True)
             optional = {k for k, hint in hints.items() if get_origin(hint) is NotRequired}
+
+            def key_of(key: str) -> str:
+                return type_key if key == "type" else key
+
             schema: Schema = {
                 "type": "object",
                 "properties": {
-                    key: self.schema(get_args(hint)[0] if key in optional else hint)
+                    key_of(key): self.schema(get_args(hint)[0] if key in optional else hint)
                     for key, hint in hints.items()
                 },
-                "required": sorted(set(hints) - optional),
+                "required": sorted(key_of(k) for k in set(hints) - optional),
             }
             if tp.__doc__ and not tp.__doc__.startswith(f"{tp.__name__}("):
                 schema["description"] = " ".join(tp.__doc__.split())
             self.components[name] = schema
         return ref(name)
+
+    def event_log(self, union: Any) -> Schema:
+        """A view's list of a game's events kept as records (``EventLog``):
+        each event's fields, ``kind`` for its ``type``, one of them by ``kind``."""
+        members = get_args(union) or (union,)
+        names = [f"{component_name(m).removesuffix('Event')}Record" for m in members]
+        for member, name in zip(members, names, strict=True):
+            self.typed_dict(member, name=name, type_key="kind")
+        kinds = [get_args(get_type_hints(m)["type"])[0] for m in members]
+        return {
+            "type": "array",
+            "items": {
+                "oneOf": [ref(n) for n in names],
+                "discriminator": {
+                    "propertyName": "kind",
+                    "mapping": {k: REF + n for k, n in zip(kinds, names, strict=True)},
+                },
+            },
+        }
 
     def schema(self, tp: Any) -> Schema:
         origin, args = get_origin(tp), get_args(tp)
@@ -114,6 +139,9 @@ class Converter:
             return {}
         if origin is Annotated:  # (a shape published elsewhere: ``protocol.Component``)
             named = [m for m in args[1:] if isinstance(m, protocol.Component)]
+            logs = [m for m in args[1:] if isinstance(m, EventLog)]
+            if logs:
+                return self.event_log(logs[0].events)
             return ref(named[0].name) if named else self.schema(args[0])
         if is_typeddict(tp):
             return self.typed_dict(tp)

@@ -39,6 +39,15 @@ class HandStartedEvent(TypedDict):
     commitment: str
 
 
+@dataclass(frozen=True)
+class EventLog:
+    """In ``Annotated``, on a view's list: it keeps the game's ``events`` (a
+    union of event TypedDicts) as records, each event's fields with ``kind``
+    for its ``type`` (the API schema publishes it so)."""
+
+    events: Any
+
+
 def event(data: Mapping[str, Any], seat: int | None = None) -> Event:
     """The event a typed one makes (a TypedDict of the game's ``types.py``
     naming its ``type``: the union ``<Game>Event`` the API schema publishes),

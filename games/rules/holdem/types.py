@@ -5,7 +5,9 @@ Shared by the engine (which builds them), the command line and the API schema
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
+
+from ..game import EventLog
 
 
 class RaiseBounds(TypedDict):
@@ -68,7 +70,7 @@ class HoldemView(TypedDict):
     action_clock_ms: int
     time_banks_ms: list[int]
     timeouts: list[int]
-    log: list[dict[str, Any]]
+    log: Annotated[list[dict[str, Any]], EventLog(HoldemLogged)]
 
 
 class PersonalJSON(TypedDict):
@@ -259,9 +261,9 @@ class HandFinishedEvent(TypedDict):
     stacks: list[int]
 
 
-HoldemEvent = (
+# The public events, which the view's ``log`` keeps as records (``kind``).
+HoldemLogged = (
     HandDealtEvent
-    | DealtEvent
     | BlindPostedEvent
     | ActedEvent
     | BoardDealtEvent
@@ -271,3 +273,5 @@ HoldemEvent = (
     | PotAwardedEvent
     | HandFinishedEvent
 )
+
+HoldemEvent = DealtEvent | HoldemLogged
