@@ -178,7 +178,7 @@ def simulation_speed(hands: int) -> dict[str, float]:
         setup = {"stake": 1, "button": 0, "stacks": [rng.randint(20, 400) for _ in range(players)]}
         state, _ = ENGINE.start(RULES, deck, players, setup)
         state = play_hand(state, [random_player] * players, rng)
-        decisions += sum(1 for r in state.log if r["kind"] == "action")
+        decisions += sum(1 for r in state.log if r["kind"] == "acted")
     seconds = time.perf_counter() - start
     return {
         "hands_per_s": per_second(hands, seconds),

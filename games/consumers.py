@@ -30,10 +30,10 @@ from redis.exceptions import RedisError
 
 from accounts.errors import AccountBanned
 from accounts.sessions import credential_mark
-from games import publish, selectors, services
+from games import protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
 from kernel import limits
-from kernel.errors import PermissionDenied, ServerError, ServiceError
+from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
@@ -62,6 +62,9 @@ MAX_STRIKES = 10
 POLICY_VIOLATION = 1008
 ACCOUNT_BANNED = 4401
 LOGGED_OUT = 4400
+PRIVATE = 4403
+NOT_FOUND = 4404
+UNSUPPORTED = 4426
 TOO_MANY_SOCKETS = 4429
 # A socket that finds itself behind at a heartbeat waits this long for the
 # publication in flight before it reads the full state.
@@ -97,6 +100,36 @@ class ChatTooFast(ServiceError):
     code = "chat_rate_limited"
     template = _("You are chatting too fast: wait %(wait)s seconds.")
     status = 429
+
+
+class UnsupportedProtocol(ServiceError):
+    code = "unsupported_protocol"
+    template = _(
+        "This version of the app is not supported any more (protocol %(supported)s): "
+        "please update it."
+    )
+    status = 400
+
+    def as_dict(self) -> dict[str, Any]:
+        details = {"supported": list(protocol.SUPPORTED), "current": protocol.VERSION}
+        return {**super().as_dict(), "details": details}
+
+
+DEPRECATED_NOTICE = _("This version of the app will stop working on %(sunset)s: please update it.")
+
+
+def asked_protocol(scope: dict[str, Any]) -> int | None:
+    """The protocol version a socket asks for (``?protocol=<n>``): the
+    current one when it asks for none, None when the server does not speak
+    the one it asks for."""
+    query = parse_qs((scope.get("query_string") or b"").decode(), keep_blank_values=True)
+    asked = query.get("protocol")
+    if asked is None:
+        return protocol.VERSION
+    value = asked[-1]
+    if not value.isascii() or not value.isdigit() or int(value) not in protocol.SUPPORTED:
+        return None
+    return int(value)
 
 
 def protocol_error(code: str, template: Any) -> ProtocolError:
@@ -212,9 +245,27 @@ class RoomSocket(AsyncWebsocketConsumer):
         caps = [("ws-address", self.address, settings.WS_MAX_SOCKETS_PER_ADDRESS)]
         if self.user.is_authenticated:
             caps.append(("ws-user", str(self.user.pk), settings.WS_MAX_SOCKETS_PER_USER))
+        self.protocol = asked_protocol(self.scope)
+        if self.protocol is None:
+            supported = ", ".join(map(str, protocol.SUPPORTED))
+            await self.refuse_opening(UnsupportedProtocol(supported=supported), UNSUPPORTED)
+            return
         if not await self._register(caps, accepted=False):
             return
         await self.open()
+        sunset = protocol.DEPRECATED.get(self.protocol)
+        if sunset is not None and not self.closed:
+            with translation.override(self.language):
+                message = str(DEPRECATED_NOTICE) % {"sunset": sunset}
+            await self.send_json(
+                {
+                    "type": "event",
+                    "event": "deprecated",
+                    "protocol": self.protocol,
+                    "sunset": sunset,
+                    "message": message,
+                }
+            )
 
     async def _register(self, caps: list[tuple[str, str, int]], *, accepted: bool = True) -> bool:
         """Count this socket against the per-address and per-user caps (every
@@ -253,6 +304,16 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def open(self) -> None:
         await self.accept()
+
+    async def refuse_opening(self, err: ServiceError, code: int) -> None:
+        """Accepted, told why (an ``error`` in the client's language), then
+        closed with ``code``: a handshake refused with HTTP 403 would reach
+        no client with a close code (docs/protocol.md "Close codes")."""
+        await self.accept()
+        with translation.override(self.language):
+            await self.send_json({"type": "error", "id": None, **err.as_dict()})
+        await self.close(code=code)
+        self.closed = True
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.received_at = time.perf_counter()  # an action's latency starts here
@@ -397,6 +458,27 @@ class RoomSocket(AsyncWebsocketConsumer):
         )
 
 
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any socket path that is neither the lobby's nor a table's: accepted,
+    told ``not_found``, closed with 4404 (docs/protocol.md "Close codes"),
+    without a look at Redis or the database, and nothing logged as an error
+    (Channels' router would raise, and the server log a 500)."""
+
+    async def connect(self) -> None:
+        language = language_for(
+            (self.scope.get("cookies") or {}).get("django_language"),
+            header(self.scope, b"accept-language"),
+        )
+        await self.accept()
+        with translation.override(language):
+            body = {"type": "error", "id": None, **NotFound().as_dict()}
+        await self.send(text_data=json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        await self.close(code=NOT_FOUND)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return  # (what the client sent before the close arrived)
+
+
 class LobbySocket(RoomSocket):
     """``/ws/lobby/``: open tables by game and stake, with live seat counts;
     for a signed-in user, also the private tables they may find (their own,
@@ -419,7 +501,7 @@ class LobbySocket(RoomSocket):
     async def _send_list(self) -> None:
         user = self.user if self.user.is_authenticated else None
         tables = await db(selectors.lobby_tables)(user=user)
-        await self.send_json({"type": "lobby", "tables": tables})
+        await self.send_json({"type": "lobby", "protocol": protocol.VERSION, "tables": tables})
 
     async def disconnect(self, code: int) -> None:
         for group in self._groups():
@@ -483,7 +565,7 @@ class TableSocket(RoomSocket):
             )
         except (TableNotFound, GameError) as err:
             await self._leave_all()
-            await self.close(code=4404 if isinstance(err, TableNotFound) else 4403)
+            await self.refuse_opening(err, NOT_FOUND if isinstance(err, TableNotFound) else PRIVATE)
             return
         await self.accept()
         if user is not None:

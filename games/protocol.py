@@ -11,6 +11,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
+#: The version of this protocol the server speaks (docs/protocol.md
+#: "Versions"): every ``state`` and the lobby's first message carry it as
+#: ``protocol``; a client may ask for one with ``?protocol=<n>``.
+VERSION = 1
+#: The versions a client may ask for, and those of them deprecated (with
+#: their sunset date, ``YYYY-MM-DD``): their sockets are told so.
+SUPPORTED: tuple[int, ...] = (1,)
+DEPRECATED: dict[int, str] = {}
+
+
+#: Every code a socket of this protocol may be closed with, and what it means
+#: to a client (docs/protocol.md "Close codes"; the AsyncAPI document).
+CLOSE_CODES: dict[int, str] = {
+    1008: "Policy violation: kept sending bad or too many messages.",
+    1009: "A message over the server's frame limit (`WS_MAX_FRAME_BYTES`).",
+    1011: "The server failed handling a message.",
+    1012: "The server lost its message bus or database: reconnect and `sync`.",
+    1013: "The server has too many sockets opening: reconnect after the back-off.",
+    4400: "Logged out: the device session or browser session the socket was opened with ended.",
+    4401: "Account banned or deactivated.",
+    4403: "Private table: open it with its invite (`?invite=<code>`); an `error` "
+    "`private_table` comes first. Do not reconnect.",
+    4404: "No such table, or no such socket path; an `error` `table_not_found` or "
+    "`not_found` comes first. Do not reconnect.",
+    4408: "Too slow: more unread output than `WS_MAX_PENDING_BYTES`; reconnect and `sync`.",
+    4426: "The protocol version asked for (`?protocol=`) is not supported: update the app.",
+    4429: "Too many open sockets for the user or the address.",
+}
+
 
 @dataclass(frozen=True)
 class Component:
@@ -24,6 +53,9 @@ class Component:
 Clock = Annotated[dict[str, Any], Component("ClockInfo")]
 Event = Annotated[dict[str, Any], Component("Event")]
 SeatInfo = Annotated[dict[str, Any], Component("SeatState")]
+# A move (``act``) and a finished hand's result: the REST API's own shapes.
+Action = Annotated[dict[str, Any], Component("Action")]
+Result = Annotated[dict[str, Any], Component("Result")]
 # A game's name: any registered game (games.rules.registry); the schema
 # publishes the registered names as this component's enum.
 GameName = Annotated[str, Component("GameName")]
@@ -94,12 +126,13 @@ class LeaveCostMessage(TypedDict):
 
 
 class ActMessage(TypedDict):
-    """``action``: one of the ``Action`` components (by its ``type``)."""
+    """``action``: a move of the table's game (the ``Action`` of
+    ``POST /api/v1/tables/<id>/actions``, by its ``type``)."""
 
     type: Literal["act"]
     id: str
     v: NotRequired[int | None]
-    action: dict[str, Any]
+    action: Action
 
 
 class BuyInMessage(TypedDict):
@@ -118,6 +151,18 @@ class ChatSendMessage(TypedDict):
     type: Literal["chat"]
     id: str
     text: str
+
+
+class ReportMessage(TypedDict):
+    """Report a ``chat`` line (its ``id``, ``message_id``) to the moderators:
+    ``category`` (default ``abuse``) and a ``note`` of up to 200 characters.
+    The ``ack`` carries ``reported``. The same as ``POST /api/v1/chat/<id>/report``."""
+
+    type: Literal["report"]
+    id: str
+    message_id: int
+    category: NotRequired[Literal["abuse", "spam", "cheating", "other"]]
+    note: NotRequired[str]
 
 
 class SyncMessage(TypedDict):
@@ -143,6 +188,7 @@ CLIENT_MESSAGES: tuple[type, ...] = (
     BuyInMessage,
     AddBotMessage,
     ChatSendMessage,
+    ReportMessage,
     SyncMessage,
     PingMessage,
 )
@@ -200,16 +246,20 @@ class ChatMessage(TypedDict):
 class EventMessage(TypedDict):
     """``event``: ``balance`` (with ``balance`` and ``available``),
     ``authenticated`` (``user_id``), ``muted`` (``until``, ``reason``,
-    ``message``), ``unmuted``, ``logged_out``."""
+    ``message``), ``unmuted``, ``logged_out``, ``deprecated`` (the
+    ``protocol`` version asked for is deprecated: its ``sunset``,
+    ``YYYY-MM-DD``, and a ``message``)."""
 
     type: Literal["event"]
-    event: Literal["balance", "authenticated", "muted", "unmuted", "logged_out"]
+    event: Literal["balance", "authenticated", "muted", "unmuted", "logged_out", "deprecated"]
     balance: NotRequired[int]
     available: NotRequired[int]
     user_id: NotRequired[int]
     until: NotRequired[int | None]
     reason: NotRequired[str]
     message: NotRequired[str]
+    protocol: NotRequired[int]
+    sunset: NotRequired[str]
 
 
 class PongMessage(TypedDict):
@@ -238,7 +288,7 @@ class DeltaHand(TypedDict):
     view: ViewPatch
     finished: NotRequired[bool]
     settled: NotRequired[bool]
-    result: NotRequired[dict[str, Any] | None]
+    result: NotRequired[Result | None]
     server_seed: NotRequired[str | None]
 
 
@@ -417,9 +467,10 @@ class LobbyTable(TypedDict):
 class LobbyMessage(TypedDict):
     """The lobby socket's first message (and its answer to ``auth``): the open
     public tables and the private ones the signed-in user owns, sits at or
-    was invited to."""
+    was invited to, and the ``protocol`` version the socket speaks."""
 
     type: Literal["lobby"]
+    protocol: int
     tables: list[LobbyTable]
 
 

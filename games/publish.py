@@ -34,6 +34,7 @@ from games.changes import (
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Invitation, Seat, Table
 from games.plugins import plugin_for
+from games.protocol import VERSION as PROTOCOL_VERSION
 from games.protocol import personal_patch, view_patch
 from games.refs import SeatRef
 from games.rules.game import Outcome, Status, payment_json
@@ -373,6 +374,7 @@ def state_payload(
             actors = list((status or engine.status(state)).actors)
     return {
         "type": "state",
+        "protocol": PROTOCOL_VERSION,
         "v": table.version,
         "server_time": epoch_ms(clock.now()),
         "seat": None if viewer is None else viewer.position,

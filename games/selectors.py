@@ -264,15 +264,15 @@ def hand_replay(*, hand_id: int, user: User) -> dict[str, Any]:
       others' cards only where the table showed them (a showdown, a Mậu Binh
       reveal, the cards left at the end of Tiến Lên);
     * anyone else (public tables only, see ``viewable_hand``): the public events;
-    * staff: every event, each private one marked with its player (``to``),
-      and the whole deck.
+    * staff: every event, each marked with the player it went to
+      (``private_to``; null: everyone), and the whole deck.
 
     The seed, the client seeds and the commitment are shown (the hand is over).
     """
     hand, player = viewable_hand(hand_id=hand_id, user=user)
     events = HandEvent.objects.filter(hand=hand).order_by("seq")
     if user.is_staff:
-        visible = [{**publish.event_json(e), "to": e.player} for e in events]
+        visible = [{**publish.event_json(e), "private_to": e.player} for e in events]
     else:
         visible = publish.visible_events(events, player)
     replay: dict[str, Any] = {

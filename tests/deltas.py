@@ -65,7 +65,17 @@ def delta_for(
         "actors": [1],
         "clock": None if base % 2 else {"kind": "turn", "started": 3, "deadline": 4, "seats": [2]},
         "hand": {"id": hand_id, "last_seq": 5, "view": view_patch(old or {}, new)},
-        "events": [{"seq": 5, "v": base + 1, "type": "played", "player": 0, "cards": ["3s"]}],
+        "events": [
+            {
+                "seq": 5,
+                "v": base + 1,
+                "type": "played",
+                "player": 0,
+                "cards": ["3s"],
+                "combination": "single",
+                "chop": False,
+            }
+        ],
     }
 
 

@@ -406,7 +406,9 @@ SPECTACULAR_SETTINGS = {
         "The table state (`GET /api/v1/tables/{table_id}`) is the WebSocket's `state` "
         "envelope: the same names, one result shape, typed per game (`View`, `Result`, "
         "`Action` and the `Ws*` message components). The protocol and the envelope: "
-        "[docs/protocol.md](/api/protocol.md)."
+        "[docs/protocol.md](/api/protocol.md). The sockets as AsyncAPI 3.0 (channels, "
+        "messages, close codes, limits; the same components): "
+        "[/api/asyncapi.json](/api/asyncapi.json), [YAML](/api/asyncapi.yaml)."
     ),
     "VERSION": "1.0.0",
     "SCHEMA_PATH_PREFIX": "/api/v1",

@@ -4,6 +4,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts import api as accounts_api
+from games.api import asyncapi
 from kernel.api.schema_view import SchemaView
 from vipgame.api import documents
 from vipgame.api import views as api_views
@@ -54,6 +55,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     # The documents the API's descriptions cite (docs/<name>.md: vipgame.api.documents).
     path("api/<slug:name>.md", documents.document, name="api-document"),
+    path("api/asyncapi.json", asyncapi.asyncapi_json, name="api-asyncapi"),
+    path("api/asyncapi.yaml", asyncapi.asyncapi_yaml, name="api-asyncapi-yaml"),
     re_path(r"^api/", api_views.not_found),
 ]
 

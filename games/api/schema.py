@@ -33,7 +33,7 @@ from games import protocol
 from games.models import Table
 from games.plugins import PLUGINS, GamePlugin
 from games.publish import hand_result
-from games.rules.game import GameEngine, PaymentJSON
+from games.rules.game import EventLog, GameEngine, HandStartedEvent, PaymentJSON
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
@@ -88,25 +88,50 @@ class Converter:
     def __init__(self) -> None:
         self.components: dict[str, Schema] = {}
 
-    def typed_dict(self, tp: Any) -> Schema:
-        name = component_name(tp)
+    def typed_dict(self, tp: Any, *, name: str | None = None, type_key: str = "type") -> Schema:
+        """The component of a TypedDict (``name``: another name; ``type_key``:
+        its ``type`` field published under that key)."""
+        name = name or component_name(tp)
         if name not in self.components:
             self.components[name] = {}  # (recursion guard)
             # (``__required_keys__`` misses NotRequired under postponed annotations)
             hints = get_type_hints(tp, include_extras=True)
             optional = {k for k, hint in hints.items() if get_origin(hint) is NotRequired}
+
+            def key_of(key: str) -> str:
+                return type_key if key == "type" else key
+
             schema: Schema = {
                 "type": "object",
                 "properties": {
-                    key: self.schema(get_args(hint)[0] if key in optional else hint)
+                    key_of(key): self.schema(get_args(hint)[0] if key in optional else hint)
                     for key, hint in hints.items()
                 },
-                "required": sorted(set(hints) - optional),
+                "required": sorted(key_of(k) for k in set(hints) - optional),
             }
             if tp.__doc__ and not tp.__doc__.startswith(f"{tp.__name__}("):
                 schema["description"] = " ".join(tp.__doc__.split())
             self.components[name] = schema
         return ref(name)
+
+    def event_log(self, union: Any) -> Schema:
+        """A view's list of a game's events kept as records (``EventLog``):
+        each event's fields, ``kind`` for its ``type``, one of them by ``kind``."""
+        members = get_args(union) or (union,)
+        names = [f"{component_name(m).removesuffix('Event')}Record" for m in members]
+        for member, name in zip(members, names, strict=True):
+            self.typed_dict(member, name=name, type_key="kind")
+        kinds = [get_args(get_type_hints(m)["type"])[0] for m in members]
+        return {
+            "type": "array",
+            "items": {
+                "oneOf": [ref(n) for n in names],
+                "discriminator": {
+                    "propertyName": "kind",
+                    "mapping": {k: REF + n for k, n in zip(kinds, names, strict=True)},
+                },
+            },
+        }
 
     def schema(self, tp: Any) -> Schema:
         origin, args = get_origin(tp), get_args(tp)
@@ -114,6 +139,9 @@ class Converter:
             return {}
         if origin is Annotated:  # (a shape published elsewhere: ``protocol.Component``)
             named = [m for m in args[1:] if isinstance(m, protocol.Component)]
+            logs = [m for m in args[1:] if isinstance(m, EventLog)]
+            if logs:
+                return self.event_log(logs[0].events)
             return ref(named[0].name) if named else self.schema(args[0])
         if is_typeddict(tp):
             return self.typed_dict(tp)
@@ -146,6 +174,8 @@ class Converter:
             return schema
         if "$ref" in schema:
             return {"allOf": [schema], "nullable": True}
+        if "enum" in schema:  # (OpenAPI 3.0: a nullable enum lists null too)
+            schema = {**schema, "enum": [*schema["enum"], None]}
         return {**schema, "nullable": True}
 
 
@@ -190,20 +220,14 @@ def components() -> dict[str, Schema]:
         "description": "A move (`act`): Mậu Binh `submit`; Tiến Lên `play`, `pass`; "
         "Hold'em `fold`, `check`, `call`, `raise`, `all_in`.",
     }
+    for game, plugin in PLUGINS.items():
+        found[f"{titles[game]}Event"] = game_events(convert, _typed(plugin, "Event"))
     found["Event"] = {
-        "type": "object",
+        "anyOf": [ref(f"{t}Event") for t in titles.values()],
         "description": "Something that happened in the hand, in order (`seq`), at table "
-        "version `v`. `type` names it; the rest is the game's "
-        "(`games/rules/<game>/engine.py`). `to`: staff replays only, the player a "
-        "private event went to.",
-        "properties": {
-            "seq": {"type": "integer"},
-            "v": {"type": "integer"},
-            "type": {"type": "string"},
-            "to": {"type": "integer", "nullable": True},
-        },
-        "required": ["seq", "v", "type"],
-        "additionalProperties": True,
+        "version `v`: one of the events of the table's game (`table.game`): "
+        + ", ".join(f"`{t}Event`" for t in titles.values())
+        + ' (each `oneOf` by `type`; docs/protocol.md "Game events").',
     }
     for message in protocol.CLIENT_MESSAGES + protocol.SERVER_MESSAGES:
         convert.schema(message)
@@ -226,6 +250,31 @@ def components() -> dict[str, Schema]:
         "description": "What the server sends on a table or lobby socket (docs/protocol.md).",
     }
     return found
+
+
+EVENT_FIELDS: dict[str, Schema] = {
+    "seq": {"type": "integer", "description": "Its place in the hand's events, from 1."},
+    "v": {"type": "integer", "description": "The table version it happened at."},
+    "private_to": {
+        "type": "integer",
+        "nullable": True,
+        "description": "Staff replays only: the player a private event went to (null: everyone's).",
+    },
+}
+
+
+def game_events(convert: Converter, union: Any) -> Schema:
+    """A game's events (its rules' ``<Game>Event`` union, with the table's
+    ``hand_started`` first), each with where it stands (``seq``, ``v``), as
+    one ``oneOf`` by ``type``."""
+    members = [HandStartedEvent, *(get_args(union) or [union])]
+    for member in members:
+        convert.schema(member)
+        schema = convert.components[component_name(member)]
+        if "seq" not in schema["properties"]:
+            schema["properties"] = {**schema["properties"], **EVENT_FIELDS}
+            schema["required"] = sorted({*schema["required"], "seq", "v"})
+    return {"oneOf": [ref(component_name(m)) for m in members], "discriminator": by_type(members)}
 
 
 def result_schema(game: str, title: str) -> Schema:
@@ -320,6 +369,7 @@ def state_example(game: str) -> dict[str, Any]:
     ]
     return {
         "type": "state",
+        "protocol": protocol.VERSION,
         "v": 12,
         "server_time": 1767225600500,
         "seat": 0,

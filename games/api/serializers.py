@@ -415,6 +415,10 @@ class TableStateOut(serializers.Serializer[dict[str, Any]]):
     (docs/protocol.md)."""
 
     type = serializers.ChoiceField(choices=["state"])
+    protocol = serializers.IntegerField(
+        help_text="The version of the table protocol this state follows (docs/protocol.md "
+        '"Versions").'
+    )
     v = serializers.IntegerField(help_text="The table's version.")
     server_time = serializers.IntegerField(help_text="ms since the epoch")
     seat = serializers.IntegerField(

@@ -29,6 +29,33 @@ class Event:
     seat: int | None = None
 
 
+class HandStartedEvent(TypedDict):
+    """Every hand's first event, the table's (before the game's own): hand
+    ``number`` of the table started, dealt from the server seed whose
+    ``commitment`` was shown before (docs/fairness.md)."""
+
+    type: Literal["hand_started"]
+    number: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class EventLog:
+    """In ``Annotated``, on a view's list: it keeps the game's ``events`` (a
+    union of event TypedDicts) as records, each event's fields with ``kind``
+    for its ``type`` (the API schema publishes it so)."""
+
+    events: Any
+
+
+def event(data: Mapping[str, Any], seat: int | None = None) -> Event:
+    """The event a typed one makes (a TypedDict of the game's ``types.py``
+    naming its ``type``: the union ``<Game>Event`` the API schema publishes),
+    for everyone, or only for player ``seat``."""
+    payload = dict(data)
+    return Event(str(payload.pop("type")), payload, seat)
+
+
 @dataclass(frozen=True)
 class Status:
     """What the table clock is waiting for.

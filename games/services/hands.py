@@ -20,7 +20,7 @@ from games.errors import BadAction, IllegalMove, NoHand, NotSeated, StaleVersion
 from games.models import Hand, HandPlayer, Seat, Table, TableSeed
 from games.plugins import FEWEST_PLAYERS
 from games.rules.errors import RulesError
-from games.rules.game import Event, Status
+from games.rules.game import HandStartedEvent, Status, event
 from kernel.retry import retried
 
 from .work import TableWork
@@ -143,7 +143,10 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
             for i, s in enumerate(players)
         ],
         state,
-        [Event("hand_started", {"number": number, "commitment": hand.commitment}), *events],
+        [
+            event(HandStartedEvent(type="hand_started", number=number, commitment=hand.commitment)),
+            *events,
+        ],
         status,
     )
     work.update_table(

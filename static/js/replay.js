@@ -39,7 +39,7 @@ function describe(e) {
 function describeCommon(e) {
   switch (e.type) {
     case "hand_started": return e.number ? fmt(_("Hand #%(n)s starts"), { n: e.number }) : null;
-    case "deal": return _("The cards are dealt");
+    case "hand_dealt": return _("The cards are dealt");
     case "dealt": return fmt(_("You are dealt %(cards)s"), { cards: text(e.cards) });
     case "timed_out": return fmt(_("%(name)s ran out of time"), { name: name(e.player) });
     case "left": return fmt(_("%(name)s left"), { name: name(e.player) });

@@ -52,6 +52,8 @@ def test_the_table_state_documents_an_example_of_each_game():
     ("message", "component"),
     [
         ({"type": "act", "id": "m1", "v": 3, "action": {"type": "pass"}}, "WsClientMessage"),
+        ({"type": "report", "id": "r1", "message_id": 7, "category": "spam"}, "WsClientMessage"),
+        ({"type": "report", "id": "r2", "message_id": 7, "note": "rude"}, "WsClientMessage"),
         ({"type": "play", "cards": ["3s"]}, "Action"),
         ({"type": "raise", "to": 40}, "Action"),
         ({"type": "pong", "t": 1, "server_time": 2}, "WsServerMessage"),
@@ -68,6 +70,11 @@ def test_messages_of_the_protocol_match(message, component):
         ({"type": "bet", "to": 4}, "Action"),
         ({"type": "pong", "t": 1, "server_time": 2, "extra": 1}, "WsServerMessage"),
         ({"type": "state", "v": 1}, "WsServerMessage"),
+        # an act's action is a move of a game (the REST ``Action``), not any object
+        ({"type": "act", "id": "m1", "action": {"type": "bet", "to": 4}}, "WsClientMessage"),
+        ({"type": "act", "id": "m1", "action": {"type": "raise"}}, "WsClientMessage"),
+        ({"type": "report", "id": "r1", "message_id": 7, "category": "rude"}, "WsClientMessage"),
+        ({"type": "report", "id": "r1"}, "WsClientMessage"),
     ],
 )
 def test_messages_the_schema_does_not_describe_are_refused(message, component):
@@ -89,6 +96,15 @@ def test_a_delta_matches_the_schema_with_the_states_clock_and_events():
     }
     assert list(wire.errors("WsServerMessage", {**ticking, "clock": {"kind": "turn"}}))
     assert list(wire.errors("WsServerMessage", {**delta, "events": [{"type": "played"}]}))
+    # an event is one of a game's, whole and closed (no field it does not name)
+    (played,) = delta["events"]
+    for wrong in (
+        {**played, "combination": "flush"},  # not a Tiến Lên combination
+        {**played, "extra": 1},
+        {k: v for k, v in played.items() if k != "chop"},
+        {**played, "type": "play"},
+    ):
+        assert list(wire.errors("WsServerMessage", {**delta, "events": [wrong]})), wrong
     assert list(wire.errors("WsServerMessage", {**delta, "seat": 0}))
 
 
@@ -116,3 +132,15 @@ def test_the_api_docs_link_the_protocol_which_describes_the_envelope(client):
     text = protocol.content.decode()
     assert "## The state envelope" in text
     assert '"payer", "payee", "amount", "reason", "detail"' in text
+
+
+def test_a_deltas_result_is_the_one_result():
+    schemas = wire.openapi()["components"]["schemas"]
+    example = schemas["TienLenResult"]["example"]
+    end = delta_for({"pot": 1}, {"pot": 2}, base=8)
+    end["hand"] = {**end["hand"], "finished": True, "result": example, "server_seed": "ab"}
+
+    wire.check("WsServerMessage", end)
+    assert list(wire.errors("WsServerMessage", {**end, "hand": {**end["hand"], "result": {}}}))
+    broken = {**example, "net": "x"}
+    assert list(wire.errors("WsServerMessage", {**end, "hand": {**end["hand"], "result": broken}}))

@@ -88,12 +88,16 @@ def call(module: str, package: Any, **kwargs: Any) -> Any:
 
 
 def choose(models: Any, view: Any) -> Any:
-    """Lead the lowest card (the 3♠ if the first play must hold it), else pass."""
+    """Lead the first legal play the hints name (the lowest single: the 3♠ if
+    the first play must hold it), else pass: no rules known to the client."""
     assert isinstance(view, models.TienLenView)
     assert view.hints is not None, "my move, so I get my hints"
     if view.table is None:
-        card = view.must_include or view.hints.cards[0]
-        return models.TienLenPlayAction(type_=models.TienLenPlayActionType.PLAY, cards=[card])
+        play = view.hints.plays[0]
+        assert isinstance(play, models.TienLenLegalPlay)
+        assert play.combination.value == "single"
+        assert play.cards == [view.must_include or view.hints.cards[0]]
+        return models.TienLenPlayAction(type_=models.TienLenPlayActionType.PLAY, cards=play.cards)
     assert view.hints.can_pass
     return models.TienLenPassAction(type_=models.TienLenPassActionType.PASS)
 

@@ -56,7 +56,7 @@ def open_table(tables, make_user, api, game, people, bots=0, **kwargs):
 
 def fold_first(view, step):
     """The hand's first decision folds; everyone else checks or calls to the showdown."""
-    if not any(r["kind"] == "action" for r in view["log"]):
+    if not any(r["kind"] == "acted" for r in view["log"]):
         return {"type": "fold"}
     return {"type": "check"} if view["legal"]["check"] else {"type": "call"}
 
@@ -121,7 +121,11 @@ def test_holdem_replays_and_phh_never_show_a_folded_or_unshown_hand(tables, make
     everything = api(staff).get(url(f"hands/{showdown.pk}/replay")).json()
     assert everything["deck"] == deck
     assert set().union(*own) <= cards(everything["events"])
-    assert sorted(e["to"] for e in everything["events"] if e["type"] == "dealt") == [0, 1, 2]
+    assert sorted(e["private_to"] for e in everything["events"] if e["type"] == "dealt") == [
+        0,
+        1,
+        2,
+    ]
     archive = api(staff).get(url(f"hands/{showdown.pk}/phh")).json()
     assert archive["complete"] is True
     assert "????" not in archive["phh"]

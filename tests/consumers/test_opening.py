@@ -133,7 +133,9 @@ def test_a_socket_refused_at_its_opening_leaves_the_groups_it_joined(make_user, 
 
     async def scenario():
         socket = Client("/ws/tables/999999/", token)
-        assert not await socket.connect()
+        assert await socket.connect()  # (accepted, told why, closed with 4404)
+        assert (await socket.recv())["code"] == "table_not_found"
+        assert (await socket.ws.receive_output(timeout=5))["code"] == 4404
         joined = [
             publish.chat_group(999999),
             publish.user_group(999999, lan.pk),

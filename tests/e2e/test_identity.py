@@ -62,7 +62,7 @@ def raw_words(text: str) -> list[str]:
 
 
 def test_the_engine_words_come_from_the_code():
-    for word in ("finished", "fold", "preflop", "high_card", "chop", "arrange", "instant_win"):
+    for word in ("finished", "fold", "preflop", "high_card", "chop", "arrange", "instant_won"):
         assert word in ENGINE_WORDS
     assert raw_words("Ván: finished · Đôi K, kicker A · Chi 1 · fold") == ["finished", "fold"]
 

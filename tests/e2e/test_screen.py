@@ -244,7 +244,8 @@ HOLDEM_AT_MOST = """() => {
   view.folded = view.folded.map(() => false);
   const best = ["Ks", "Kd", "Qh", "Qc", "Ah"];
   const hands = view.shown.map((_, player) => ({ player, category: "two_pair", best }));
-  view.log = [...view.log.filter((r) => r.kind !== "showdown"), { kind: "showdown", hands }];
+  const ranked = { kind: "hands_ranked", hands };
+  view.log = [...view.log.filter((r) => r.kind !== "hands_ranked"), ranked];
   view.pots = [{ amount: 1200, winners: [0], shares: [1200] },
     { amount: 800, winners: [1, 2], shares: [400, 400] },
     { amount: 400, winners: [3], shares: [400] }];
@@ -332,7 +333,7 @@ def the_winning_five_are_marked(page: Any) -> None:
     """The five cards of the main pot's winner (of each, on a split) are
     marked on the board and in the winners' cards; none without a showdown."""
     view = table_state(page)["hand"]["view"]
-    shown = [hand for r in view["log"] if r["kind"] == "showdown" for hand in r["hands"]]
+    shown = [hand for r in view["log"] if r["kind"] == "hands_ranked" for hand in r["hands"]]
     winners = set(view["pots"][0]["winners"])
     five = sorted({card for hand in shown if hand["player"] in winners for card in hand["best"]})
     assert page.evaluate(WINNING_CARDS) == five

@@ -69,7 +69,7 @@ def _winner(s: State) -> int | None:
 def _show(s: State, player: int) -> tuple[State, list[Event]]:
     shown = tuple(True if i == player else v for i, v in enumerate(s.shown))
     state = replace(s, shown=shown)
-    return state, [Event("shown", {"player": player, "cards": [card_str(s.cards[player])]})]
+    return state, [Event("cards_shown", {"player": player, "cards": [card_str(s.cards[player])]})]
 
 
 class HighCardEngine:
@@ -133,7 +133,7 @@ class HighCardEngine:
             return Change("timeout")
         if first.type == "left":
             return Change("leave", first.data["player"])
-        if first.type == "shown":
+        if first.type == "cards_shown":
             return Change("act", first.data["player"], {"type": "show"})
         raise RulesError("replay_mismatch", "No high card change starts with this event")
 

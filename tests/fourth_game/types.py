@@ -32,3 +32,29 @@ class ShowAction(TypedDict):
 
 
 HighCardAction = ShowAction
+
+
+class DealtEvent(TypedDict):
+    """Private: your card."""
+
+    type: Literal["dealt"]
+    cards: list[str]
+
+
+class CardsShownEvent(TypedDict):
+    type: Literal["cards_shown"]
+    player: int
+    cards: list[str]
+
+
+class TimedOutEvent(TypedDict):
+    type: Literal["timed_out"]
+    player: int
+
+
+class LeftEvent(TypedDict):
+    type: Literal["left"]
+    player: int
+
+
+HighCardEvent = DealtEvent | CardsShownEvent | TimedOutEvent | LeftEvent

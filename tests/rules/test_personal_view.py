@@ -15,8 +15,9 @@ import pytest
 from games.protocol import personal_patch, view_patch
 from games.rules.errors import RulesError
 from games.rules.tienlen import view as tienlen_view
-from games.rules.tienlen.moves import legal_plays
+from games.rules.tienlen.moves import check_play, legal_plays
 from games.rules.tienlen.order import parse_saved_tl, parse_tl, tl_strs
+from games.rules.tienlen.types import COMBINATIONS
 
 from .test_replay import GAMES, play_live
 
@@ -53,7 +54,7 @@ def test_every_seat_s_view_and_patch_come_from_the_spectators(game: str, seed: i
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_tienlen_hints_are_the_cards_of_the_legal_plays(seed: int) -> None:
+def test_tienlen_hints_are_the_legal_plays_named_and_their_cards(seed: int) -> None:
     # given the states of a Tiến Lên hand (leads, follows, the first lead with 3♠)
     _, states, _, _ = play_live("tienlen", seed)
     for state in states:
@@ -67,6 +68,14 @@ def test_tienlen_hints_are_the_cards_of_the_legal_plays(seed: int) -> None:
         )
         assert hints is not None
         assert hints["cards"] == tl_strs(sorted({c for p in plays for c in p}))
+        # and the plays are the legal plays, each named as the validator names it
+        hand = state.hands[state.turn]
+        assert [p["cards"] for p in hints["plays"]] == [tl_strs(p) for p in plays]
+        for play in hints["plays"]:
+            cards = parse_tl(play["cards"])
+            combo = check_play(hand, cards, state.table_combo, state.rules, state.must_include)
+            assert play["combination"] == combo.kind
+            assert play["combination"] in COMBINATIONS
 
 
 @pytest.mark.parametrize("seed", range(6))

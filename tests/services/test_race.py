@@ -74,7 +74,7 @@ def test_timeout_and_action_racing_apply_exactly_once(tables, make_user):
         assert acted or result["act"] in ("stale_version", "not_your_turn", "no_hand")
         moved = [
             e
-            for e in HandEvent.objects.filter(hand=hand, seq__gt=events_before, type="action")
+            for e in HandEvent.objects.filter(hand=hand, seq__gt=events_before, type="acted")
             if e.payload.get("player") == actor
         ]
         assert len(moved) == 1

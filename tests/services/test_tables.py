@@ -124,7 +124,7 @@ def test_a_repeated_client_id_is_applied_once(tables, make_user):
 
     assert first["duplicate"] is False
     assert again == {"duplicate": True, "v": first["v"]}
-    calls = list(HandEvent.objects.filter(hand=hand, type="action"))
+    calls = list(HandEvent.objects.filter(hand=hand, type="acted"))
     assert [e.payload["action"] for e in calls if e.payload.get("player") is not None].count(
         "call"
     ) == 1

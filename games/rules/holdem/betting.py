@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..cards import Card, cards_str
 from ..errors import RulesError
@@ -22,8 +22,21 @@ from .evaluator import evaluate
 from .pots import build_pots, seat_order, split
 from .rules import HoldemRules
 from .setup import parse_setup
-from .state import BOARD_SIZES, STREETS, HandState, Record
-from .types import LegalJSON, RaiseBounds
+from .state import BOARD_SIZES, STREETS, HandState, Record, record
+from .types import (
+    ActedEvent,
+    BlindPostedEvent,
+    BoardDealtEvent,
+    CardsShownEvent,
+    HandDealtEvent,
+    HandFinishedEvent,
+    HandsRankedEvent,
+    LegalJSON,
+    PotAwardedEvent,
+    RaiseBounds,
+    ShownHandJSON,
+    UncalledReturnedEvent,
+)
 
 ACTION_TYPES = ("fold", "check", "call", "raise", "all_in")
 
@@ -93,17 +106,19 @@ def start_hand(
         timeouts=list(parsed.timeouts),
     )
     state.log.append(
-        {
-            "kind": "hand_start",
-            "players": players,
-            "button": state.button,
-            "small_blind": small,
-            "big_blind": big,
-            "stake": state.stake,
-            "max_raise": state.max_raise,
-            "stacks": list(state.start_stacks),
-            "time_banks_ms": list(state.time_banks),
-        }
+        record(
+            HandDealtEvent(
+                type="hand_dealt",
+                players=players,
+                button=state.button,
+                small_blind=small,
+                big_blind=big,
+                stake=state.stake,
+                max_raise=state.max_raise,
+                stacks=list(state.start_stacks),
+                time_banks_ms=list(state.time_banks),
+            )
+        )
     )
     _post_blind(state, small, state.small_blind_chips, "small")
     _post_blind(state, big, state.big_blind_chips, "big")
@@ -112,16 +127,18 @@ def start_hand(
     return state
 
 
-def _post_blind(state: HandState, player: int, amount: int, kind: str) -> None:
+def _post_blind(state: HandState, player: int, amount: int, kind: Literal["small", "big"]) -> None:
     paid = _put(state, player, amount)
     state.log.append(
-        {
-            "kind": "blind",
-            "player": player,
-            "blind": kind,
-            "amount": paid,
-            "all_in": _all_in(state, player),
-        }
+        record(
+            BlindPostedEvent(
+                type="blind_posted",
+                player=player,
+                blind=kind,
+                amount=paid,
+                all_in=_all_in(state, player),
+            )
+        )
     )
 
 
@@ -310,7 +327,9 @@ def _raise_to(state: HandState, player: int, to: int, flags: Record) -> None:
     _record_action(state, player, "raise", added, flags)
 
 
-def _close(state: HandState, player: int, kind: str, added: int, flags: Record) -> None:
+def _close(
+    state: HandState, player: int, kind: Literal["check", "call"], added: int, flags: Record
+) -> None:
     """A check or a call: the player is done until someone raises."""
     state.seen_bet[player] = top_bet(state)
     state.queue.remove(player)
@@ -324,19 +343,32 @@ def _fold(state: HandState, player: int, flags: Record) -> None:
     _record_action(state, player, "fold", 0, flags)
 
 
-def _record_action(state: HandState, player: int, kind: str, added: int, flags: Record) -> None:
-    state.log.append(
-        {
-            "kind": "action",
-            "street": STREETS[state.street],
-            "player": player,
-            "action": kind,
-            "amount": added,
-            "to": state.bets[player],
-            "all_in": _all_in(state, player),
-            **flags,
-        }
+def _record_action(
+    state: HandState,
+    player: int,
+    kind: Literal["fold", "check", "call", "raise"],
+    added: int,
+    flags: Record,
+) -> None:
+    acted = ActedEvent(
+        type="acted",
+        street=STREETS[state.street],
+        player=player,
+        action=kind,
+        amount=added,
+        to=state.bets[player],
+        all_in=_all_in(state, player),
     )
+    # (the flags in this order: as they were always written)
+    if "auto" in flags:
+        acted["auto"] = bool(flags["auto"])
+    if "timeout" in flags:
+        acted["timeout"] = bool(flags["timeout"])
+    if "left" in flags:
+        acted["left"] = bool(flags["left"])
+    if "out_of_turn" in flags:
+        acted["out_of_turn"] = bool(flags["out_of_turn"])
+    state.log.append(record(acted))
 
 
 def _put(state: HandState, player: int, amount: int) -> int:
@@ -395,7 +427,13 @@ def _advance(state: HandState) -> None:
 
 def _deal_street(state: HandState) -> None:
     cards = state.board[BOARD_SIZES[state.street - 1] : BOARD_SIZES[state.street]]
-    state.log.append({"kind": "board", "street": STREETS[state.street], "cards": cards_str(cards)})
+    state.log.append(
+        record(
+            BoardDealtEvent(
+                type="board_dealt", street=STREETS[state.street], cards=cards_str(cards)
+            )
+        )
+    )
 
 
 def _return_uncalled(state: HandState) -> None:
@@ -408,7 +446,9 @@ def _return_uncalled(state: HandState) -> None:
     state.stacks[leader] += excess
     state.bets[leader] -= excess
     state.committed[leader] -= excess
-    state.log.append({"kind": "uncalled", "player": leader, "amount": excess})
+    state.log.append(
+        record(UncalledReturnedEvent(type="uncalled_returned", player=leader, amount=excess))
+    )
 
 
 def showdown_order(state: HandState) -> list[int]:
@@ -426,11 +466,14 @@ def _showdown(state: HandState) -> None:
     order = showdown_order(state)
     for player in order:
         state.shown[player] = True
-        state.log.append({"kind": "show", "player": player, "cards": cards_str(state.hole[player])})
+        shown = CardsShownEvent(
+            type="cards_shown", player=player, cards=cards_str(state.hole[player])
+        )
+        state.log.append(record(shown))
     while state.street < 3:
         state.street += 1
         _deal_street(state)
-    hands = []
+    hands: list[ShownHandJSON] = []
     for player in order:
         value = evaluate([*state.hole[player], *state.board])
         hands.append(
@@ -442,7 +485,7 @@ def _showdown(state: HandState) -> None:
                 "rank": value.rank,
             }
         )
-    state.log.append({"kind": "showdown", "hands": hands})
+    state.log.append(record(HandsRankedEvent(type="hands_ranked", hands=hands)))
     _award(state)
 
 
@@ -450,9 +493,9 @@ def _award(state: HandState) -> None:
     live = [not f for f in state.folded]
     ranks = {
         hand["player"]: hand["rank"]
-        for record in state.log
-        if record["kind"] == "showdown"
-        for hand in record["hands"]
+        for entry in state.log
+        if entry["kind"] == "hands_ranked"
+        for hand in entry["hands"]
     }
     for index, pot in enumerate(build_pots(state.committed, live)):
         if len(pot.eligible) == 1:
@@ -464,16 +507,18 @@ def _award(state: HandState) -> None:
         for player, share in shares.items():
             state.stacks[player] += share
         state.log.append(
-            {
-                "kind": "pot",
-                "index": index,
-                "amount": pot.amount,
-                "eligible": list(pot.eligible),
-                "winners": sorted(shares),
-                "shares": [shares[p] for p in sorted(shares)],
-            }
+            record(
+                PotAwardedEvent(
+                    type="pot_awarded",
+                    index=index,
+                    amount=pot.amount,
+                    eligible=list(pot.eligible),
+                    winners=sorted(shares),
+                    shares=[shares[p] for p in sorted(shares)],
+                )
+            )
         )
     state.bets = [0] * state.players
     state.queue = []
     state.finished = True
-    state.log.append({"kind": "hand_end", "stacks": list(state.stacks)})
+    state.log.append(record(HandFinishedEvent(type="hand_finished", stacks=list(state.stacks))))

@@ -18,14 +18,25 @@ from typing import Any
 
 from ..cards import Card, cards_str
 from ..errors import RulesError
-from ..game import JSON, Change, ClockKind, Event, GameEngine, LeaveCost, Outcome, Payment, Status
+from ..game import (
+    JSON,
+    Change,
+    ClockKind,
+    Event,
+    GameEngine,
+    LeaveCost,
+    Outcome,
+    Payment,
+    Status,
+    event,
+)
 from . import betting
 from .bot import choose_action
 from .pots import build_pots, seat_order, transfers
 from .rules import HoldemRules
 from .rules import ruleset as make_ruleset
 from .state import HandState, Record, from_dict, json_copy, to_dict
-from .types import HoldemSummary, HoldemView, PersonalJSON
+from .types import DealtEvent, HoldemSummary, HoldemView, PersonalJSON
 from .view import personal_view as make_personal_view
 from .view import view as make_view
 
@@ -39,7 +50,8 @@ def _events(records: Sequence[Record]) -> list[Event]:
 def _start_events(state: HandState) -> list[Event]:
     """The public start of the hand, each player's own cards, then the blinds."""
     dealt = [
-        Event("dealt", {"cards": cards_str(state.hole[p])}, seat=p) for p in range(state.players)
+        event(DealtEvent(type="dealt", cards=cards_str(state.hole[p])), seat=p)
+        for p in range(state.players)
     ]
     return [*_events(state.log[:1]), *dealt, *_events(state.log[1:])]
 
@@ -98,7 +110,7 @@ class HoldemEngine:
     def change_of(self, events: Sequence[Event]) -> Change:
         # Every change starts with an action record: a time-out and a leave are flagged.
         first = events[0]
-        if first.type != "action":
+        if first.type != "acted":
             raise RulesError("replay_mismatch", "No Hold'em change starts with this event")
         data = first.data
         if data.get("left"):
@@ -145,7 +157,7 @@ def outcome(state: HandState) -> Outcome:
         raise RulesError("hand_not_finished", "The hand is still being played")
     live = [not f for f in state.folded]
     order = seat_order(state.players, state.button)
-    pot_records = [r for r in state.log if r["kind"] == "pot"]
+    pot_records = [r for r in state.log if r["kind"] == "pot_awarded"]
     payments: list[Payment] = []
     for pot, record in zip(build_pots(state.committed, live), pot_records, strict=True):
         shares = dict(zip(record["winners"], record["shares"], strict=True))
@@ -158,11 +170,13 @@ def outcome(state: HandState) -> Outcome:
         {
             "pots": [{k: v for k, v in r.items() if k != "kind"} for r in pot_records],
             "winners": sorted({p for r in pot_records for p in r["winners"]}),
-            "shown": [hand for r in state.log if r["kind"] == "showdown" for hand in r["hands"]],
+            "shown": [
+                hand for r in state.log if r["kind"] == "hands_ranked" for hand in r["hands"]
+            ],
             "uncalled": [
                 {k: v for k, v in r.items() if k != "kind"}
                 for r in state.log
-                if r["kind"] == "uncalled"
+                if r["kind"] == "uncalled_returned"
             ],
             "board": cards_str(state.board_dealt),
             "start_stacks": list(state.start_stacks),

@@ -80,11 +80,11 @@ def phh_actions(state: HandState, viewer: int | None = None, reveal_all: bool = 
     ]
     for record in state.log:
         kind = record["kind"]
-        if kind == "action":
+        if kind == "acted":
             lines.append(_action_line(state, record))
-        elif kind == "board":
+        elif kind == "board_dealt":
             lines.append("d db " + "".join(record["cards"]))
-        elif kind == "show":
+        elif kind == "cards_shown":
             lines.append(f"p{phh_player(state, record['player'])} sm " + "".join(record["cards"]))
     return lines
 
@@ -110,7 +110,7 @@ def export_phh(
     blinds = [state.small_blind_chips, state.big_blind_chips] + [0] * (n - 2)
     won: list[int] = [0] * n
     for record in state.log:
-        if record["kind"] == "pot":
+        if record["kind"] == "pot_awarded":
             for player, share in zip(record["winners"], record["shares"], strict=True):
                 won[player] += share
     fields: list[tuple[str, Any]] = [
@@ -289,7 +289,7 @@ def import_phh(text: str, rules: HoldemRules = PRESETS["vipgame"]) -> HandState:
         if action.verb in ("dh", "db", "sm"):
             continue
         player = table.ours[_player_number(action.actor, table.players)]
-        pending = [r for r in state.log if r["kind"] == "action"][replayed:]
+        pending = [r for r in state.log if r["kind"] == "acted"][replayed:]
         replayed += len(pending)
         if pending and action.verb == "cc" and pending[0]["player"] == player:
             continue  # the check our engine made for a player with nothing to decide

@@ -8,17 +8,26 @@ hands, pots) as JSON-ready dicts; it feeds the events, the views and PHH.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..cards import Card
 from ..errors import RulesError
 from .rules import HoldemRules, rules_from_dict
+from .types import Street
 
-STREETS = ("preflop", "flop", "turn", "river")
+STREETS: tuple[Street, ...] = ("preflop", "flop", "turn", "river")
 BOARD_SIZES = (0, 3, 4, 5)
 
 Record = dict[str, Any]
+
+
+def record(event: Mapping[str, Any]) -> Record:
+    """The log's record of a public event (``types.HoldemEvent``): its fields,
+    with ``kind`` for its ``type``."""
+    data = dict(event)
+    return {"kind": data.pop("type"), **data}
 
 
 @dataclass

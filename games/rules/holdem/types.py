@@ -5,7 +5,9 @@ Shared by the engine (which builds them), the command line and the API schema
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
+
+from ..game import EventLog
 
 
 class RaiseBounds(TypedDict):
@@ -68,7 +70,7 @@ class HoldemView(TypedDict):
     action_clock_ms: int
     time_banks_ms: list[int]
     timeouts: list[int]
-    log: list[dict[str, Any]]
+    log: Annotated[list[dict[str, Any]], EventLog(HoldemLogged)]
 
 
 class PersonalJSON(TypedDict):
@@ -92,13 +94,31 @@ class ShownHandJSON(TypedDict):
     rank: int
 
 
+class AwardedPotJSON(TypedDict):
+    """Pot ``index`` (0: the main pot) of ``amount`` chips, which ``eligible``
+    players could win, as paid to ``winners`` (their ``shares``, in order)."""
+
+    index: int
+    amount: int
+    eligible: list[int]
+    winners: list[int]
+    shares: list[int]
+
+
+class UncalledJSON(TypedDict):
+    """The part of ``player``'s bet nobody called, returned to their stack."""
+
+    player: int
+    amount: int
+
+
 class HoldemSummary(TypedDict):
     """The result's ``summary``: the pots as paid, the hands shown, the stacks."""
 
-    pots: list[dict[str, Any]]
+    pots: list[AwardedPotJSON]
     winners: list[int]
     shown: list[ShownHandJSON]
-    uncalled: list[dict[str, Any]]
+    uncalled: list[UncalledJSON]
     board: list[str]
     start_stacks: list[int]
     stacks: list[int]
@@ -131,3 +151,127 @@ class AllInAction(TypedDict):
 
 
 HoldemAction = FoldAction | CheckAction | CallAction | RaiseAction | AllInAction
+
+
+# -- events ---------------------------------------------------------------------
+# What happens in a hand, in order (docs/protocol.md "Game events"): each one
+# named by what happened, in the past tense, as in every game. ``dealt`` is
+# private; the others are the public records the view's ``log`` holds too
+# (there with ``kind`` for ``type``).
+
+Street = Literal["preflop", "flop", "turn", "river"]
+
+
+class HandDealtEvent(TypedDict):
+    """The cards were dealt: ``players``, the ``button`` and blinds (player
+    indices), the blinds' chips, the raise cap, the stacks and time banks."""
+
+    type: Literal["hand_dealt"]
+    players: int
+    button: int
+    small_blind: int
+    big_blind: int
+    stake: int
+    max_raise: int | None
+    stacks: list[int]
+    time_banks_ms: list[int]
+
+
+class DealtEvent(TypedDict):
+    """Private: your two hole cards."""
+
+    type: Literal["dealt"]
+    cards: list[str]
+
+
+class BlindPostedEvent(TypedDict):
+    type: Literal["blind_posted"]
+    player: int
+    blind: Literal["small", "big"]
+    amount: int
+    all_in: bool
+
+
+class ActedEvent(TypedDict):
+    """``player`` folded, checked, called or raised on ``street``: ``amount``
+    chips added, ``to`` their bet this round after it. ``auto``: checked for
+    them (nothing left to decide), ``timeout``: their clock ran out,
+    ``left``: they left (``out_of_turn``: not on their turn)."""
+
+    type: Literal["acted"]
+    street: Street
+    player: int
+    action: Literal["fold", "check", "call", "raise"]
+    amount: int
+    to: int
+    all_in: bool
+    auto: NotRequired[bool]
+    timeout: NotRequired[bool]
+    left: NotRequired[bool]
+    out_of_turn: NotRequired[bool]
+
+
+class BoardDealtEvent(TypedDict):
+    """The flop, the turn or the river: the board's new ``cards``."""
+
+    type: Literal["board_dealt"]
+    street: Street
+    cards: list[str]
+
+
+class UncalledReturnedEvent(TypedDict):
+    """The part of ``player``'s bet nobody called went back to their stack."""
+
+    type: Literal["uncalled_returned"]
+    player: int
+    amount: int
+
+
+class CardsShownEvent(TypedDict):
+    """``player`` turned their hole ``cards`` up at the showdown."""
+
+    type: Literal["cards_shown"]
+    player: int
+    cards: list[str]
+
+
+class HandsRankedEvent(TypedDict):
+    """The showdown: the hands shown, ranked."""
+
+    type: Literal["hands_ranked"]
+    hands: list[ShownHandJSON]
+
+
+class PotAwardedEvent(TypedDict):
+    """Pot ``index`` (0: the main pot) of ``amount`` chips, which ``eligible``
+    players could win, went to ``winners`` (their ``shares``, in order)."""
+
+    type: Literal["pot_awarded"]
+    index: int
+    amount: int
+    eligible: list[int]
+    winners: list[int]
+    shares: list[int]
+
+
+class HandFinishedEvent(TypedDict):
+    """The hand is over: the ``stacks`` it leaves."""
+
+    type: Literal["hand_finished"]
+    stacks: list[int]
+
+
+# The public events, which the view's ``log`` keeps as records (``kind``).
+HoldemLogged = (
+    HandDealtEvent
+    | BlindPostedEvent
+    | ActedEvent
+    | BoardDealtEvent
+    | UncalledReturnedEvent
+    | CardsShownEvent
+    | HandsRankedEvent
+    | PotAwardedEvent
+    | HandFinishedEvent
+)
+
+HoldemEvent = DealtEvent | HoldemLogged

@@ -23,7 +23,7 @@ def current_pots(state: HandState) -> list[PotJSON]:
                 amount=r["amount"], eligible=r["eligible"], winners=r["winners"], shares=r["shares"]
             )
             for r in state.log
-            if r["kind"] == "pot"
+            if r["kind"] == "pot_awarded"
         ]
     collected = [c - b for c, b in zip(state.committed, state.bets, strict=True)]
     live = [not f for f in state.folded]

@@ -7,11 +7,12 @@ actors; each time-out reveals the next chi), then ``finished``. Actions:
 player's 13 cards; a lủng arrangement is accepted and flagged; a player may
 re-submit until everyone has submitted or the time is up. Setup: ``{}``.
 
-Events: ``deal`` (public), ``dealt`` (private: cards, instant win),
-``submitted`` (public), ``arranged`` (private: the chi and the lủng flag),
-``auto_arranged`` (public: who was arranged on time-out), ``left`` (public),
-``reveal`` (public, per step: each player's chi and hand name, lủng flags,
-instant wins, units won on that chi) and ``hand_finished`` (net, sweeps).
+Events (``types.MauBinhEvent``): ``hand_dealt`` (public), ``dealt`` (private:
+cards, instant win), ``submitted`` (public), ``arranged`` (private: the chi and
+the lủng flag), ``auto_arranged`` (public: who was arranged on time-out),
+``left`` (public), ``chi_revealed`` (public, per step: each player's chi and
+hand name, lủng flags, instant wins, units won on that chi) and
+``hand_finished`` (net, sweeps).
 
 ``view`` gives every seat's submitted/left/auto flags, and from reveal step 1
 the lủng flag, the instant win and the chi revealed so far; ``own`` holds the
@@ -39,6 +40,7 @@ from ..game import (
     Outcome,
     PaymentJSON,
     Status,
+    event,
     payment_json,
 )
 from .arranger import ArrangeResult, Suggestion, arrange
@@ -47,13 +49,22 @@ from .instant import split_tiebreak, top_pair
 from .rules import Ruleset, make_ruleset
 from .settle import Contender, Settlement, chi_units, settle
 from .types import (
+    ArrangedEvent,
     ArrangementJSON,
+    AutoArrangedEvent,
+    ChiRevealedEvent,
+    DealtEvent,
+    HandDealtEvent,
+    HandFinishedEvent,
+    LeftEvent,
     MauBinhSummary,
     MauBinhView,
     OwnViewJSON,
     PersonalJSON,
     PlayerSummaryJSON,
+    RevealedHandJSON,
     SeatViewJSON,
+    SubmittedEvent,
     SuggestionJSON,
 )
 
@@ -89,6 +100,13 @@ class HandState:
         players = list(self.players)
         players[index] = dataclasses.replace(players[index], **changes)
         return tuple(players)
+
+
+def _arranged(arrangement: Arrangement, lung: bool) -> ArrangedEvent:
+    chis = _arrangement_json(arrangement)
+    return ArrangedEvent(
+        type="arranged", chi1=chis["chi1"], chi2=chis["chi2"], chi3=chis["chi3"], lung=lung
+    )
 
 
 def _arrangement_json(arrangement: Arrangement) -> ArrangementJSON:
@@ -152,9 +170,12 @@ class MauBinhEngine:
             rules=ruleset,
             players=tuple(PlayerState(cards, arrange(ruleset, cards)) for cards in hands),
         )
-        events = [Event("deal", {"players": players, "preset": ruleset.preset})]
+        events = [event(HandDealtEvent(type="hand_dealt", players=players, preset=ruleset.preset))]
         events += [
-            Event("dealt", {"cards": cards_str(p.cards), "instant": p.analysis.instant}, seat=i)
+            event(
+                DealtEvent(type="dealt", cards=cards_str(p.cards), instant=p.analysis.instant),
+                seat=i,
+            )
             for i, p in enumerate(state.players)
         ]
         return state, events
@@ -177,8 +198,8 @@ class MauBinhEngine:
             state, players=state.replace_player(player, submission=arrangement, auto=False)
         )
         events = [
-            Event("submitted", {"player": player}),
-            Event("arranged", {**_arrangement_json(arrangement), "lung": lung}, seat=player),
+            event(SubmittedEvent(type="submitted", player=player)),
+            event(_arranged(arrangement, lung), seat=player),
         ]
         return self._close_if_all_submitted(state, events)
 
@@ -194,8 +215,8 @@ class MauBinhEngine:
                 state = dataclasses.replace(
                     state, players=state.replace_player(i, submission=chosen, auto=True)
                 )
-                events.append(Event("arranged", {**_arrangement_json(chosen), "lung": False}, i))
-            events.append(Event("auto_arranged", {"players": late}))
+                events.append(event(_arranged(chosen, False), seat=i))
+            events.append(event(AutoArrangedEvent(type="auto_arranged", players=late)))
             return self._reveal(state, 1, events)
         if state.reveal_step < REVEAL_STEPS:
             return self._reveal(state, state.reveal_step + 1, [])
@@ -207,7 +228,7 @@ class MauBinhEngine:
             return state, []
         left_at = state.reveal_step if state.phase == "reveal" else 0
         state = dataclasses.replace(state, players=state.replace_player(player, left_at=left_at))
-        events = [Event("left", {"player": player, "reveal_step": left_at})]
+        events = [event(LeftEvent(type="left", player=player, reveal_step=left_at))]
         if state.phase == "arrange":
             return self._close_if_all_submitted(state, events)
         return state, events
@@ -244,7 +265,7 @@ class MauBinhEngine:
         if first.type == "left":
             return Change("leave", first.data["player"])
         # The arrange clock (late players arranged), a reveal clock, the last one (the end).
-        if first.type in ("arranged", "auto_arranged", "reveal", "hand_finished"):
+        if first.type in ("arranged", "auto_arranged", "chi_revealed", "hand_finished"):
             return Change("timeout")
         raise RulesError("replay_mismatch", "No Mậu Binh change starts with this event")
 
@@ -353,28 +374,31 @@ class MauBinhEngine:
         state = dataclasses.replace(state, phase="reveal", reveal_step=step)
         settlement = _settlement(state)
         shown = [
-            {
-                "player": i,
-                "cards": cards_str(p.submission.chis[step - 1]),
-                "hand": hand_name(p.submission.strengths(state.rules)[step - 1]),
-            }
+            RevealedHandJSON(
+                player=i,
+                cards=cards_str(p.submission.chis[step - 1]),
+                hand=hand_name(p.submission.strengths(state.rules)[step - 1]),
+            )
             for i, p in enumerate(state.players)
             if p.at_reveal and p.submission is not None
         ]
-        data = {
-            "step": step,
-            "hands": shown,
-            "lung": list(settlement.lung),
-            "instant": [_public_instant(state, p) for p in state.players],
-            "units": chi_units(settlement, len(state.players), step),
-        }
-        return state, [*events, Event("reveal", data)]
+        revealed = ChiRevealedEvent(
+            type="chi_revealed",
+            step=step,
+            hands=shown,
+            lung=list(settlement.lung),
+            instant=[_public_instant(state, p) for p in state.players],
+            units=chi_units(settlement, len(state.players), step),
+        )
+        return state, [*events, event(revealed)]
 
     def _finish(self, state: HandState) -> tuple[HandState, list[Event]]:
         state = dataclasses.replace(state, phase="finished")
         outcome = self.outcome(state)
-        data = {"net": list(outcome.net), "sweeps": outcome.summary["sweeps"]}
-        return state, [Event("hand_finished", data)]
+        finished = HandFinishedEvent(
+            type="hand_finished", net=list(outcome.net), sweeps=outcome.summary["sweeps"]
+        )
+        return state, [event(finished)]
 
     def _seat_view(self, state: HandState, i: int, settlement: Settlement | None) -> SeatViewJSON:
         p = state.players[i]

@@ -100,3 +100,99 @@ class SubmitAction(TypedDict):
 
 
 MauBinhAction = SubmitAction
+
+
+# -- events ---------------------------------------------------------------------
+# What happens in a hand, in order (docs/protocol.md "Game events"): each one
+# named by what happened, in the past tense, as in every game. Private ones
+# (``dealt``, ``arranged``) reach only their player.
+
+
+class HandDealtEvent(TypedDict):
+    """The cards were dealt to ``players`` players, under the ``preset``'s rules."""
+
+    type: Literal["hand_dealt"]
+    players: int
+    preset: str
+
+
+class DealtEvent(TypedDict):
+    """Private: your 13 cards, and the instant win (mậu binh tới trắng) they hold."""
+
+    type: Literal["dealt"]
+    cards: list[str]
+    instant: str | None
+
+
+class SubmittedEvent(TypedDict):
+    """``player`` submitted an arrangement (may submit again until the reveal)."""
+
+    type: Literal["submitted"]
+    player: int
+
+
+class ArrangedEvent(TypedDict):
+    """Private: your arrangement as taken (by you, or by the server when your
+    clock ran out), and whether it is lủng."""
+
+    type: Literal["arranged"]
+    chi1: list[str]
+    chi2: list[str]
+    chi3: list[str]
+    lung: bool
+
+
+class AutoArrangedEvent(TypedDict):
+    """The arrange clock ran out: the server arranged these ``players``."""
+
+    type: Literal["auto_arranged"]
+    players: list[int]
+
+
+class LeftEvent(TypedDict):
+    """``player`` left the hand at reveal step ``reveal_step`` (0: arranging)."""
+
+    type: Literal["left"]
+    player: int
+    reveal_step: int
+
+
+class RevealedHandJSON(TypedDict):
+    """One player's chi as turned up: its cards and its hand's name."""
+
+    player: int
+    cards: list[str]
+    hand: str
+
+
+class ChiRevealedEvent(TypedDict):
+    """Chi ``step`` (1-3) was turned up: each player's ``hands`` on it, the lủng
+    flags, the instant wins shown, the ``units`` each won on it."""
+
+    type: Literal["chi_revealed"]
+    step: int
+    hands: list[RevealedHandJSON]
+    lung: list[bool]
+    instant: list[str | None]
+    units: list[int]
+
+
+class HandFinishedEvent(TypedDict):
+    """The hand is over: each player's ``net`` units, the ``sweeps``
+    (``[winner, loser]`` pairs)."""
+
+    type: Literal["hand_finished"]
+    net: list[int]
+    sweeps: list[list[int]]
+
+
+MauBinhEvent = (
+    HandDealtEvent
+    | DealtEvent
+    | SubmittedEvent
+    | ArrangedEvent
+    | AutoArrangedEvent
+    | LeftEvent
+    | ChiRevealedEvent
+    | HandFinishedEvent
+)

@@ -12,13 +12,27 @@ from typing import Any
 
 from ..cards import Card, ensure_distinct
 from ..errors import RulesError
-from ..game import Event, Payment, payment_json
+from ..game import Event, Payment, event
 from .combos import Play, chopped_value, is_chop
 from .moves import check_play
 from .order import TlCard, parse_tl, tl_str, tl_strs, to_tl
 from .rules import TienLenRules
 from .scoring import instant_win
 from .state import Chain, HandState, Link, Move
+from .types import (
+    ChopSettledEvent,
+    DealtEvent,
+    HandDealtEvent,
+    HandFinishedEvent,
+    InstantWonEvent,
+    LeftEvent,
+    PassedEvent,
+    PlayedEvent,
+    RoundStartedEvent,
+    TimedOutEvent,
+    combination,
+    instant_kind,
+)
 
 Step = tuple[HandState, list[Event]]
 
@@ -54,15 +68,17 @@ def start(
         must_include=must_include,
         first=first,
     )
-    events = [Event("dealt", {"cards": tl_strs(h)}, seat=i) for i, h in enumerate(hands)]
+    events = [
+        event(DealtEvent(type="dealt", cards=tl_strs(h)), seat=i) for i, h in enumerate(hands)
+    ]
     events.append(
-        Event(
-            "hand_started",
-            {
-                "players": players,
-                "first": first,
-                "must_include": None if must_include is None else tl_str(must_include),
-            },
+        event(
+            HandDealtEvent(
+                type="hand_dealt",
+                players=players,
+                first=first,
+                must_include=None if must_include is None else tl_str(must_include),
+            )
         )
     )
     holders = [(i, w) for i, h in enumerate(hands) if (w := instant_win(h)) is not None]
@@ -70,9 +86,13 @@ def start(
         winner, instant = max(holders, key=lambda h: h[1].strength())
         state = replace(state, winner=winner, instant=instant, turn=None)
         events.append(
-            Event(
-                "instant_win",
-                {"player": winner, "kind": instant.type, "cards": tl_strs(hands[winner])},
+            event(
+                InstantWonEvent(
+                    type="instant_won",
+                    player=winner,
+                    kind=instant_kind(instant.type),
+                    cards=tl_strs(hands[winner]),
+                )
             )
         )
         events.append(_finished_event(state))
@@ -148,9 +168,14 @@ def play(state: HandState, player: int, cards: Play) -> Step:
         must_include=None,
     )
     events = [
-        Event(
-            "played",
-            {"player": player, "cards": tl_strs(cards), "combination": combo.kind, "chop": chop},
+        event(
+            PlayedEvent(
+                type="played",
+                player=player,
+                cards=tl_strs(cards),
+                combination=combination(combo.kind),
+                chop=chop,
+            )
         )
     ]
     if not hands[player]:
@@ -165,7 +190,7 @@ def pass_turn(state: HandState, player: int) -> Step:
         raise RulesError("illegal_move", "The player who leads may not pass")
     passed = tuple(p or i == player for i, p in enumerate(state.passed))
     state = replace(state, passed=passed, history=(*state.history, Move(player, (), state.round)))
-    events = [Event("passed", {"player": player})]
+    events = [event(PassedEvent(type="passed", player=player))]
     if passed.count(False) > 1:
         return replace(state, turn=_next_in_round(state, player)), events
     leader = passed.index(False)
@@ -177,7 +202,7 @@ def pass_turn(state: HandState, player: int) -> Step:
         round=state.round + 1,
         turn=leader,
     )
-    events.append(Event("new_round", {"leader": leader, "round": state.round}))
+    events.append(event(RoundStartedEvent(type="round_started", leader=leader, round=state.round)))
     return state, events
 
 
@@ -195,12 +220,13 @@ def _settle_chain(state: HandState, events: list[Event]) -> HandState:
     chain = state.chain
     if chain is None:
         return state
-    payment = Payment(
-        chain.victim,
-        chain.chopper,
-        chain.units,
-        "chop",
-        {
+    settled = ChopSettledEvent(
+        type="chop_settled",
+        payer=chain.victim,
+        payee=chain.chopper,
+        amount=chain.units,
+        reason="chop",
+        detail={
             "chain": [
                 {"player": k.owner, "cards": tl_strs(k.cards), "units": k.units}
                 for k in chain.links
@@ -208,7 +234,8 @@ def _settle_chain(state: HandState, events: list[Event]) -> HandState:
             "chopper_cards": tl_strs(chain.chopper_cards),
         },
     )
-    events.append(Event("chop_settled", dict(payment_json(payment))))
+    payment = Payment(chain.victim, chain.chopper, chain.units, "chop", dict(settled["detail"]))
+    events.append(event(settled))
     return replace(state, chain=None, settled=(*state.settled, payment))
 
 
@@ -226,7 +253,7 @@ def _timeout_step(state: HandState) -> Step:
         state, events = pass_turn(state, player)
     else:
         state, events = play(state, player, (min(state.hands[player]),))
-    return state, [Event("timed_out", {"player": player}), *events]
+    return state, [event(TimedOutEvent(type="timed_out", player=player)), *events]
 
 
 def leave(state: HandState, player: int) -> Step:
@@ -236,7 +263,7 @@ def leave(state: HandState, player: int) -> Step:
         return state, []
     left = tuple(x or i == player for i, x in enumerate(state.left))
     state = replace(state, left=left)
-    return _play_for_leavers(state, [Event("left", {"player": player})])
+    return _play_for_leavers(state, [event(LeftEvent(type="left", player=player))])
 
 
 def _check_player(state: HandState, player: object) -> None:
@@ -252,11 +279,11 @@ def _play_for_leavers(state: HandState, events: list[Event]) -> Step:
 
 
 def _finished_event(state: HandState) -> Event:
-    return Event(
-        "hand_finished",
-        {
-            "winner": state.winner,
-            "instant": state.instant.type if state.instant else None,
-            "hands": [tl_strs(h) for h in state.hands],
-        },
+    return event(
+        HandFinishedEvent(
+            type="hand_finished",
+            winner=state.winner,
+            instant=instant_kind(state.instant.type) if state.instant else None,
+            hands=[tl_strs(h) for h in state.hands],
+        )
     )

@@ -46,23 +46,35 @@ def legal_plays(
     must_include: TlCard | None = None,
 ) -> list[Play]:
     """Every legal play; ``table`` None means the player leads a round."""
+    return [play for _kind, play in named_legal_plays(hand, table, rules, must_include)]
+
+
+def named_legal_plays(
+    hand: Sequence[TlCard],
+    table: Combo | None,
+    rules: TienLenRules,
+    must_include: TlCard | None = None,
+) -> list[tuple[str, Play]]:
+    """Every legal play with its combination's kind, in ``legal_plays``'s order."""
     buckets = buckets_of(hand)
     if table is None:
         plays = [
-            p
+            (kind, p)
             for kind in (*_SAME_RANK_SIZE, STRAIGHT, *_PAIR_RUN_LENGTH)
             for p in _plays_of_kind(buckets, kind, None, -1)
         ]
     else:
-        plays = list(_plays_of_kind(buckets, table.kind, table.length, table.top))
+        plays = [
+            (table.kind, p) for p in _plays_of_kind(buckets, table.kind, table.length, table.top)
+        ]
         plays += [
-            p
+            (bomb, p)
             for bomb in chopping_bombs(table, rules)
             if bomb != table.kind
             for p in _plays_of_kind(buckets, bomb, None, -1)
         ]
     if must_include is not None:
-        plays = [p for p in plays if must_include in p]
+        plays = [(k, p) for k, p in plays if must_include in p]
     return plays
 
 

@@ -7,18 +7,21 @@ from typing import Any
 
 from ..errors import RulesError
 from ..game import payment_json
-from .moves import legal_plays
+from .moves import named_legal_plays
 from .order import tl_str, tl_strs
 from .rules import rules_to_dict
 from .state import HandState, Move
 from .types import (
     ChainJSON,
     HintsJSON,
+    LegalPlayJSON,
     MoveJSON,
     PersonalJSON,
     RulesJSON,
     TableJSON,
     TienLenView,
+    combination,
+    instant_kind,
 )
 
 
@@ -58,7 +61,7 @@ def public_view(state: HandState) -> TienLenView:
     }
     if state.finished:
         data["winner"] = state.winner
-        data["instant"] = state.instant.type if state.instant else None
+        data["instant"] = instant_kind(state.instant.type) if state.instant else None
         data["hands"] = [tl_strs(h) for h in state.hands]
     return data
 
@@ -119,7 +122,11 @@ def _table(state: HandState) -> TableJSON | None:
     combo = state.table_combo
     if combo is None:
         return None
-    return {"player": state.table_owner, "cards": tl_strs(state.table), "combination": combo.kind}
+    return {
+        "player": state.table_owner,
+        "cards": tl_strs(state.table),
+        "combination": combination(combo.kind),
+    }
 
 
 def _chain(state: HandState) -> ChainJSON | None:
@@ -130,15 +137,17 @@ def _chain(state: HandState) -> ChainJSON | None:
 
 
 def _hints(state: HandState, player: int) -> HintsJSON | None:
-    """For the player to act: the cards that are part of some legal play, and whether passing is."""
+    """For the player to act: every legal play with its combination, the
+    cards that are part of one, and whether passing is legal."""
     if player != state.turn or state.finished:
         return None
     hand = state.hands[player]
-    if state.table_combo is None and state.must_include is None:
-        # A lead: every card is a legal single.
-        return {"cards": tl_strs(sorted(hand)), "can_pass": bool(state.table)}
-    plays = legal_plays(hand, state.table_combo, state.rules, state.must_include)
+    named = named_legal_plays(hand, state.table_combo, state.rules, state.must_include)
+    plays: list[LegalPlayJSON] = [
+        {"cards": tl_strs(p), "combination": combination(kind)} for kind, p in named
+    ]
     return {
-        "cards": tl_strs(sorted({c for p in plays for c in p})),
+        "cards": tl_strs(sorted({c for _kind, p in named for c in p})),
+        "plays": plays,
         "can_pass": bool(state.table),
     }

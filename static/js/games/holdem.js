@@ -9,7 +9,7 @@ import { dealtInTurns } from "../fairness.js";
 const local = { key: null, raiseTo: null };
 
 /** The hands shown at the showdown (each with its name's parts and best five). */
-const showdown = (view) => view.log.filter((r) => r.kind === "showdown").flatMap((r) => r.hands);
+const showdown = (view) => view.log.filter((r) => r.kind === "hands_ranked").flatMap((r) => r.hands);
 
 /** The winning five: the best five of the main pot's winner (of each, on a split),
  * to highlight on the board and in the winner's hole cards; none without a showdown. */
@@ -126,11 +126,11 @@ const game = {
 
   events(ctx, events) {
     for (const e of events) {
-      if (e.type === "action") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
-      else if (e.type === "board") ctx.shell.announce(`${streetName(e.street)}: ${text(e.cards)}`, "info");
-      else if (e.type === "showdown") {
+      if (e.type === "acted") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
+      else if (e.type === "board_dealt") ctx.shell.announce(`${streetName(e.street)}: ${text(e.cards)}`, "info");
+      else if (e.type === "hands_ranked") {
         for (const hand of e.hands) ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(hand.player)}: ${handName(hand.category, hand.best)} ${text(hand.best)}`));
-      } else if (e.type === "pot") {
+      } else if (e.type === "pot_awarded") {
         e.winners.forEach((w, i) => ctx.shell.announce(fmt(_("%(name)s wins %(amount)s"), { name: ctx.nameOf(w), amount: chips(e.shares[i]) }), "big"));
       }
     }
@@ -141,7 +141,7 @@ const game = {
   moments({ before, view, events, seatOf }) {
     const out = [];
     for (const e of events) {
-      if ((e.type === "blind" || e.type === "action") && e.amount > 0) {
+      if ((e.type === "blind_posted" || e.type === "acted") && e.amount > 0) {
         out.push({ type: "bet", player: e.player, seat: seatOf(e.player), amount: e.amount });
         if (e.all_in) out.push({ type: "allin", player: e.player, seat: seatOf(e.player) });
       }
@@ -199,23 +199,23 @@ const game = {
 game.replay = {
   describe(e, name) {
     switch (e.type) {
-      case "hand_start": return _("The cards are dealt");
-      case "blind": return `${name(e.player)}: ${e.blind === "small" ? "SB" : "BB"} ${chips(e.amount)}`;
-      case "action": return `${name(e.player)} ${actionText(e)}`;
-      case "board": return `${streetName(e.street)}: ${text(e.cards)}`;
-      case "show": return `${name(e.player)}: ${text(e.cards)}`;
-      case "showdown": return e.hands.map((x) => `${name(x.player)}: ${handName(x.category, x.best)}`).join(" · ");
-      case "pot": return e.winners.map((w, i) => fmt(_("%(name)s wins %(amount)s"), { name: name(w), amount: chips(e.shares[i]) })).join(", ");
-      case "uncalled": return fmt(_("%(amount)s returned to %(name)s"), { amount: chips(e.amount), name: name(e.player) });
-      case "hand_end": return _("The hand is over");
+      case "hand_dealt": return _("The cards are dealt");
+      case "blind_posted": return `${name(e.player)}: ${e.blind === "small" ? "SB" : "BB"} ${chips(e.amount)}`;
+      case "acted": return `${name(e.player)} ${actionText(e)}`;
+      case "board_dealt": return `${streetName(e.street)}: ${text(e.cards)}`;
+      case "cards_shown": return `${name(e.player)}: ${text(e.cards)}`;
+      case "hands_ranked": return e.hands.map((x) => `${name(x.player)}: ${handName(x.category, x.best)}`).join(" · ");
+      case "pot_awarded": return e.winners.map((w, i) => fmt(_("%(name)s wins %(amount)s"), { name: name(w), amount: chips(e.shares[i]) })).join(", ");
+      case "uncalled_returned": return fmt(_("%(amount)s returned to %(name)s"), { amount: chips(e.amount), name: name(e.player) });
+      case "hand_finished": return _("The hand is over");
       default: return null;
     }
   },
 
   known(events) {
     const known = {};
-    for (const e of events.filter((x) => x.type === "show")) known[e.player] = e.cards;
-    return { known, knownBoard: events.filter((e) => e.type === "board").flatMap((e) => e.cards) };
+    for (const e of events.filter((x) => x.type === "cards_shown")) known[e.player] = e.cards;
+    return { known, knownBoard: events.filter((e) => e.type === "board_dealt").flatMap((e) => e.cards) };
   },
 };
 

@@ -204,7 +204,7 @@ const game = {
 
   events(ctx, events) {
     for (const e of events) {
-      if (e.type === "reveal") {
+      if (e.type === "chi_revealed") {
         if (e.step === 1) {
           e.instant.forEach((kind, i) => {
             if (kind) ctx.shell.announce(fmt(_("%(name)s: Mậu binh tới trắng — %(hand)s!"), { name: ctx.nameOf(i), hand: instantVi(kind) }), "big");
@@ -228,7 +228,7 @@ const game = {
   // revealed, with the units it moved: mine against each opponent, or (when I
   // was not dealt in) each player's.
   moments({ view, events, me, seatOf }) {
-    return events.filter((e) => e.type === "reveal").map((e) => {
+    return events.filter((e) => e.type === "chi_revealed").map((e) => {
       let units = e.units.map((n, player) => ({ player, seat: seatOf(player), units: n }));
       if (me !== null) {
         const mine = against(view.chi_payments[e.step - 1] || [], me);
@@ -272,7 +272,7 @@ game.replay = {
       case "submitted": return fmt(_("%(name)s has arranged"), { name: name(e.player) });
       case "arranged": return fmt(_("Your arrangement: %(c1)s | %(c2)s | %(c3)s"), { c1: text(e.chi1), c2: text(e.chi2), c3: text(e.chi3) }) + (e.lung ? " — Binh lủng" : "");
       case "auto_arranged": return e.players.length ? fmt(_("Arranged automatically: %(names)s"), { names: e.players.map(name).join(", ") }) : _("Everyone arranged in time");
-      case "reveal": return `Chi ${e.step}: ` + e.hands.map((x) => `${name(x.player)} ${nameVi(x.hand)} (${signed(e.units[x.player])})`).join(" · ");
+      case "chi_revealed": return `Chi ${e.step}: ` + e.hands.map((x) => `${name(x.player)} ${nameVi(x.hand)} (${signed(e.units[x.player])})`).join(" · ");
       default: return null;
     }
   },
@@ -280,7 +280,7 @@ game.replay = {
   known(events) {
     const known = {};
     const byPlayer = {};
-    for (const e of events.filter((x) => x.type === "reveal")) for (const x of e.hands) (byPlayer[x.player] ||= []).push(...x.cards);
+    for (const e of events.filter((x) => x.type === "chi_revealed")) for (const x of e.hands) (byPlayer[x.player] ||= []).push(...x.cards);
     for (const [i, cards] of Object.entries(byPlayer)) if (cards.length === 13) known[i] = cards;
     return { known };
   },

@@ -124,7 +124,7 @@ const game = {
         else ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
       } else if (e.type === "chop_settled") {
         ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.payer), winner: ctx.nameOf(e.payee), units: e.amount }), "big");
-      } else if (e.type === "instant_win") {
+      } else if (e.type === "instant_won") {
         ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.kind] || e.kind }), "big");
       } else if (e.type === "passed") {
         ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
@@ -188,10 +188,10 @@ game.replay = {
     switch (e.type) {
       case "played": return `${name(e.player)}: ${COMBOS[e.combination] || e.combination} ${text(e.cards)}${e.chop ? " — Chặt!" : ""}`;
       case "passed": return fmt(_("%(name)s passes"), { name: name(e.player) });
-      case "new_round": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
+      case "round_started": return fmt(_("%(name)s leads a new round"), { name: name(e.leader) });
       case "chop_settled": return fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: name(e.payer), winner: name(e.payee), units: e.amount });
-      case "instant_win": return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.kind] || e.kind}`;
-      case "hand_started": // (the rules' own, after the table's: who leads first)
+      case "instant_won": return `${name(e.player)}: Tới trắng — ${TOI_TRANG[e.kind] || e.kind}`;
+      case "hand_dealt": // (the rules' own, after the table's: who leads first)
         return e.first === undefined ? null : fmt(_("%(name)s leads a new round"), { name: name(e.first) });
       default: return null;
     }

@@ -37,12 +37,12 @@ def test_start_deals_posts_blinds_and_hides_cards_in_private_events() -> None:
     deck = deck_for([parse_cards(h) for h in HOLE], parse_cards(BOARD))
     state, events = ENGINE.start(RULES, deck, 3, {"stake": 2, "button": 1, "stacks": [50, 60, 70]})
     assert [(e.type, e.seat) for e in events] == [
-        ("hand_start", None),
+        ("hand_dealt", None),
         ("dealt", 0),
         ("dealt", 1),
         ("dealt", 2),
-        ("blind", None),
-        ("blind", None),
+        ("blind_posted", None),
+        ("blind_posted", None),
     ]
     assert events[2].data == {"cards": ["2c", "2d"]}
     assert state.stacks == [46, 60, 68]
@@ -129,7 +129,7 @@ def test_when_both_blinds_leave_the_last_player_takes_the_blinds() -> None:
     # then the button wins the 3 chips of blinds: none vanish
     assert state.finished
     assert state.stacks == [103, 99, 98]
-    assert [e.data for e in events if e.type == "pot"] == [
+    assert [e.data for e in events if e.type == "pot_awarded"] == [
         {"index": 0, "amount": 3, "eligible": [0], "winners": [0], "shares": [3]}
     ]
     result = ENGINE.outcome(state)

@@ -126,7 +126,7 @@ def test_import_replays_a_pokerkit_history() -> None:
     assert state.finished
     assert state.stacks == list(pk.stacks)
     assert state.button == 2
-    assert [r["player"] for r in state.log if r["kind"] == "show"] == [0, 2]
+    assert [r["player"] for r in state.log if r["kind"] == "cards_shown"] == [0, 2]
 
 
 @pytest.mark.parametrize(

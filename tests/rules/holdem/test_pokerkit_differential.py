@@ -71,7 +71,7 @@ def _street_top(state: HandState, street: str) -> int:
     blinds posted, and with ``short_blind_full_call`` at least the full big blind."""
     if street != "preflop":
         return 0
-    top = max(r["amount"] for r in state.log if r["kind"] == "blind")
+    top = max(r["amount"] for r in state.log if r["kind"] == "blind_posted")
     return max(top, state.big_blind_chips) if state.rules.short_blind_full_call else top
 
 
@@ -83,7 +83,7 @@ def reopened_by_rule(state: HandState, player: int) -> bool:
     full = state.big_blind_chips
     acted_at: dict[int, int] = {}
     for record in state.log:
-        if record["kind"] != "action" or record["street"] != street:
+        if record["kind"] != "acted" or record["street"] != street:
             continue
         if record["action"] == "raise":
             if record["to"] - top >= full:
@@ -162,9 +162,9 @@ def check_final_stacks(ours: HandState, theirs: PokerkitMirror) -> None:
 
 def features(state: HandState) -> set[str]:
     """What a finished hand exercised, to show the random hands cover the rules."""
-    pots = [r for r in state.log if r["kind"] == "pot"]
+    pots = [r for r in state.log if r["kind"] == "pot_awarded"]
     found = {f"players_{state.players}"}
-    if any(r["kind"] == "showdown" for r in state.log):
+    if any(r["kind"] == "hands_ranked" for r in state.log):
         found.add("showdown")
     else:
         found.add("won_without_showdown")
@@ -174,11 +174,11 @@ def features(state: HandState) -> set[str]:
         found.add("split_pot")
     if any(len(p["winners"]) > 1 and p["amount"] % len(p["winners"]) for p in pots):
         found.add("odd_chips")
-    if any(r["kind"] == "uncalled" for r in state.log):
+    if any(r["kind"] == "uncalled_returned" for r in state.log):
         found.add("uncalled_bet")
-    if any(r.get("all_in") and r["kind"] == "action" and r["action"] == "raise" for r in state.log):
+    if any(r.get("all_in") and r["kind"] == "acted" and r["action"] == "raise" for r in state.log):
         found.add("all_in_raise")
-    if any(r.get("all_in") and r["kind"] == "blind" for r in state.log):
+    if any(r.get("all_in") and r["kind"] == "blind_posted" for r in state.log):
         found.add("all_in_blind")
     return found
 
@@ -250,17 +250,17 @@ class LogModel:
 
     def _read(self, record: dict[str, Any]) -> None:
         kind = record["kind"]
-        if kind == "blind":
+        if kind == "blind_posted":
             self._add(record["player"], record["amount"])
-        elif kind == "action":
+        elif kind == "acted":
             if record["action"] == "raise" and record["to"] - self._level() >= self.full:
                 self.full = record["to"] - self._level()
             self._add(record["player"], record["amount"])
             if record["action"] == "fold":
                 self.folded.add(record["player"])
-        elif kind == "uncalled":
+        elif kind == "uncalled_returned":
             self._add(record["player"], -record["amount"])
-        elif kind == "board":
+        elif kind == "board_dealt":
             self.street, self.full = record["street"], self.state.big_blind_chips
             self.bets = [0] * self.state.players
 

@@ -83,13 +83,13 @@ def test_raises_respect_the_minimum_and_the_cap(seed: int) -> None:
     # counted preflop from the full big blind even when it was posted short
     top, full, street = 0, state.big_blind_chips, "preflop"
     for record in state.log:
-        if record["kind"] == "blind":
+        if record["kind"] == "blind_posted":
             top = max(top, record["amount"])
             if record["blind"] == "big" and state.rules.short_blind_full_call:
                 top = max(top, state.big_blind_chips)
-        if record["kind"] == "board":
+        if record["kind"] == "board_dealt":
             top, full, street = 0, state.big_blind_chips, record["street"]
-        if record["kind"] == "action" and record["action"] == "raise":
+        if record["kind"] == "acted" and record["action"] == "raise":
             assert record["street"] == street
             increment = record["to"] - top
             assert increment <= cap
@@ -160,7 +160,7 @@ def test_exported_phh_replays_to_the_same_stacks(seed: int, reveal_all: bool) ->
 def winnings(state: HandState) -> list[int]:
     won = [0] * state.players
     for record in state.log:
-        if record["kind"] == "pot":
+        if record["kind"] == "pot_awarded":
             for player, share in zip(record["winners"], record["shares"], strict=True):
                 won[player] += share
     return won

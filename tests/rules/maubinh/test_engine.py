@@ -54,7 +54,7 @@ def test_start_deals_blocks_of_the_deck_in_order() -> None:
     deck = _deck(1)
     state, events = ENGINE.start(RULES, deck, 4, {})
     assert [list(p.cards) for p in state.players] == [deck[13 * i : 13 * i + 13] for i in range(4)]
-    assert events[0].type == "deal"
+    assert events[0].type == "hand_dealt"
     assert events[0].seat is None
     assert [(e.type, e.seat) for e in events[1:]] == [("dealt", i) for i in range(4)]
     assert events[2].data["cards"] == cards_str(deck[13:26])
@@ -92,7 +92,7 @@ def test_resubmission_then_everyone_submitted_goes_to_reveal_step_one() -> None:
     state, events = _submit(state, 1, _best(state, 1))
     assert state.phase == "reveal"
     assert state.reveal_step == 1
-    assert events[-1].type == "reveal"
+    assert events[-1].type == "chi_revealed"
     assert events[-1].data["step"] == 1
     assert ENGINE.status(state).clock == "reveal"
     assert ENGINE.status(state).actors == ()

@@ -43,7 +43,7 @@ def test_start_deals_blocks_in_deck_order_with_private_events() -> None:
     dealt = [e for e in events if e.type == "dealt"]
     assert [(e.seat, e.data["cards"]) for e in dealt] == [(i, HANDS[i]) for i in range(4)]
     assert ENGINE.status(state) == Status("play", (2,), "turn", False)
-    started = next(e for e in events if e.type == "hand_started")
+    started = next(e for e in events if e.type == "hand_dealt")
     assert started.seat is None
     assert started.data == {"players": 4, "first": 2, "must_include": None}
 
@@ -61,7 +61,12 @@ def test_three_spades_option_names_the_holder_and_the_card() -> None:
     # then the holder of 3♠ leads and must include it (in a straight, up to 3♠-K)
     assert state.turn == 0
     assert ENGINE.view(state, 0)["must_include"] == "3s"
-    assert ENGINE.view(state, 0)["hints"] == {"cards": HANDS[0], "can_pass": False}
+    hints = ENGINE.view(state, 0)["hints"]
+    assert hints is not None
+    assert (hints["cards"], hints["can_pass"]) == (HANDS[0], False)
+    # and every legal play named includes it: the single 3♠ first
+    assert hints["plays"][0] == {"cards": ["3s"], "combination": "single"}
+    assert all("3s" in p["cards"] for p in hints["plays"])
 
 
 @pytest.mark.parametrize(
@@ -133,7 +138,12 @@ def test_view_of_a_player_mid_hand() -> None:
     assert view["you"] == 1
     assert ENGINE.status(state).actors == (1,)
     assert view["passed"] == [False, False, False, False]
-    assert view["hints"] == {"cards": HANDS[1][:11], "can_pass": True}
+    hints = view["hints"]
+    assert hints is not None
+    assert (hints["cards"], hints["can_pass"]) == (HANDS[1][:11], True)
+    # (the plays that beat a straight: higher straights of its length)
+    assert {p["combination"] for p in hints["plays"]} == {"straight"}
+    assert {len(p["cards"]) for p in hints["plays"]} == {len(STRAIGHT)}
     assert view["finished"] is False
     assert "hands" not in view
 
@@ -319,7 +329,7 @@ def test_an_instant_win_at_the_deal_names_its_kind_and_ends_the_hand() -> None:
     # when the hand starts
     state, events = ENGINE.start(ENGINE.ruleset("vipgame", {}), deck, 2, {"random_first": 0})
     # then the hand is over at once and the event says which tới trắng it was
-    instant = next(e for e in events if e.type == "instant_win")
+    instant = next(e for e in events if e.type == "instant_won")
     assert instant.data == {"player": 1, "kind": "dragon", "cards": dragon}
     assert ENGINE.status(state).finished
 
