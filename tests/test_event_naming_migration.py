@@ -12,8 +12,8 @@ from games.models import Hand, HandEvent
 from .migrating import back_at
 from .services.driver import play_until_finished, ready_all, seated_table
 
-migration = importlib.import_module("games.migrations.0015_one_event_naming")
-BEFORE, AFTER = "0014_game_choices_from_registry", "0015_one_event_naming"
+migration = importlib.import_module("games.migrations.0016_one_event_naming")
+BEFORE, AFTER = "0015_invitation", "0016_one_event_naming"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

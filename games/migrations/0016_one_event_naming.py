@@ -74,6 +74,6 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0014_game_choices_from_registry")]
+    dependencies = [("games", "0015_invitation")]
 
     operations = [migrations.RunPython(forward, backward)]
