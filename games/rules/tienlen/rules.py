@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import RulesError
+from .types import INSTANT_KINDS
 
 SINGLE = "single"
 PAIR = "pair"
@@ -20,17 +21,8 @@ BOMBS = (THREE_PAIR_RUN, QUAD, FOUR_PAIR_RUN)
 TWO = "two"
 PAIR_OF_TWOS = "pair_of_twos"
 
-# Tới trắng types, strongest first (docs/rules.md 3.5).
-INSTANT_TYPES = (
-    "dragon",
-    "six_consecutive_pairs",
-    "four_triples",
-    "two_quads",
-    "twelve_one_suit",
-    "five_consecutive_pairs",
-    "four_twos",
-    "six_pairs",
-)
+# Tới trắng types, strongest first (docs/rules.md 3.5): types.InstantKind's.
+INSTANT_TYPES = INSTANT_KINDS
 
 
 @dataclass(frozen=True)
