@@ -134,6 +134,7 @@ NOT_REST = {
     # the table socket only (docs/protocol.md)
     "bad_message", "bad_chat", "bad_switch", "bad_leave", "chat_muted",
     "chat_rate_limited", "sync_rate_limited", "too_many_sockets", "account_banned",
+    "unsupported_protocol",
     # the staff pages (moderation)
     "bad_adjust_key", "bad_mute_minutes", "reason_required", "adjustment_not_pending",
     "already_banned", "cannot_approve_own", "cannot_moderate_self", "linked_account",

@@ -170,7 +170,7 @@ def test_welcome_avatar_table_card_lobby_and_leaderboard(pages, site):
     page.click("[data-nav-lobby]")
     page.click("[data-tab=tienlen]")
     # (Locators: the lobby redraws its cards as the table changes.)
-    card = f"[data-table-row='{table}']"
+    card = f"[data-lobby-tables] [data-table-row='{table}']"  # (not "your tables")
     page.wait_for_selector(f"{card} [data-sitter] [data-avatar]")
     avatars = page.locator(f"{card} [data-sitter] [data-avatar]")
     assert avatars.count() == 4

@@ -229,7 +229,7 @@ def test_history_and_replay_of_a_finished_hand(pages, site):
     data = json.loads(page.text_content("#replay-data"))
     types = [e["type"] for e in data["events"]]
     assert types.count("dealt") == 1  # my own cards, never the others'
-    assert types.count("reveal") == 3
+    assert types.count("chi_revealed") == 3
     steps = len(json.loads(page.text_content("#replay-steps"))["steps"])
     assert page.text_content("[data-step-label]") == f"Bước 1 / {steps}"
     for _ in range(steps - 1):
