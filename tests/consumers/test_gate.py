@@ -11,7 +11,8 @@ from channels.testing import WebsocketCommunicator
 from games.ws_auth import OpeningGate
 
 # (A Channels consumer closes stale database connections at each message it
-# dispatches: that touches the connection a test before left in this worker.)
+# dispatches: that touches the connection a test before left in this worker;
+# see ``gate``.)
 pytestmark = pytest.mark.django_db
 
 
@@ -36,9 +37,14 @@ class Slow(AsyncWebsocketConsumer):
 
 
 @pytest.fixture
-def gate(settings):
+def gate(settings, monkeypatch):
     """A gate of ``cap`` in front of a ``Slow`` application that refuses its
-    sockets or accepts them (once released)."""
+    sockets or accepts them (once released). ``Slow`` reads no database: the
+    stale-connection sweep Channels runs at each message it dispatches is
+    turned off here, so that it cannot close the connection this worker's
+    test transaction holds (seen once: the money check after the test then
+    failed with "Cannot open a new connection in an atomic block")."""
+    monkeypatch.setattr("channels.db.close_old_connections", lambda: None)
 
     def make(cap: int, *, refuse: bool = False) -> OpeningGate:
         settings.WS_MAX_OPENING = cap
