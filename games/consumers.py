@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 from accounts.errors import AccountBanned
 from accounts.sessions import credential_mark
 from games import protocol, publish, selectors, services
-from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound
+from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound, UnsupportedProtocol
 from kernel import limits
 from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
@@ -100,19 +100,6 @@ class ChatTooFast(ServiceError):
     code = "chat_rate_limited"
     template = _("You are chatting too fast: wait %(wait)s seconds.")
     status = 429
-
-
-class UnsupportedProtocol(ServiceError):
-    code = "unsupported_protocol"
-    template = _(
-        "This version of the app is not supported any more (protocol %(supported)s): "
-        "please update it."
-    )
-    status = 400
-
-    def as_dict(self) -> dict[str, Any]:
-        details = {"supported": list(protocol.SUPPORTED), "current": protocol.VERSION}
-        return {**super().as_dict(), "details": details}
 
 
 DEPRECATED_NOTICE = _("This version of the app will stop working on %(sunset)s: please update it.")

@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.protocol import SUPPORTED, VERSION
 from games.rules.errors import RulesError
 from kernel.errors import ServiceError
 
@@ -256,3 +257,19 @@ class ReportTooFast(GameError):
 
     def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "details": {"wait": self.wait}}
+
+
+class UnsupportedProtocol(GameError):
+    """The socket's ``?protocol=`` is a version the server does not speak
+    (closed with 4426 after it: games.consumers)."""
+
+    code = "unsupported_protocol"
+    template = _(
+        "This version of the app is not supported any more (protocol %(supported)s): "
+        "please update it."
+    )
+    status = 400
+
+    def as_dict(self) -> dict[str, Any]:
+        details = {"supported": list(SUPPORTED), "current": VERSION}
+        return {**super().as_dict(), "details": details}
