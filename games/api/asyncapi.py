@@ -13,8 +13,7 @@ document's own ``components/schemas``: the two documents cannot disagree.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, get_args, get_type_hints
 
 import yaml
@@ -26,6 +25,7 @@ from drf_spectacular.generators import SchemaGenerator
 from games import protocol
 from games.consumers import MAX_MESSAGE_BYTES
 from kernel import limits
+from kernel.api.schema_view import SCHEMA_LANGUAGE, plain
 
 from .schema import REF, component_name
 
@@ -212,7 +212,7 @@ def _headers() -> Schema:
 
 def document(request: HttpRequest) -> dict[str, Any]:
     """The AsyncAPI document, its schemas the OpenAPI document's components."""
-    with translation.override("en"):
+    with translation.override(SCHEMA_LANGUAGE):  # as /api/schema/: one document
         openapi = SchemaGenerator().get_schema(request=None, public=True)
     schemas = {
         name: asyncapi_schema(schema) for name, schema in openapi["components"]["schemas"].items()
@@ -294,7 +294,8 @@ def document(request: HttpRequest) -> dict[str, Any]:
             },
         },
     }
-    return _plain(doc)
+    plain_doc: dict[str, Any] = plain(doc)
+    return plain_doc
 
 
 def _operation(
@@ -307,12 +308,6 @@ def _operation(
         "summary": summary,
         "messages": [{"$ref": f"#/channels/{channel}/messages/{name}"} for name in names],
     }
-
-
-def _plain(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """Plain JSON data (lazy translations and tuples made strings and lists)."""
-    plain: dict[str, Any] = json.loads(json.dumps(doc, default=str))
-    return plain
 
 
 def asyncapi_json(request: HttpRequest) -> HttpResponse:
