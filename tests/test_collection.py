@@ -52,8 +52,3 @@ def test_two_tests_of_one_id_are_refused() -> None:
 
     with pytest.raises(pytest.UsageError, match=re.escape("the node id tests/test_x.py::test_a")):
         _unique_node_ids(items)
-
-
-def test_this_sessions_tests_have_one_id_each(request: pytest.FixtureRequest) -> None:
-    ids = [item.nodeid for item in request.session.items]
-    assert len(ids) == len(set(ids))
