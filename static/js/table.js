@@ -276,10 +276,10 @@ export class TableShell {
    * that do not depend on others' (a Mậu Binh arrangement), so that another
    * player's move arriving first does not make them stale. */
   act(action, { versioned = true } = {}) {
-    const id = this.conn.nextId();
-    const message = { type: "act", id, action };
+    const message = { action };
     if (versioned) message.v = this.state.v;
-    if (!this.conn.send(message)) this.flash(_("Not connected."), "error");
+    const id = this.conn.act(message);
+    if (id === null) this.flash(_("Not connected."), "error");
     return id;
   }
 
