@@ -17,7 +17,8 @@ class FakeSocket:
     """Answers each move with the next of ``answers`` (then acks)."""
 
     def __init__(self, answers: list[dict[str, Any]]) -> None:
-        self.answers, self.sent = list(answers), []
+        self.answers = list(answers)
+        self.sent: list[dict[str, Any]] = []
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
 
     async def send(self, raw: str) -> None:
