@@ -35,6 +35,7 @@ export class Connection {
     this.closedForGood = false;
     this.syncing = null; // the version a sync was asked from, until a state comes
     this.moves = new Map(); // client id -> {message, resent}: moves not yet answered
+    this.opens = 0; // connections opened so far
     this.connect();
   }
 
@@ -47,6 +48,7 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
+      this.opens += 1;
       this.backoff = 500;
       this.onStatus("open");
       this.syncing = null;

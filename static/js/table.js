@@ -195,6 +195,7 @@ export class TableShell {
       seatAt,
       act: (action, options) => this.act(action, options),
       now: () => this.conn.now(),
+      opens: this.conn.opens, // which connection of the socket this state came on
     };
   }
 
