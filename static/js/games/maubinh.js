@@ -151,7 +151,12 @@ function shownArrangement(ctx) {
 }
 
 /** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
+/** My units against each opponent on the felt: while the chi are revealed,
+ * what they moved so far; once the hand is over, the whole result as the
+ * result card tells it (sập, lủng, instant wins, bonuses and leavers included). */
 function versus(ctx, upTo) {
+  const result = ctx.hand && ctx.hand.result;
+  if (ctx.view.phase === "finished" && result && !result.voided) return against(result.payments, ctx.me);
   return against((ctx.view.chi_payments || []).slice(0, upTo).flat(), ctx.me);
 }
 
@@ -184,7 +189,7 @@ const game = {
       if (seat.auto) marks.push(h("span", { class: "badge" }, _("Auto")));
       if (ctx.me !== null && index !== ctx.me) {
         const units = versus(ctx, view.reveal_step)[index] || 0;
-        marks.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index }, signed(units)));
+        marks.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index, "data-units": units }, signed(units)));
       }
     }
     // The marks (binh lủng, an instant win, auto, my units against the seat)
