@@ -97,7 +97,7 @@ const game = {
     if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
     if (view.finished) {
       return h("div", { class: "center-note" }, h("div", { class: "big" },
-        view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })));
+        view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) })));
     }
     const t = view.table;
     const round = view.history.filter((m) => m.round === view.round);
@@ -129,7 +129,7 @@ const game = {
       } else if (e.type === "passed") {
         ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
       } else if (e.type === "hand_finished" && e.winner !== null) {
-        ctx.shell.announce(fmt(_("%(name)s wins!"), { name: ctx.nameOf(e.winner) }), "big");
+        ctx.shell.announce(fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(e.winner) }), "big");
       }
     }
   },
