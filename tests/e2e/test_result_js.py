@@ -177,3 +177,34 @@ def test_the_play_that_ends_a_tien_len_hand_stays_on_everyones_felt(blank):
         assert got["pile"] == "Kc Kd Kh", me
         assert "P0" in got["text"]
     assert errors == []
+
+
+# What the Tiến Lên module announces as the hand ends (thối and cóng).
+TOLD = """async (state) => {
+  const game = (await import("/static/js/games/tienlen.js")).default;
+  const hand = state.hand;
+  const told = [];
+  const ctx = {
+    state, table: state.table, hand, view: hand.view, me: state.you,
+    nameOf: (index) => hand.players[index].name,
+    shell: { announce: (line) => told.push(line) },
+  };
+  game.summary(ctx);
+  return told;
+}"""
+
+
+def test_thoi_is_told_once_per_player_and_kind(blank):
+    page, errors = blank
+    _, states = cong_hand(me=1)
+    final = states[-1]
+    payments = [p for p in final["hand"]["result"]["payments"] if p["reason"] in ("thoi", "cong")]
+    kinds = {(p["payer"], p["reason"], p["detail"].get("combination")) for p in payments}
+    assert len(kinds) < len(payments), "the hand has no kind paid twice by one player"
+
+    told = page.evaluate(TOLD, final)
+
+    assert len(told) == len(kinds)
+    assert len(set(told)) == len(told)
+    assert any("×2" in line for line in told), told
+    assert errors == []

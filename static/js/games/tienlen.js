@@ -164,8 +164,17 @@ const game = {
     if (!view || !result || result.voided) return null;
     if (local.thoiShown !== ctx.hand.id) {
       local.thoiShown = ctx.hand.id;
+      // One line per player and kind: two black 2s are "Thối heo đen ×2 (−6)".
+      const told = new Map();
       for (const p of result.payments.filter((x) => x.reason === "thoi" || x.reason === "cong")) {
-        ctx.shell.announce(`${ctx.nameOf(p.payer)}: ${reasonText(p)} (${signed(-p.amount)})`, "bad");
+        const key = `${p.payer}|${reasonText(p)}`;
+        const line = told.get(key) || { payer: p.payer, what: reasonText(p), amount: 0, n: 0 };
+        line.amount += p.amount;
+        line.n += 1;
+        told.set(key, line);
+      }
+      for (const { payer, what, amount, n } of told.values()) {
+        ctx.shell.announce(`${ctx.nameOf(payer)}: ${what}${n > 1 ? ` ×${n}` : ""} (${signed(-amount)})`, "bad");
       }
     }
     const items = result.payments.map((p) => h("li", { "data-reason": p.reason },
