@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 # Both are pinned in requirements-dev.in: a missing one is a failure, not a skip.
@@ -327,7 +328,7 @@ class Socket:
         self.ws.send(json.dumps({"id": f"m{self.seq}", **message}))
         return f"m{self.seq}"
 
-    def act(self, *, v: int, action: dict[str, Any], tries: int = 3) -> dict[str, Any]:
+    def act(self, *, v: int, action: Mapping[str, Any], tries: int = 3) -> dict[str, Any]:
         """A move, and the answer to it. A move answered ``server_error`` is
         sent again with the same ``id`` (moves are idempotent: a move that was
         applied after all is acknowledged again, never applied twice)."""
@@ -447,13 +448,17 @@ def test_two_devices_of_one_account_play_a_hand_and_one_logs_out(
     others = [make_user() for _ in range(plugin.seats.low - 1)]
     # No Celery worker here: when nobody may move, the test fires the clock at
     # its deadline, so each clock of the game's own is as short as it may be.
-    clocks = {
-        name: plugin.knobs[name].range.low  # type: ignore[union-attr]
-        for name in plugin.clock_seconds.values()
-        if name in plugin.knobs
-    }
+    clocks: dict[str, int | None] = {}
+    for name in plugin.clock_seconds.values():
+        knob = plugin.knobs.get(name)
+        if knob is not None and knob.range is not None:
+            clocks[name] = knob.range.low
     table = services.table_create(
-        owner=lan, game=game, stake=10, seat_count=seat_count(game), **clocks
+        owner=lan,
+        game=game,
+        stake=10,
+        seat_count=seat_count(game),
+        **clocks,  # type: ignore[arg-type]  # (clock knobs only: no named parameter)
     )
 
     tokens_a, tokens_b = log_in(generated, models, lan, "A"), log_in(generated, models, lan, "B")
