@@ -25,7 +25,7 @@ from kernel.net import client_ip
 
 from .avatars import FACES, avatar_url
 from .errors import DeviceSessionUnknown
-from .models import DeviceSession, User
+from .models import BrowserSession, DeviceSession, User
 from .names import display_name_check, username_check
 from .recovery import (
     email_set,
@@ -41,7 +41,13 @@ from .services import (
     token_login,
     token_logout,
 )
-from .sessions import Issued, session_refresh, sessions_end, sessions_of
+from .sessions import (
+    Issued,
+    browser_sessions_end,
+    session_refresh,
+    sessions_end,
+    sessions_listed,
+)
 
 
 class UserOut(serializers.ModelSerializer[User]):
@@ -135,20 +141,44 @@ class RefreshIn(StrictIn):
 
 
 class SessionOut(serializers.Serializer[DeviceSession]):
-    id = serializers.IntegerField()
-    name = serializers.CharField(help_text="What the app sent at log-in (may be empty).")
-    platform = serializers.ChoiceField(choices=DeviceSession.Platform.values)
+    id = serializers.IntegerField(
+        help_text=(
+            "Its id among the sessions of its `kind`: end a device at "
+            "`DELETE /api/v1/me/sessions/{id}`, a browser at "
+            "`DELETE /api/v1/me/browser-sessions/{id}`."
+        )
+    )
+    kind = serializers.ChoiceField(
+        choices=["device", "browser"],
+        help_text=(
+            "`device`: an app's log-in (its tokens); `browser`: a browser logged in "
+            "to the site (its session cookie)."
+        ),
+    )
+    name = serializers.CharField(
+        help_text=(
+            "A device: what the app sent at log-in (may be empty). A browser: its "
+            "browser and system, read from its user agent (“Firefox 128 on Linux”)."
+        )
+    )
+    platform = serializers.ChoiceField(
+        choices=DeviceSession.Platform.values, help_text="A browser's is `web`."
+    )
     user_agent = serializers.CharField()
     address = serializers.CharField(
         allow_null=True, help_text="The client address last seen (docs/security.md)."
     )
     created = serializers.DateTimeField(help_text="The log-in.")
     last_seen = serializers.DateTimeField(
-        help_text="The last API request or refresh with its tokens (to the minute)."
+        help_text=(
+            "The last request with its tokens, refresh, or (a browser) its cookie (to the minute)."
+        )
     )
     current = serializers.SerializerMethodField(help_text="Whether it is the caller's.")
 
-    def get_current(self, session: DeviceSession) -> bool:
+    def get_current(self, session: DeviceSession | BrowserSession) -> bool:
+        if isinstance(session, BrowserSession):
+            return bool(session.pk == self.context.get("current_browser"))
         return bool(session.pk == self.context.get("current"))
 
 
@@ -187,6 +217,14 @@ def tokens_body(issued: Issued, user: User) -> dict[str, Any]:
 def request_device(request: Request) -> int | None:
     """The device session whose access token authenticated the request."""
     return getattr(request.auth, "session_id", None)
+
+
+def request_browser(request: Request) -> int | None:
+    """The browser session whose cookie authenticated the request."""
+    if request.auth is not None or request.session.get(SESSION_KEY) is None:
+        return None
+    key = request.session.session_key
+    return BrowserSession.objects.filter(session_id=key).values_list("pk", flat=True).first()
 
 
 class SignupIn(DeviceIn):
@@ -354,15 +392,16 @@ class SessionsView(APIView):
         operation_id="me_sessions",
         summary="My devices: the sessions logged in",
         description=(
-            "Every live device session of the account, the most recently seen first; "
-            "`current` marks the caller's. Browser sessions are not listed."
+            "Every live session of the account, the most recently seen first: the "
+            "apps' device sessions (`kind` `device`) and the browsers logged in to the "
+            "site (`kind` `browser`); `current` marks the caller's."
         ),
         responses={200: SessionOut(many=True), **errors(401)},
     )
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
-        context = {"current": request_device(request)}
-        rows = SessionOut(sessions_of(user), many=True, context=context)  # type: ignore[arg-type]
+        context = {"current": request_device(request), "current_browser": request_browser(request)}
+        rows = SessionOut(sessions_listed(user), many=True, context=context)  # type: ignore[arg-type]
         return Response(rows.data)
 
 
@@ -383,6 +422,28 @@ class SessionView(APIView):
     def delete(self, request: Request, session_id: int) -> Response:
         user: User = request.user  # type: ignore[assignment]
         if not sessions_end(user_id=user.pk, ids=[session_id]):
+            raise DeviceSessionUnknown()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class BrowserSessionView(APIView):
+    throttle_classes: list[Any] = []
+
+    @extend_schema(
+        operation_id="me_browser_session_end",
+        summary="Log out one of my browsers",
+        description=(
+            "Ends that browser's session on the site (`kind` `browser` in "
+            "`GET /api/v1/me/sessions`): it is logged out and its sockets close "
+            "(code 4400); the others go on. `session_not_found` when the account "
+            "has no such browser session. Not throttled."
+        ),
+        request=None,
+        responses={204: None, **errors(401, 403, missing=["session_not_found"])},
+    )
+    def delete(self, request: Request, session_id: int) -> Response:
+        user: User = request.user  # type: ignore[assignment]
+        if not browser_sessions_end(user_id=user.pk, ids=[session_id]):
             raise DeviceSessionUnknown()
         return Response(status=status.HTTP_204_NO_CONTENT)
 

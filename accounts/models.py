@@ -177,6 +177,9 @@ class DeviceSession(models.Model):  # type: ignore[django-manager-missing]  # (k
     refresh_digest = models.CharField(max_length=128, unique=True)
     refresh_expiry = models.DateTimeField()
 
+    #: What the list of sessions calls this kind (``BrowserSession``'s is ``browser``).
+    kind = "device"
+
     class Meta:
         verbose_name = _("device session")
         verbose_name_plural = _("device sessions")
@@ -209,3 +212,47 @@ class UsedRefresh(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id} @ {self.used_at:%Y-%m-%d %H:%M}"
+
+
+class BrowserSession(models.Model):
+    """What the list of sessions shows of a browser logged in to the site (a
+    Django session of the ``db`` engine, which has no user column): its user
+    agent, address and last request. Kept by ``BrowserSessionMiddleware``;
+    it goes with its Django session (log-out, a new key, expiry: the ORM's
+    cascade, so no database constraint ties it to Django's table)."""
+
+    session = models.OneToOneField(
+        "sessions.Session",
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="browser",
+    )
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="browser_sessions", verbose_name=_("user")
+    )
+    user_agent = models.CharField(_("user agent"), max_length=200, blank=True)
+    address = models.GenericIPAddressField(_("address"), null=True, blank=True)
+    created = models.DateTimeField(_("logged in"), auto_now_add=True)
+    last_seen = models.DateTimeField(_("last seen"))
+
+    #: As a device session shows in the list of sessions.
+    kind = "browser"
+    platform = DeviceSession.Platform.WEB
+
+    class Meta:
+        verbose_name = _("browser session")
+        verbose_name_plural = _("browser sessions")
+        indexes = [models.Index(fields=["user", "-last_seen"], name="accounts_browser_user_seen")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @ {self.address or '-'}"
+
+    @property
+    def name(self) -> str:
+        """Its browser and system, from the user agent."""
+        from .agents import browser_name
+
+        return browser_name(self.user_agent)
+
+    def get_platform_display(self) -> str:
+        return str(DeviceSession.Platform.WEB.label)

@@ -12,6 +12,11 @@ sockets opened with any of them (code 4400).
 
 Sockets carry marks, not secrets (``credential_mark``): a device session's
 mark is that of ``device:<id>``, a browser session's that of its key.
+
+Browsers logged in to the site (Django sessions) are listed beside the
+devices: a ``BrowserSession`` row follows each (``browser_seen``, from
+``accounts.middleware.BrowserSessionMiddleware``), named from its user agent
+(ua-parser); ending one deletes its Django session and closes its sockets.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.contrib.sessions.models import Session
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import create_token_string, hash_token
@@ -30,7 +36,7 @@ from knox.crypto import create_token_string, hash_token
 from kernel.notify import tell_user_on_commit
 
 from .errors import RefreshInvalid, RefreshReused
-from .models import AccessToken, DeviceSession, UsedRefresh, User
+from .models import AccessToken, BrowserSession, DeviceSession, UsedRefresh, User
 
 
 def credential_mark(secret: str) -> str:
@@ -216,3 +222,59 @@ def sessions_of(user: User) -> list[DeviceSession]:
     return list(
         DeviceSession.objects.filter(live, user=user).distinct().order_by("-last_seen", "-pk")
     )
+
+
+# -- browser sessions (the site's Django sessions) ---------------------------------
+
+
+def browser_seen(
+    *, session_key: str, user: User, user_agent: str, address: str | None, now: datetime
+) -> None:
+    """A request of a logged-in browser: its session's row says when and from
+    where (made at its first request, e.g. right after the log-in that gave
+    the session its key)."""
+    fields: dict[str, object] = {"user": user, "last_seen": now}
+    if address:
+        fields["address"] = address
+    try:
+        with transaction.atomic():
+            BrowserSession.objects.update_or_create(
+                session_id=session_key,
+                defaults=fields,
+                create_defaults={**fields, "user_agent": user_agent[:200], "address": address},
+            )
+    except IntegrityError:
+        pass  # another request of that browser made the row first
+
+
+def browser_sessions_of(user: User) -> list[BrowserSession]:
+    """The user's browsers logged in (their Django session unexpired and still
+    theirs), the most recently seen first."""
+    return list(
+        BrowserSession.objects.filter(user=user, session__expire_date__gt=timezone.now()).order_by(
+            "-last_seen", "-pk"
+        )
+    )
+
+
+def browser_sessions_end(*, user_id: int, ids: Iterable[int]) -> int:
+    """Log these browsers of the user out: their Django sessions end (the
+    rows with them) and, after commit, their sockets close (code 4400). The
+    number ended."""
+    with transaction.atomic():
+        keys = list(
+            BrowserSession.objects.filter(user_id=user_id, pk__in=list(ids)).values_list(
+                "session_id", flat=True
+            )
+        )
+        Session.objects.filter(session_key__in=keys).delete()
+        BrowserSession.objects.filter(session_id__in=keys).delete()
+        if keys:
+            sockets_sign_out(user_id=user_id, tokens=[credential_mark(key) for key in keys])
+    return len(keys)
+
+
+def sessions_listed(user: User) -> list[DeviceSession | BrowserSession]:
+    """The account's devices and browsers, the most recently seen first."""
+    rows: list[DeviceSession | BrowserSession] = [*sessions_of(user), *browser_sessions_of(user)]
+    return sorted(rows, key=lambda row: row.last_seen, reverse=True)

@@ -7,6 +7,7 @@ from .limits import SlotPasswordChangeForm
 urlpatterns = [
     path("profile/", views.profile, name="profile"),
     path("devices/<int:session_id>/logout/", views.device_logout, name="device_logout"),
+    path("browsers/<int:session_id>/logout/", views.browser_logout, name="browser_logout"),
     path("devices/logout-all/", views.logout_all, name="logout_all"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

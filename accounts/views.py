@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,7 +16,7 @@ from .avatars import FACES
 from .errors import DeviceSessionUnknown
 from .forms import EmailForm, ResetRequestForm
 from .limits import TooManyAttempts, too_many
-from .models import User
+from .models import BrowserSession, User
 from .recovery import (
     email_set,
     email_verify,
@@ -24,7 +25,7 @@ from .recovery import (
     verification_user,
 )
 from .services import avatar_set, logout_everywhere
-from .sessions import sessions_end, sessions_of
+from .sessions import browser_sessions_end, sessions_end, sessions_listed
 
 
 @login_required
@@ -37,15 +38,25 @@ def profile(request: HttpRequest) -> HttpResponse:
             avatar_set(user=user, avatar=request.POST.get("avatar"))
         except ServiceError as err:
             messages.error(request, err.message)
-            return render(request, "accounts/profile.html", profile_context(user), status=400)
+            context = profile_context(request, user)
+            return render(request, "accounts/profile.html", context, status=400)
         messages.success(request, _("Your avatar is saved."))
         return redirect("profile")
-    return render(request, "accounts/profile.html", profile_context(user))
+    return render(request, "accounts/profile.html", profile_context(request, user))
 
 
-def profile_context(user: User, email_form: EmailForm | None = None) -> dict[str, object]:
+def profile_context(
+    request: HttpRequest, user: User, email_form: EmailForm | None = None
+) -> dict[str, object]:
+    """The page's avatars, address form and sessions: the apps' and the
+    browsers', ``this_browser`` the one showing the page."""
     form = email_form or EmailForm(initial={"email": user.email_pending or user.email})
-    return {"faces": FACES, "devices": sessions_of(user), "email_form": form}
+    return {
+        "faces": FACES,
+        "devices": sessions_listed(user),
+        "this_browser": request.session.session_key,
+        "email_form": form,
+    }
 
 
 @login_required
@@ -57,6 +68,24 @@ def device_logout(request: HttpRequest, session_id: int) -> HttpResponse:
         messages.success(request, _("That device is logged out."))
     else:
         messages.error(request, str(DeviceSessionUnknown().message))
+    return redirect("profile")
+
+
+@login_required
+@require_POST
+def browser_logout(request: HttpRequest, session_id: int) -> HttpResponse:
+    """Log one of my browsers out (its session ends, its sockets close): this
+    one too, then to the log-in page."""
+    user: User = request.user  # type: ignore[assignment]
+    this = request.session.session_key
+    ended = BrowserSession.objects.filter(user=user, pk=session_id, session_id=this).exists()
+    if not browser_sessions_end(user_id=user.pk, ids=[session_id]):
+        messages.error(request, str(DeviceSessionUnknown().message))
+    elif ended:
+        logout(request)
+        return redirect("login")
+    else:
+        messages.success(request, _("That browser is logged out."))
     return redirect("profile")
 
 
@@ -104,7 +133,7 @@ def email_change(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, _("Your account has no e-mail address now."))
             return redirect("/accounts/profile/#email")
-    context = profile_context(user, email_form=form)
+    context = profile_context(request, user, email_form=form)
     return render(request, "accounts/profile.html", context, status=400)
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from games.plugins import PLUGINS
 
+from .seeds import ORDINARY
+
 #: Every game, in the lobby's order.
 GAMES: list[str] = list(PLUGINS)
 
@@ -39,12 +41,22 @@ class Facts:
     #: How many times smaller than a full state a move's delta is, on average
     #: at least (a game with a tiny state gains less).
     delta_shrink: int = 3
+    #: A deck (``dealer.stack(*ordinary)``) whose deal leaves the hand in play,
+    #: for the tests that need a hand to play and cannot replay it (a stacked
+    #: deck does not replay): empty where no deal ends a hand at once.
+    ordinary: tuple[str, ...] = ()
 
 
 #: The shipped games' facts (one table, keyed by game).
 _FACTS = {
-    "maubinh": Facts(hand_size=13, seating=(2, 2), socket_seating=(3, 1)),
-    "tienlen": Facts(hand_size=13, seating=(2, 2), socket_seating=(2, 0), delta_seating=(3, 1)),
+    "maubinh": Facts(hand_size=13, seating=(2, 2), socket_seating=(3, 1), ordinary=ORDINARY),
+    "tienlen": Facts(
+        hand_size=13,
+        seating=(2, 2),
+        socket_seating=(2, 0),
+        delta_seating=(3, 1),
+        ordinary=ORDINARY,  # no tới trắng
+    ),
     "holdem": Facts(hand_size=2, table_cards=5, seating=(3, 1), socket_seating=(4, 0)),
 }
 

@@ -78,6 +78,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The browser sessions' rows in the list of sessions (accounts.sessions).
+    "accounts.middleware.BrowserSessionMiddleware",
     "vipgame.ops.middleware.RequestContextMiddleware",
     # RateLimit-Policy / RateLimit headers of the limits that counted an API request.
     "kernel.api.ratelimit.RateLimitHeadersMiddleware",

@@ -37,6 +37,11 @@ api_v1: list[URLPattern | URLResolver] = [
         accounts_api.SessionView.as_view(),
         name="api-me-session",
     ),
+    path(
+        "me/browser-sessions/<int:session_id>",
+        accounts_api.BrowserSessionView.as_view(),
+        name="api-me-browser-session",
+    ),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
 ]

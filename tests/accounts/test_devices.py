@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts.models import AccessToken, DeviceSession, UsedRefresh
+from accounts.models import AccessToken, BrowserSession, DeviceSession, UsedRefresh
 from accounts.sessions import token_issue
 from games import services, sql
 
@@ -330,6 +330,8 @@ def test_log_out_everywhere_ends_every_device_and_browser(make_user):
     phone, tablet = log_in(), log_in()
     browser = Browser()
     browser.force_login(lan)
+    assert browser.get("/wallet/").status_code == 200  # listed among the sessions
+    assert BrowserSession.objects.filter(user=lan).count() == 1
     minh_token = token_issue(user=minh)
 
     async def scenario():
@@ -350,6 +352,7 @@ def test_log_out_everywhere_ends_every_device_and_browser(make_user):
 
     assert not any(works(body["token"]) for body in (phone, tablet))
     assert not DeviceSession.objects.filter(user=lan).exists()
+    assert not BrowserSession.objects.filter(user=lan).exists()
     assert browser.get("/wallet/").status_code == 302  # back to the log-in page
     assert works(minh_token)
 

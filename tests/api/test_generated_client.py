@@ -1,18 +1,31 @@
-"""A client generated from the OpenAPI schema (openapi-python-client) plays a
-Tiến Lên hand over REST: two players sit, send their seeds, get ready and
-move from the typed views the schema describes, until the typed result.
+"""The reference client (issue 30 item 6): a client generated from the
+served OpenAPI schema (openapi-python-client) at test time, into a temporary
+directory, so it always follows the schema; its requests go through Django's
+WSGI handler in-process (httpx's WSGI transport).
 
-The client is generated at test time from ``/api/schema/`` into a temporary
-directory, so it always follows the schema; requests go through Django's WSGI
-handler in-process (httpx's WSGI transport)."""
+* It plays a Tiến Lên hand over REST: two players sit, send their seeds, get
+  ready and move from the typed views, until the typed result.
+* With a plain ``websockets`` client on a real Daphne it plays a hand of every
+  game of the registry on two devices (two log-ins) of one account; one device
+  logs out while the hand is in play (its token 401, its socket closed 4400)
+  and the other plays on to the end. Every socket message (and every state a
+  delta makes) is parsed with the generated model its ``type`` names in the
+  schema, and must name every key.
+* The generated models of game payloads, events and results have no field
+  typed ``Any``.
+
+"""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import re
 import subprocess
 import sys
-from pathlib import Path
+import time
+from collections.abc import Mapping
 from typing import Any
 
 # Both are pinned in requirements-dev.in: a missing one is a failure, not a skip.
@@ -20,23 +33,42 @@ import httpx
 import openapi_python_client  # noqa: F401
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
+from django.test import Client as DjangoClient
+from django.utils import timezone
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from accounts.sessions import token_issue
 from games import services
-from games.models import Hand
+from games.models import Hand, Table
+from games.plugins import PLUGINS, engine_for
+from games.protocol import follow
 
-from .helpers import throttles_off
+from ..processes import daphne, free_port, process_env, running, wait_http
+from ..registry import GAMES, buy_in, facts, seat_count
+from ..tables import assert_money_consistent
+from .helpers import PASSWORD, throttles_off
 
 pytestmark = pytest.mark.django_db
 PACKAGE = "vipgame_client"
 CONFIG = {"package_name_override": PACKAGE, "post_hooks": []}
 
 
-@pytest.fixture
-def generated(client: Any, tmp_path: Path) -> Any:
-    """The client package generated from this server's schema."""
+@pytest.fixture(scope="module")
+def served(django_db_blocker: Any) -> dict[str, Any]:
+    """The schema this server serves (``/api/schema/?format=json``)."""
+    with django_db_blocker.unblock():
+        answer = DjangoClient().get("/api/schema/", {"format": "json"})
+    assert answer.status_code == 200
+    return dict(answer.json())
+
+
+@pytest.fixture(scope="module")
+def generated(served: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The client package generated from this server's schema (once a module)."""
+    tmp_path = tmp_path_factory.mktemp("generated")
     schema = tmp_path / "schema.json"
-    schema.write_text(json.dumps(client.get("/api/schema/", {"format": "json"}).json()))
+    schema.write_text(json.dumps(served))
     config = tmp_path / "config.json"
     config.write_text(json.dumps(CONFIG))
     done = subprocess.run(
@@ -168,3 +200,347 @@ def test_a_generated_client_plays_a_tien_len_hand(
     assert owed == result.net
     assert result.summary.winner in (0, 1)
     assert ended[0].hand.server_seed == hand.server_seed
+
+
+# -- the reference client: every game, two devices of one account, a log-out ------
+
+
+def game_components(schema: dict[str, Any]) -> set[str]:
+    """The schema's components of game payloads, events and results: every
+    game's own (named by its plugin's ``schema_name``), the hand and the move
+    that carry them, and all they refer to."""
+    components = schema["components"]["schemas"]
+    prefixes = tuple(PLUGINS[game].schema_name for game in GAMES)
+    todo = [n for n in components if n.startswith(prefixes)]
+    todo += ["HandInfo", "WsDeltaHand", "ActInRequest", "HandStartedEvent"]
+    found: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        todo += REF.findall(json.dumps(components[name]))
+    return found
+
+
+REF = re.compile(r'"#/components/schemas/([^"]+)"')
+
+
+def any_fields(models: Any, names: set[str]) -> tuple[list[str], int]:
+    """The fields typed with ``Any`` of these components' generated model
+    classes (read from the generated code's annotations), and how many of the
+    classes keep unknown keys in their catch-all ``additional_properties``
+    (``dict[str, Any]``, never a named field)."""
+    typed: list[str] = []
+    catch_all = 0
+    for name in sorted(names):
+        model = getattr(models, name, None)
+        if model is None or not hasattr(model, "__attrs_attrs__"):
+            continue  # an enum or a union: no fields of its own
+        for field in model.__attrs_attrs__:
+            annotation = str(model.__annotations__.get(field.name, field.type))
+            if not re.search(r"\bAny\b", annotation):
+                continue
+            if field.name == "additional_properties":
+                catch_all += 1
+            else:
+                typed.append(f"{name}.{field.name}: {annotation}")
+    return typed, catch_all
+
+
+def maps(schema: dict[str, Any]) -> set[str]:
+    """The generated classes of the schema's maps: an inline object property
+    that declares ``additionalProperties`` (e.g. a delta's view patch ``set``:
+    view keys to their new values), named ``<Component><Property>``."""
+    found = set()
+    for name, component in schema["components"]["schemas"].items():
+        for key, prop in component.get("properties", {}).items():
+            if prop.get("type") == "object" and "additionalProperties" in prop:
+                found.add(name + "".join(part.title() for part in key.split("_")))
+    return found
+
+
+def unknown_keys(value: Any, allowed: set[str], path: str = "") -> list[str]:
+    """Where a parsed model kept keys its schema does not name (a map of
+    ``allowed`` takes any key)."""
+    found: list[str] = []
+    if hasattr(value, "__attrs_attrs__"):
+        extra = getattr(value, "additional_properties", None)
+        if extra and type(value).__name__ not in allowed:
+            found.append(f"{path or type(value).__name__}: {sorted(extra)}")
+        for field in value.__attrs_attrs__:
+            if field.name != "additional_properties":
+                found += unknown_keys(getattr(value, field.name), allowed, f"{path}.{field.name}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += unknown_keys(item, allowed, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found += unknown_keys(item, allowed, f"{path}.{key}")
+    return found
+
+
+class Socket:
+    """A plain WebSocket client (``websockets``) of a table: every message it
+    is sent is parsed with the generated model its ``type`` names in the
+    served schema (``WsServerMessage``'s discriminator) and must name every
+    key; it holds the latest state (a delta applied as the browser does,
+    ``games.protocol.follow``)."""
+
+    def __init__(
+        self, port: int, table_id: int, models: Any, schema: dict[str, Any], **headers: str
+    ):
+        self.ws = connect(
+            f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
+            additional_headers=headers,
+            open_timeout=10,
+            legacy=True,
+        )
+        union = schema["components"]["schemas"]["WsServerMessage"]["discriminator"]["mapping"]
+        self.classes = {
+            kind: getattr(models, ref.rpartition("/")[2]) for kind, ref in union.items()
+        }
+        self.maps = maps(schema)
+        self.state: dict[str, Any] = {}
+        self.parsed = 0
+        self.seq = 0
+        self.closed: int | None = None
+
+    def parse(self, message: dict[str, Any]) -> None:
+        model = self.classes[message["type"]].from_dict(message)
+        assert unknown_keys(model, self.maps) == [], message
+
+    def take(self, raw: str | bytes) -> dict[str, Any]:
+        message = dict(json.loads(raw))
+        self.parse(message)
+        self.parsed += 1
+        if message["type"] in ("state", "delta"):
+            state, sync = follow(self.state or None, message)
+            if state is not None:
+                self.parse(state)  # a delta applied: the state it makes, typed too
+                self.state = state
+            elif sync:
+                self.send(type="sync", v=self.state.get("v", 0))
+        return message
+
+    def send(self, **message: Any) -> str:
+        self.seq += 1
+        self.ws.send(json.dumps({"id": f"m{self.seq}", **message}))
+        return f"m{self.seq}"
+
+    def act(self, *, v: int, action: Mapping[str, Any], tries: int = 3) -> dict[str, Any]:
+        """A move, and the answer to it. A move answered ``server_error`` is
+        sent again with the same ``id`` (moves are idempotent: a move that was
+        applied after all is acknowledged again, never applied twice)."""
+        self.seq += 1
+        message = json.dumps({"type": "act", "id": f"m{self.seq}", "v": v, "action": action})
+        answer: dict[str, Any] = {}
+        for _ in range(tries):
+            self.ws.send(message)
+            answer = self.until(lambda m: m.get("id") == f"m{self.seq}")
+            if answer.get("code") != "server_error":
+                break
+        return answer
+
+    def until(self, predicate: Any, timeout: float = 15) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            message = self.take(self.ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+            if predicate(message):
+                return message
+        raise AssertionError("the message never came")
+
+    def drain(self, quiet: float = 0.1) -> None:
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.take(self.ws.recv(timeout=quiet))
+
+    def until_closed(self, timeout: float = 10) -> tuple[int, dict[str, Any]]:
+        """The close code, and the last message before it."""
+        last: dict[str, Any] = {}
+        code = None
+        try:
+            while True:
+                last = self.take(self.ws.recv(timeout=timeout))
+        except ConnectionClosed as closed:
+            code = None if closed.rcvd is None else closed.rcvd.code
+        assert code is not None, "closed without a close frame"
+        return code, last
+
+
+def detailed(module: str, **kwargs: Any) -> tuple[Any, Any]:
+    """An operation of the generated client (``api.<tag>.<operation>``): its
+    parsed answer and its JSON; an answer that is not a 2xx fails the test."""
+    tag = module.partition("_")[0]
+    operation = importlib.import_module(f"{PACKAGE}.api.{tag}.{module}")
+    answer = operation.sync_detailed(**kwargs)
+    assert answer.status_code < 300, (module, answer.status_code, answer.content)
+    return answer.parsed, json.loads(answer.content) if answer.content else None
+
+
+def fire(table_id: int, timeout: float = 30) -> None:
+    """The table's clock goes off at its deadline (what the Celery timer does)."""
+    table = Table.objects.get(pk=table_id)
+    assert table.deadline is not None, "nobody may move and no clock runs"
+    wait = (table.deadline - timezone.now()).total_seconds()
+    assert wait < timeout, wait
+    time.sleep(max(0.0, wait) + 0.05)
+    assert services.table_timeout(table_id=table_id, clock_version=table.clock_version)
+
+
+def anonymous(package: Any) -> Any:
+    return package.Client(
+        base_url="http://testserver",
+        raise_on_unexpected_status=True,
+        httpx_args={"transport": httpx.WSGITransport(app=WSGIHandler())},
+    )
+
+
+def device(package: Any, token: str) -> Any:
+    return package.AuthenticatedClient(
+        base_url="http://testserver",
+        token=token,
+        raise_on_unexpected_status=True,
+        httpx_args={"transport": httpx.WSGITransport(app=WSGIHandler())},
+    )
+
+
+def log_in(package: Any, models: Any, user: Any, name: str) -> Any:
+    """A log-in of the generated client: a device session of its own."""
+    body = models.LoginInRequest(username=user.username, password=PASSWORD, device_name=name)
+    tokens, _ = detailed("auth_login", client=anonymous(package), body=body)
+    assert isinstance(tokens, models.TokenOut)
+    return tokens
+
+
+def test_the_generated_client_has_no_any_in_game_payloads_events_or_results(generated, served):
+    models = importlib.import_module(f"{PACKAGE}.models")
+    names = game_components(served)
+    # every game's view, action, summary and result is among them
+    for game in GAMES:
+        prefix = PLUGINS[game].schema_name
+        assert {f"{prefix}View", f"{prefix}Result"} <= names, game
+
+    typed, catch_all = any_fields(models, names)
+
+    assert typed == []
+    print(f"game models: {len(names)}, Any fields: {len(typed)}, catch-alls: {catch_all}")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("game", GAMES)
+def test_two_devices_of_one_account_play_a_hand_and_one_logs_out(
+    generated, served, make_user, settings, dealer, tmp_path, game
+):
+    """The reference client: the generated client over REST and a plain
+    websockets client on a real Daphne, on two devices (two log-ins) of one
+    account. Device A sits, seeds and gets ready; when the hand is dealt it
+    logs out (its token 401, its socket closed 4400); device B plays the hand
+    to its end over its socket, the other players over REST."""
+    throttles_off(settings)
+    models = importlib.import_module(f"{PACKAGE}.models")
+    plugin = PLUGINS[game]
+    engine = engine_for(game)
+    if facts(game).ordinary:
+        dealer.stack(*facts(game).ordinary)  # a hand in play after the deal
+    lan = make_user()
+    others = [make_user() for _ in range(plugin.seats.low - 1)]
+    # No Celery worker here: when nobody may move, the test fires the clock at
+    # its deadline, so each clock of the game's own is as short as it may be.
+    clocks: dict[str, int | None] = {}
+    for name in plugin.clock_seconds.values():
+        knob = plugin.knobs.get(name)
+        if knob is not None and knob.range is not None:
+            clocks[name] = knob.range.low
+    table = services.table_create(
+        owner=lan,
+        game=game,
+        stake=10,
+        seat_count=seat_count(game),
+        **clocks,  # type: ignore[arg-type]  # (clock knobs only: no named parameter)
+    )
+
+    tokens_a, tokens_b = log_in(generated, models, lan, "A"), log_in(generated, models, lan, "B")
+    assert tokens_a.session.id != tokens_b.session.id
+    device_a, device_b = device(generated, tokens_a.token), device(generated, tokens_b.token)
+    rest = [device(generated, log_in(generated, models, u, "phone").token) for u in others]
+
+    port = free_port()
+    with running(daphne(port), process_env(tmp_path), tmp_path / "daphne.log"):
+        wait_http(port)
+        # A: the token in the Authorization header; B: in the first message
+        socket_a = Socket(port, table.pk, models, served, Authorization=f"Bearer {tokens_a.token}")
+        socket_b = Socket(port, table.pk, models, served)
+        socket_b.ws.send(json.dumps({"type": "auth", "token": tokens_b.token}))
+        socket_b.until(lambda m: m.get("event") == "authenticated")
+        socket_a.until(lambda m: m["type"] == "state")
+
+        for i, api in enumerate([device_a, *rest]):
+            chips = buy_in(game, 400)
+            sit = models.SitInRequest.from_dict({} if chips is None else {"buy_in": chips})
+            sat, _ = detailed("tables_sit", table_id=table.pk, client=api, body=sit)
+            seed = models.SeedInRequest(
+                client_seed=f"seed-{i}", commitment=sat.table.next_commitment
+            )
+            detailed("tables_seed", table_id=table.pk, client=api, body=seed)
+        for api in [device_a, *rest]:
+            detailed("tables_ready", table_id=table.pk, client=api, body=models.ReadyInRequest())
+        dealt = lambda m: m["type"] in ("state", "delta") and bool(socket_a.state.get("hand"))  # noqa: E731
+        socket_a.until(dealt)
+        assert not socket_a.state["hand"]["finished"]
+
+        # device A logs out: its token stops, its socket closes; B goes on
+        detailed("auth_logout", client=device_a)
+        code, last = socket_a.until_closed()
+        assert (code, last) == (4400, {"type": "event", "event": "logged_out"})
+        me = importlib.import_module(f"{PACKAGE}.api.me.me")
+        assert me.sync_detailed(client=device_a).status_code == 401
+        sessions, _ = detailed("me_sessions", client=device_b)
+        assert [(s.id, s.current) for s in sessions] == [(tokens_b.session.id, True)]
+
+        moves = 0
+        for step in range(400):
+            states = [detailed("tables_state", table_id=table.pk, client=api) for api in rest]
+            latest = states[0][1]
+            if latest["hand"]["finished"]:
+                break
+            if not latest["actors"]:  # a clock runs (a reveal): it goes off at its deadline
+                fire(table.pk)
+                continue
+            mover = next((i for i, (s, _) in enumerate(states) if s.you in s.actors), None)
+            if mover is not None:  # another player, over REST
+                state = states[mover][1]
+                action = engine.bot_action(state["hand"]["view"], seed=step)
+                body = models.ActInRequest.from_dict(
+                    {"id": f"r{step}", "v": state["v"], "action": action}
+                )
+                acted, _ = detailed("tables_act", table_id=table.pk, client=rest[mover], body=body)
+                assert acted.duplicate is False
+                moves += 1
+                continue
+            # Lan, on device B's socket, once it holds the latest version
+            version = latest["v"]
+            socket_b.until(lambda m, version=version: socket_b.state.get("v", 0) >= version)
+            mine = socket_b.state
+            assert mine["you"] in mine["actors"], (mine["actors"], latest["actors"])
+            action = engine.bot_action(mine["hand"]["view"], seed=step)
+            answer = socket_b.act(v=mine["v"], action=action)
+            assert answer["type"] == "ack", answer
+            moves += 1
+        assert latest["hand"]["finished"]
+        socket_b.until(lambda m: bool(socket_b.state.get("hand", {}).get("finished")))
+        ended = socket_b.state
+        socket_b.ws.close()
+
+    assert moves > 0
+    result = models.TableStateOut.from_dict(ended).hand.result
+    assert isinstance(result, getattr(models, f"{plugin.schema_name}Result"))
+    hand = Hand.objects.get(pk=ended["hand"]["id"])
+    assert result.to_dict() == hand.result
+    assert lan.pk in [p["user_id"] for p in ended["hand"]["players"]]
+    assert socket_a.parsed > 0
+    assert socket_b.parsed > 0
+    print(f"{game}: {moves} moves, {socket_a.parsed + socket_b.parsed} socket messages parsed")
+    services.hand_settle(hand_id=hand.pk)  # no Celery worker here: settled in the test
+    assert_money_consistent()
