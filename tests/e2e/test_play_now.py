@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from ..registry import browser_games
 from .conftest import leave_now, shot, sign_up, table_state
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DEALT = """() => { const s = window.vipTable && window.vipTable.state;
   return !!(s && s.hand) && !!document.querySelector("[data-mine] .card"); }"""
