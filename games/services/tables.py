@@ -127,9 +127,7 @@ PLAY_NOW_SEATS = 4
 
 
 @retried
-def table_play_now(
-    *, user: User, game: str, address: str | None = None, **fields: int | None
-) -> Table:
+def table_play_now(*, user: User, game: str, address: str | None = None, **fields: Any) -> Table:
     """One tap, a hand: the player's seat at a "play now" table of ``game``,
     ready, the bots in the other seats ready too, so the table deals in this
     change when it can (docs/tables.md "Play now").

@@ -8,8 +8,8 @@ tests/views/test_my_tables.py.)"""
 import pytest
 
 from games import services
-from games.plugins import plugin_for
 from games.models import Hand, Invitation, Seat, Table
+from games.plugins import plugin_for
 from moderation import services as moderation
 from wallet.models import LedgerTransaction
 

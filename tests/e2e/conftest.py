@@ -307,14 +307,14 @@ def open_bot_table(page: Any, site: Site, game: str, *, owner: str | None = None
     from accounts.models import User
     from games import services
 
-    numbers = dict(item.split("=") for item in E2E_TABLE_DEFAULTS.split(","))
+    pairs = (item.split("=") for item in E2E_TABLE_DEFAULTS.split(","))
+    numbers: dict[str, Any] = {name: int(value) for name, value in pairs}
 
     def create() -> int:
         user = None if owner is None else User.objects.get(username=owner)
         return services.table_create(
-            owner=user, game=game, stake=10, seat_count=4, fill_with_bots=True,
-            **{name: int(value) for name, value in numbers.items()},
-        ).pk  # fmt: skip
+            owner=user, game=game, stake=10, seat_count=4, fill_with_bots=True, **numbers
+        ).pk
 
     table_id = in_a_thread(create)
     page.goto(f"{site.url}/tables/{table_id}/")

@@ -50,6 +50,7 @@ def test_one_tap_deals_without_a_ready_tap(game, make_user, tables):
     table = services.table_play_now(user=lan, game=game)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     assert lan.pk in [p["user_id"] for p in hand.players]
     assert len(hand.players) == Seat.objects.filter(table=table).count() >= 2
@@ -143,6 +144,7 @@ def test_a_seat_whose_socket_has_gone_is_freed_between_hands(game, make_user, ta
     assert not Seat.objects.filter(table=table).exists()  # the bots went back too
     assert Departure.objects.get(table=table, user=lan).reason == Departure.Reason.NOT_READY
     net = HandPlayer.objects.get(hand=hand, user=lan).net
+    assert net is not None  # settled
     assert balance(lan) == start + net
     assert wallet.account_for_user(user=lan).available == balance(lan)  # nothing held
     assert_money_consistent()
