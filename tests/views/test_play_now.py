@@ -48,3 +48,20 @@ def test_two_taps_one_seat_dealt_and_shown_with_its_chips_at_home(game, make_use
     assert "data-back-to-seat" in page
     lobby = client.get(f"/tables/?game={game}").content.decode()
     assert f'"chips": {held}' in lobby  # the lobby's "your tables" data
+
+
+def test_the_tap_posts_at_once_for_a_signed_in_player(make_user):
+    """One request from the tap to the table page: the home tile and the lobby
+    post to play now (no page in between); a visitor's link still goes by
+    the log-in page and the page that posts once back."""
+    client = client_for(make_user())
+    home = client.get("/").content.decode()
+    lobby = client.get("/tables/").content.decode()
+    for game in GAMES:
+        action = f'<form method="post" action="/tables/play/{game}/"'
+        assert action in home
+        assert action in lobby
+        assert f'<button type="submit" class="button play" data-home-play-now="{game}">' in home
+        assert f'<button type="submit" class="button big" data-play-now="{game}">' in lobby
+    visitor = Client().get("/").content.decode()
+    assert '<form method="post" action="/tables/play/' not in visitor
