@@ -44,6 +44,7 @@ from games.rules.cards import cards_str
 from games.rules.errors import RulesError
 from games.rules.game import Event
 from games.rules.replay import ReplayStep, replay
+from wallet.models import Account, Hold
 
 logger = logging.getLogger(__name__)
 
@@ -467,6 +468,7 @@ def my_tables(*, user: User) -> list[MyTable]:
         )
     )
     tables = sorted(rows, key=lambda t: (t.pk not in seats, t.owner_id != user.pk, -t.pk))
+    held = _chips_held(list(seats.values()), {t.pk: t for t in tables})
     hands = [t.current_hand_id for t in tables if t.pk in seats and t.current_hand_id]
     in_play = dict(
         Hand.objects.filter(pk__in=hands, ended_at__isnull=True).values_list("pk", "players")
@@ -485,12 +487,37 @@ def my_tables(*, user: User) -> list[MyTable]:
                     "in_hand": any(p["user_id"] == user.pk for p in dealt),
                     "leaving": seat.leaving,
                     "leave_after_hand": seat.leave_after_hand,
+                    "chips": held.get(seat.pk, 0),
                 },
                 owned=table.owner_id == user.pk,
                 invited=table.pk in invited,
             )
         )
     return mine
+
+
+def _chips_held(seats: list[Seat], tables: dict[int, Table]) -> dict[int, int]:
+    """What each of a player's seats holds of their chips (seat id -> chips):
+    its stack where chips sit on the seat (Poker's escrow, ``seat:<table>:
+    <position>``), else the wallet hold that backs it (Mậu Binh, Tiến Lên).
+    Two statements for any number of seats."""
+    escrow = {
+        f"seat:{s.table_id}:{s.position}": s.pk
+        for s in seats
+        if s.table_id in tables and plugin_for(tables[s.table_id].game).money.chips_on_seat
+    }
+    holds = {
+        s.hold_id: s.pk for s in seats if s.hold_id is not None and s.pk not in escrow.values()
+    }
+    chips = {
+        escrow[key]: balance
+        for key, balance in Account.objects.filter(key__in=escrow).values_list("key", "balance")
+    }
+    for hold_id, amount in Hold.objects.filter(
+        pk__in=holds, status=Hold.Status.PENDING
+    ).values_list("pk", "amount"):
+        chips[holds[hold_id]] = amount
+    return chips
 
 
 def week_start(now: datetime | None = None) -> datetime:

@@ -30,8 +30,7 @@ from games.plugins import PLUGINS, game_choices, plugin_for
 from kernel.errors import ServiceError
 from kernel.net import client_ip
 
-PLAY_NOW_STAKE = 10
-PLAY_NOW_SEATS = 4
+QUICK_SEATS = 4  # a table quick join opens
 GAME_TABS = [(game, plugin.label) for game, plugin in PLUGINS.items()]
 
 
@@ -113,22 +112,13 @@ def _open_and_sit(request: HttpRequest, game: str, **settings_: Any) -> HttpResp
     try:
         with transaction.atomic():
             table = services.table_create(
-                owner=_user(request), game=game, seat_count=PLAY_NOW_SEATS, **settings_,
+                owner=_user(request), game=game, seat_count=QUICK_SEATS, **settings_,
                 **table_defaults(),
             )  # fmt: skip
             services.table_sit(table_id=table.pk, user=_user(request), address=client_ip(request))
     except ServiceError as err:
         messages.error(request, err.message)
         return redirect(f"{reverse('lobby')}?game={game}")
-    return redirect(table_url(table))
-
-
-def _sit(request: HttpRequest, table: Table) -> HttpResponse:
-    try:
-        services.table_sit(table_id=table.pk, user=_user(request), address=client_ip(request))
-    except ServiceError as err:
-        messages.error(request, err.message)
-        return redirect(f"{reverse('lobby')}?game={table.game}")
     return redirect(table_url(table))
 
 
@@ -169,10 +159,14 @@ def play_now(request: HttpRequest, game: str) -> HttpResponse:
         return render(
             request, "games/play_now.html", {"game": game, "label": dict(game_choices())[game]}
         )
-    table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
-    if table is not None:
-        return _sit(request, table)
-    return _open_and_sit(request, game, stake=PLAY_NOW_STAKE, fill_with_bots=True)
+    try:
+        table = services.table_play_now(
+            user=_user(request), game=game, address=client_ip(request), **table_defaults()
+        )
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect(f"{reverse('lobby')}?game={game}")
+    return redirect(table_url(table))
 
 
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:

@@ -97,6 +97,10 @@ class MySeatOut(serializers.Serializer[dict[str, Any]]):
     leave_after_hand = serializers.BooleanField(
         help_text="You play the hand out, then leave at its settlement (`stay` cancels)."
     )
+    chips = serializers.IntegerField(
+        help_text="Your chips held at this seat: its stack (Poker's buy-in and winnings), "
+        "or the wallet hold that backs it (Mậu Binh, Tiến Lên). Leaving gives them back."
+    )
 
 
 class MyTableOut(TableOut):

@@ -14,6 +14,7 @@ from .seats import (
     LEAVE_AFTER_HAND,
     LEAVE_NOW,
     invite_redeem,
+    play_now_ready,
     seat_presence,
     socket_heartbeat,
     socket_open,
@@ -36,6 +37,7 @@ from .tables import (
     table_close,
     table_close_own,
     table_create,
+    table_play_now,
     table_timeout,
 )
 
@@ -47,6 +49,7 @@ __all__ = [
     "claim_timers",
     "hand_settle",
     "invite_redeem",
+    "play_now_ready",
     "seat_presence",
     "socket_heartbeat",
     "socket_open",
@@ -60,6 +63,7 @@ __all__ = [
     "table_close_own",
     "table_create",
     "table_leave",
+    "table_play_now",
     "table_ready",
     "table_release_bots",
     "table_seed",

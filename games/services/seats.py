@@ -149,6 +149,7 @@ def table_sit(
     auto_ready: bool | None = None,
     address: str | None = None,
     present: bool = False,
+    ready: bool = False,
 ) -> Seat:
     """Take a seat. ``auto_ready`` (None: on at a table with bots, where
     people expect the next hand without asking): the server readies the seat
@@ -156,7 +157,10 @@ def table_sit(
     seat ready anyway). ``address``: the request's client address, counted
     against its share of the bot pool when the table fills with bots.
     ``present``: the asking table socket counts at the seat (one change, one
-    version: others see the player seated and connected at once)."""
+    version: others see the player seated and connected at once).
+    ``ready`` ("play now": one tap): the seat is ready at once, and so are
+    the bots that fill the table (a bot has nothing to think over before a
+    deal), so the table deals in this change when it can."""
     if auto_ready is not None:
         _switch(auto_ready)
     _require_active(user)
@@ -174,7 +178,9 @@ def table_sit(
     )
     Departure.objects.filter(table=work.table, user=user).delete()
     if fills:
-        _fill_with_bots(work, user, address)
+        _fill_with_bots(work, user, address, ready=ready)
+    if ready:
+        _ready(work, seat, "")
     work.commit()
     return seat
 
@@ -278,6 +284,7 @@ def _add_bot(
     *,
     asked_by: User | None = None,
     address: str | None = None,
+    ready: bool = False,
 ) -> Seat:
     # Every bot's loan locks the house's row: taken first (after the asker's
     # and the table's rows), it makes the shares' counts and the pool's growth
@@ -293,14 +300,29 @@ def _add_bot(
     needed, buy_in = _bot_needs(work)
     bot = _bot_user(work, needed)
     seat = _take_seat(work, bot, free, buy_in, bot_for=asked_by, bot_for_address=address)
-    work.bot_to_ready(seat.position)
+    if ready:
+        _ready(work, seat, "")  # its seed is drawn at the deal (play.contributions)
+    else:
+        work.bot_to_ready(seat.position)
     return seat
 
 
-def _fill_with_bots(work: TableWork, asked_by: User, address: str | None = None) -> None:
+def _fill_with_bots(
+    work: TableWork, asked_by: User, address: str | None = None, *, ready: bool = False
+) -> None:
     wanted = min(work.table.seat_count, _BOTS_FILL_TO)
     while len(work.seats) < wanted:
-        _add_bot(work, asked_by=asked_by, address=address)
+        _add_bot(work, asked_by=asked_by, address=address, ready=ready)
+
+
+def _bots_let_go(work: TableWork, user_id: int) -> None:
+    """The player left the table (or its hand): the bots they asked for there
+    stop counting against their share of the pool and their address's at
+    once, whether they play the hand out or stay with the table's other
+    players (``_check_bot_shares`` counts ``bot_for``)."""
+    for bot in work.seats:
+        if bot.is_bot and bot.bot_for_id == user_id:
+            work.update_seat(bot, bot_for_id=None, bot_for_address=None)
 
 
 @retried
@@ -330,8 +352,10 @@ def table_release_bots(*, table_id: int) -> int:
     """Send a table's bots back to the pool when no person has been present
     there for ``BOT_RELEASE_SECONDS`` (``selectors.tables_without_people``,
     checked again under the table's lock), between hands: seats freed and
-    chips back to the house, as when the last person leaves. Returns the bots
-    sent back (0: someone came back, or a hand is on)."""
+    chips back to the house, as when the last person leaves. The seats of
+    people whose socket has gone (``gone``) are freed too, as a leave: no
+    seat is held at a table nobody plays at. Returns the bots sent back (0:
+    someone came back, or a hand is on)."""
     work = TableWork(table_id)
     hand = work.hand
     if hand is not None and not hand.settled:
@@ -339,10 +363,40 @@ def table_release_bots(*, table_id: int) -> int:
     if not selectors.tables_without_people(table_id=table_id):
         return 0
     bots = [s for s in work.seats if s.is_bot]
+    for person in [s for s in work.seats if gone(s, 0)]:
+        free_seat(work, person, Departure.Reason.NOT_READY)
     for bot in bots:
         free_seat(work, bot, Departure.Reason.LEFT)
     work.commit()
     return len(bots)
+
+
+def gone(seat: Seat, seconds: int) -> bool:
+    """A person's seat whose socket has gone: it had one, and none has been
+    open (``Seat.connected``) for ``seconds``. A seat that never had a socket
+    (a player of the API alone) is never gone."""
+    if seat.is_bot or seat.last_seen is None or seat.connected:
+        return False
+    return seat.last_seen <= clock.now() - timedelta(seconds=seconds)
+
+
+@retried
+def play_now_ready(*, table_id: int, user: User) -> None:
+    """ "Play now" took the player back to their seat: ready it if the table
+    waits for them (as the Ready button would). Nothing changes where it
+    cannot be (a hand on, chips short: the table page says so)."""
+    work = TableWork(table_id)
+    seat = work.seat_of(user)
+    if seat is None or work.table.status != Table.Status.WAITING:
+        return
+    if seat.ready or seat.leaving:
+        return
+    try:
+        with work.attempt():
+            _ready(work, seat, "")
+    except NotEnoughChips:
+        return
+    work.commit()
 
 
 def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
@@ -362,6 +416,7 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
         )  # fmt: skip
     at = clock.now()
     if not seat.is_bot:
+        _bots_let_go(work, seat.user_id)
         Departure.objects.update_or_create(
             table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": at}
         )
@@ -413,6 +468,7 @@ def table_leave(
             work.update_seat(seat, leave_after_hand=True)
     elif not seat.leaving:
         work.update_seat(seat, leaving=True, ready=False)
+        _bots_let_go(work, seat.user_id)
         hand = work.hand
         assert hand is not None
         if not hand.finished:

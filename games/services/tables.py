@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games import clock, publish
+from games import clock, publish, selectors
 from games import seeds as seed_source
 from games.errors import (
     AccountInactive,
@@ -33,6 +33,7 @@ from games.errors import (
     PrivateTable,
     ReportTooFast,
     TableClosed,
+    TableFull,
     TableNotFound,
 )
 from games.limits import check_table, game_settings
@@ -53,7 +54,16 @@ from kernel.errors import PermissionDenied
 from kernel.retry import retried
 
 from .hands import hand_timeout, maybe_deal
-from .seats import free_seat, limit_open_tables, ready_by_itself, ready_clock, short_of_chips
+from .seats import (
+    free_seat,
+    gone,
+    limit_open_tables,
+    play_now_ready,
+    ready_by_itself,
+    ready_clock,
+    short_of_chips,
+    table_sit,
+)
 from .settle import settle_in
 from .work import TableWork
 
@@ -111,6 +121,58 @@ def table_create(
     return table
 
 
+# A "play now" table: its stake and seats (the rest are the site's defaults).
+PLAY_NOW_STAKE = 10
+PLAY_NOW_SEATS = 4
+
+
+@retried
+def table_play_now(*, user: User, game: str, address: str | None = None, **fields: Any) -> Table:
+    """One tap, a hand: the player's seat at a "play now" table of ``game``,
+    ready, the bots in the other seats ready too, so the table deals in this
+    change when it can (docs/tables.md "Play now").
+
+    * Seated already at an open table of this game (a tab closed, a second
+      tap): that table, never a second seat or buy-in; readied if it waits.
+    * Else a public bots-only table of the play-now stake that nobody is at.
+    * Else a new one, the house's (``owner`` None): it counts against no
+      one's ``MAX_OPEN_TABLES_PER_USER``, and the idle closer closes it.
+
+    ``fields``: the clocks and bot think times of a new table (the site's
+    ``TABLE_DEFAULTS``). Refusals (``not_enough_chips``, ``too_many_bots``...)
+    change nothing. Requests of one player at once are counted one after
+    another (their account's row, locked first as ``table_sit`` does)."""
+    if game not in PLUGINS:
+        raise TableNotFound()
+    if not User.objects.select_for_update(no_key=True).filter(pk=user.pk, is_active=True).exists():
+        raise AccountInactive()
+    held = (
+        Seat.objects.filter(user=user, table__game=game, leaving=False)
+        .exclude(table__status=Table.Status.CLOSED)
+        .order_by("-table__fill_with_bots", "-pk")
+        .values_list("table_id", flat=True)
+        .first()
+    )
+    if held is not None:
+        play_now_ready(table_id=held, user=user)
+        return Table.objects.get(pk=held)
+    for _attempt in range(3):
+        table = selectors.open_table_for(game=game, stake=PLAY_NOW_STAKE, bots_only=True)
+        if table is None:
+            break
+        try:
+            table_sit(table_id=table.pk, user=user, address=address, ready=True)
+        except TableFull:
+            continue
+        return table
+    table = table_create(
+        owner=None, game=game, stake=PLAY_NOW_STAKE, seat_count=PLAY_NOW_SEATS,
+        fill_with_bots=True, **fields,
+    )  # fmt: skip
+    table_sit(table_id=table.pk, user=user, address=address, ready=True)
+    return table
+
+
 @retried
 def table_timeout(*, table_id: int, clock_version: int) -> bool:
     """The table's clock ran out. Safe to call twice or late: it acts only if
@@ -160,6 +222,9 @@ def _summary_over(work: TableWork) -> None:
         return
     work.clear_clock()
     work.update_table(status=Table.Status.WAITING)
+    for seat in list(work.seats):
+        if gone(seat, work.table.ready_seconds):
+            free_seat(work, seat, Departure.Reason.NOT_READY)
     for seat in work.seats:
         if seat.is_bot:
             if not seat.ready or not work.plugin.keeps_ready:

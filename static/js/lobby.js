@@ -40,6 +40,8 @@ function tableCard(t, why = null) {
         h("span", { class: "sitter-name" }, _("Free seat")));
   });
   const full = t.taken >= t.seat_count;
+  // Where you sit, the way back to your seat (never "Watch").
+  const yours = (t.players || []).some((p) => p.user_id === me);
   return h("article", { class: `table-card ${t.status}`, "data-table-row": t.id },
     h("header", {},
       h("a", { class: "table-name", href: url }, t.name || fmt(_("Table %(id)s"), { id: t.id })),
@@ -51,13 +53,15 @@ function tableCard(t, why = null) {
     h("ul", { class: "sitters" }, seats),
     t.rules && t.rules.length ? h("small", { class: "muted table-rules", "data-table-rules": t.id },
       fmt(_("Own rules: %(rules)s"), { rules: t.rules.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(", ") })) : null,
-    h("a", { class: `button small${full ? " ghost" : ""}`, href: url }, full ? _("Watch") : _("Join")));
+    yours ? h("a", { class: "button small", href: url, "data-back-to-seat": t.id }, _("Back to your seat"))
+      : h("a", { class: `button small${full ? " ghost" : ""}`, href: url }, full ? _("Watch") : _("Join")));
 }
 
 // Why one of your tables is listed.
 function whyLine(t) {
   const reasons = [];
   if (t.seat) reasons.push(["seated", _("You sit here")]);
+  if (t.seat && t.seat.chips != null) reasons.push(["held", fmt(_("%(chips)s chips held at your seat"), { chips: chips(t.seat.chips) })]);
   if (t.owned) reasons.push(["owned", _("Your table")]);
   if (t.invited) reasons.push(["invited", _("Invited")]);
   return h("p", { class: "why-line" }, reasons.map(([key, text]) => h("span", { class: `why ${key}`, "data-why": key }, text)));

@@ -9,6 +9,7 @@ import pytest
 
 from games import services
 from games.models import Hand, Invitation, Seat, Table
+from games.plugins import plugin_for
 from moderation import services as moderation
 from wallet.models import LedgerTransaction
 
@@ -75,13 +76,26 @@ def test_my_tables_says_where_i_sit_what_i_own_and_where_i_was_invited(
     assert [t["id"] for t in listed] == [sitting.pk, playing.pk, owned.pk, private.pk]
     assert [{k: t[k] for k in REASONS} for t in listed] == [
         {
-            "seat": {"position": 0, "in_hand": False, "leaving": False, "leave_after_hand": False},
+            "seat": {
+                "position": 0,
+                "in_hand": False,
+                "leaving": False,
+                "leave_after_hand": False,
+                # Mậu Binh: the wallet hold of the table's minimum balance
+                "chips": plugin_for("maubinh").money.min_balance(sitting),
+            },
             "owned": False,
             "invited": False,
             "invite_code": None,
         },
         {
-            "seat": {"position": 0, "in_hand": True, "leaving": False, "leave_after_hand": True},
+            "seat": {
+                "position": 0,
+                "in_hand": True,
+                "leaving": False,
+                "leave_after_hand": True,
+                "chips": POKER_BUY_IN,  # Poker: the stack (blinds move at the settlement)
+            },
             "owned": False,
             "invited": False,
             "invite_code": None,

@@ -298,6 +298,30 @@ def open_play_now(page: Any, site: Site, game: str) -> None:
     page.wait_for_selector("[data-table-app] .seat.you")
 
 
+def open_bot_table(page: Any, site: Site, game: str, *, owner: str | None = None) -> None:
+    """A four-seat table of ``game`` that fills its empty seats with bots
+    (``owner``: a username, else the house's), where the page sits down by
+    its own Sit button: seated, not ready, the Ready button shown. For the
+    tests of the Ready flow; "play now" readies and deals in its one tap
+    (``open_play_now``)."""
+    from accounts.models import User
+    from games import services
+
+    pairs = (item.split("=") for item in E2E_TABLE_DEFAULTS.split(","))
+    numbers: dict[str, Any] = {name: int(value) for name, value in pairs}
+
+    def create() -> int:
+        user = None if owner is None else User.objects.get(username=owner)
+        return services.table_create(
+            owner=user, game=game, stake=10, seat_count=4, fill_with_bots=True, **numbers
+        ).pk
+
+    table_id = in_a_thread(create)
+    page.goto(f"{site.url}/tables/{table_id}/")
+    page.click("[data-action=sit]")
+    page.wait_for_selector("[data-table-app] .seat.you")
+
+
 def table_state(page: Any) -> dict[str, Any]:
     return dict(page.evaluate("window.vipTable.state"))
 

@@ -13,7 +13,7 @@ import pytest
 from .conftest import (
     leave_now,
     next_hand_if_dealt_finished,
-    open_play_now,
+    open_bot_table,
     shot,
     sign_up,
     table_state,
@@ -206,7 +206,7 @@ def test_the_table_moves_and_sounds(pages, site):
     }
     for game, steps in games.items():
         for page in (laptop, phone):
-            open_play_now(page, site, game)
+            open_bot_table(page, site, game)
         for step in steps:
             for page in (laptop, phone):
                 step(page)

@@ -19,7 +19,7 @@ from ..registry import browser_games
 from .conftest import (
     leave_now,
     next_hand_if_dealt_finished,
-    open_play_now,
+    open_bot_table,
     shot,
     sign_up,
     table_state,
@@ -100,7 +100,7 @@ def test_no_raw_engine_word_on_the_vietnamese_tables(pages, site):
     sign_up(page, site)
     seen = {}
     for game in browser_games():
-        open_play_now(page, site, game)
+        open_bot_table(page, site, game)
         middle, result = play_to_result(page, game)
         seen[game] = (raw_words(middle), raw_words(result))
         shot(page, f"words-{game}-result")
@@ -189,7 +189,7 @@ def test_reporting_a_chat_line(pages, site):
     lan, minh = pages.new(), pages.new()
     sign_up(lan, site, display_name="Lan")
     sign_up(minh, site, display_name="Minh")
-    open_play_now(lan, site, "tienlen")
+    open_bot_table(lan, site, "tienlen")
     lan.fill("[data-chat-input]", "mua chip giá rẻ ở trang khác")
     lan.click("[data-chat-send]")
     lan.wait_for_selector("[data-chat-log] li .text")

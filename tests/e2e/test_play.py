@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, reopen, shot, sign_up, table_state
+from .conftest import open_bot_table, reopen, shot, sign_up, table_state
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -75,7 +75,7 @@ def balance_is_live(page: Any) -> None:
 def test_mau_binh_with_bots(pages, site):
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "maubinh")
+    open_bot_table(page, site, "maubinh")
     assert page.locator(".seat").count() == 4
     no_auto_ready(page)
     ready(page)
@@ -119,7 +119,7 @@ def test_mau_binh_with_bots(pages, site):
 def test_tien_len_with_bots(pages, site):
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "tienlen")
+    open_bot_table(page, site, "tienlen")
     no_auto_ready(page)
     ready(page)
     # A tới trắng at the deal (about one deal in thirty with four players) ends
@@ -180,7 +180,7 @@ def test_tien_len_with_bots(pages, site):
 def test_poker_with_bots(pages, site):
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "holdem")
+    open_bot_table(page, site, "holdem")
     ready(page)
     page.wait_for_selector("[data-hole] .card")
     assert page.locator("[data-hole] .card").count() == 2

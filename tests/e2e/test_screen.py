@@ -32,7 +32,7 @@ import pytest
 from ..registry import browser_games
 from .conftest import (
     next_hand_if_dealt_finished,
-    open_play_now,
+    open_bot_table,
     reopen,
     shot,
     sign_up,
@@ -470,7 +470,7 @@ def test_the_game_screen_fits_every_size(pages, site, game, language):
     sign_up(page, site)
     if language != "vi":
         switch_language(page, language)
-    open_play_now(page, site, game)
+    open_bot_table(page, site, game)
     if game == "tienlen":
         drawers_are_drawers(page)
     page.click("[data-action=ready]")

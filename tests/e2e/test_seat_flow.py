@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, shot, sign_up, table_state
+from .conftest import open_bot_table, shot, sign_up, table_state
 from .test_play import MY_TURN_OR_DONE, act_and_wait, no_auto_ready, ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -44,7 +44,7 @@ def test_the_next_hand_comes_by_itself_and_leaving_waits_for_the_hand(pages, sit
 
     # Mậu Binh: auto-ready is on at a table with bots; one Ready, then the
     # next hand is dealt without pressing it again.
-    open_play_now(page, site, "maubinh")
+    open_bot_table(page, site, "maubinh")
     assert page.is_checked("[data-auto-ready]")
     ready(page)
     first = table_state(page)["hand"]["id"]
@@ -63,7 +63,7 @@ def test_the_next_hand_comes_by_itself_and_leaving_waits_for_the_hand(pages, sit
     page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
 
     # Tiến Lên: the same, then "leave after this hand" (the default leave).
-    open_play_now(page, site, "tienlen")
+    open_bot_table(page, site, "tienlen")
     assert page.is_checked("[data-auto-ready]")
     ready(page)
     first = table_state(page)["hand"]["id"]
@@ -103,7 +103,7 @@ def test_a_tap_on_ready_survives_an_update_during_the_press(pages, site):
     are drawn after its click."""
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "tienlen")
+    open_bot_table(page, site, "tienlen")
     no_auto_ready(page)
     button = page.locator("[data-action=ready]")
     box = button.bounding_box()

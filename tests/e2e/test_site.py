@@ -18,7 +18,7 @@ from .conftest import (
     PHONE,
     leave_now,
     next_hand_if_dealt_finished,
-    open_play_now,
+    open_bot_table,
     shot,
     sign_up,
     switch_language,
@@ -149,7 +149,7 @@ def test_script_in_a_display_name_and_in_chat_shows_as_text(pages, site):
     page = pages.new()
     name = "<script>window.pwned=1</script>Lan"
     sign_up(page, site, display_name=name)
-    open_play_now(page, site, "tienlen")
+    open_bot_table(page, site, "tienlen")
     assert page.text_content(".seat.you [data-seat-name]") == name
     message = "<img src=x onerror=window.pwned=2><b>chào</b>"
     page.fill("[data-chat-input]", message)
@@ -170,7 +170,7 @@ def test_script_in_a_display_name_and_in_chat_shows_as_text(pages, site):
 def test_english_switch_keeps_game_terms_vietnamese(pages, site):
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "maubinh")
+    open_bot_table(page, site, "maubinh")
     assert page.text_content("[data-action=ready]") == "Sẵn sàng"
     page.click(".lang-switch button[value=en]")
     page.wait_for_selector("[data-action=ready]")
@@ -199,7 +199,7 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
     page.goto(f"{site.url}/tables/")
     shot(page, "phone-lobby")
     for game in browser_games():
-        open_play_now(page, site, game)
+        open_bot_table(page, site, game)
         no_horizontal_scroll(page)
         page.click("[data-action=ready]")
         page.wait_for_function("() => window.vipTable.state.hand !== null")
@@ -214,7 +214,7 @@ def test_phone_layout_has_no_horizontal_scroll(pages, site):
 def test_history_and_replay_of_a_finished_hand(pages, site):
     page = pages.new()
     sign_up(page, site)
-    open_play_now(page, site, "maubinh")
+    open_bot_table(page, site, "maubinh")
     page.click("[data-action=ready]")
     page.wait_for_selector("[data-action=submit]")
     page.click("[data-action=auto]")
@@ -252,7 +252,7 @@ def test_your_tables_on_the_home_page_and_the_lobby_and_closing_your_own(pages, 
     page = pages.new()
     username = sign_up(page, site)
     game = browser_games()[0]
-    open_play_now(page, site, game)  # a table of mine, bots in the other seats
+    open_bot_table(page, site, game, owner=username)  # mine, bots in the other seats
     table_page = page.url
     table_id = int(table_page.rstrip("/").rsplit("/", 1)[1])
     owner = Table.objects.get(pk=table_id).owner

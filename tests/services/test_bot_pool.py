@@ -244,8 +244,11 @@ def test_bots_go_back_when_the_people_have_been_gone_a_while(shares, make_user, 
     """Poker (no ready clock sends the player away). The player's socket
     closes; the table's ``active_at`` is bumped all along (as bots' moves
     would): after BOT_RELEASE_SECONDS without a connected person, the sweeper
-    sends the bots back, their chips to the house. The player keeps their seat."""
+    sends the bots back, their chips to the house. The player's seat, its
+    socket gone, is not held either (issue 32): freed as a leave, the stack
+    back in the wallet."""
     lan = make_user()
+    start = wallet.account_for_user(user=lan).balance
     board = services.table_create(owner=lan, game="holdem", stake=1, seat_count=4)
     services.table_sit(table_id=board.pk, user=lan, buy_in=40, address="198.51.100.5")
     services.seat_presence(table_id=board.pk, user=lan, delta=1)
@@ -268,11 +271,12 @@ def test_bots_go_back_when_the_people_have_been_gone_a_while(shares, make_user, 
     tables.clock.advance(seconds=1)
     assert tasks.sweeper()["released"] == 1
 
-    assert list(Seat.objects.filter(table=board).values_list("user", flat=True)) == [lan.pk]
+    assert not Seat.objects.filter(table=board).exists()
     assert Table.objects.get(pk=board.pk).status == Table.Status.WAITING
     assert house() == float_ + 2 * 80  # each bot's Poker buy-in
     assert all(a.balance == 0 for a in Account.objects.filter(user__is_bot=True))
-    assert not Departure.objects.filter(table=board).exclude(user=lan).exists()
+    assert Departure.objects.get(table=board).user == lan
+    assert wallet.account_for_user(user=lan).available == start  # the 40 back
     assert_money_consistent()
 
 

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Invitation, Seat, Table
+from games.plugins import plugin_for
 
 from .test_pages import client_for
 
@@ -50,8 +51,10 @@ def test_the_home_page_shows_where_you_sit_what_you_own_and_where_you_were_invit
 
     rows = my_rows(page)
     assert list(rows) == [sitting.pk, owned.pk, private.pk]
+    held = plugin_for("maubinh").money.min_balance(sitting)  # the wallet hold of the seat
     assert rows[sitting.pk] == (
         f"Bàn {sitting.pk} Mậu Binh · Cược 20 · 1/4 ghế Đang chờ người chơi Bạn ngồi ở đây"
+        f" Ghế của bạn đang giữ {held} chip Về ghế của bạn"
     )
     assert rows[owned.pk] == "Bàn Lan Tiến Lên · Cược 10 · 0/4 ghế Đang chờ người chơi Bàn của bạn"
     assert rows[private.pk].endswith("Bàn riêng Được mời")
@@ -71,10 +74,11 @@ def test_the_home_page_says_when_you_are_in_the_hand_in_play(make_user, tables):
         services.table_sit(table_id=table.pk, user=user, buy_in=100)
         services.table_ready(table_id=table.pk, user=user)
 
-    assert my_rows(client_for(lan).get(reverse("home")))[table.pk].endswith("Bạn đang chơi ở đây")
+    assert "Bạn đang chơi ở đây" in my_rows(client_for(lan).get(reverse("home")))[table.pk]
     english = client_for(lan)
     english.cookies["django_language"] = "en"
-    assert my_rows(english.get(reverse("home")))[table.pk].endswith("You are playing here")
+    row = my_rows(english.get(reverse("home")))[table.pk]
+    assert row.endswith("You are playing here 100 chips held at your seat Back to your seat")
 
 
 def test_the_lobby_page_lists_your_tables_and_your_private_ones_to_you_alone(make_user, tables):

@@ -68,7 +68,10 @@ def test_play_now_reuses_a_table_of_bots_nobody_is_at(make_user, tables):
     lan, minh = make_user(), make_user()
     client_for(lan).post(reverse("play-now", args=["tienlen"]))
     table = Table.objects.get()
-    services.table_leave(table_id=table.pk, user=lan)
+    services.table_leave(table_id=table.pk, user=lan)  # the hand dealt at once plays out
+    play_until_finished(tables, table)
+    tables.drain()
+    assert not Seat.objects.filter(table=table).exists()
     client_for(minh).post(reverse("play-now", args=["tienlen"]))
     assert Table.objects.count() == 1
     assert Seat.objects.get(table=table, is_bot=False).user == minh
