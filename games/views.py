@@ -21,8 +21,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
-from games import selectors, services
-from games.errors import HandNotReplayable, TableFull, TableNotFound
+from games import rulebook, selectors, services
+from games.errors import (
+    HandNotReplayable,
+    PrivateTable,
+    RulesNotFound,
+    TableFull,
+    TableNotFound,
+)
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Hand, Table
@@ -301,3 +307,41 @@ def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
             "game_module": plugin_for(hand.game).browser_module,
         },
     )
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    """The rules pages' index: every game and its presets."""
+    games = [(plugin, [(code, plugin.preset_label(code)) for code, _ in plugin.presets])
+             for plugin in PLUGINS.values()]  # fmt: skip
+    return render(request, "rules/index.html", {"games": games})
+
+
+def rules_game(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's rules: its first preset's (the lobby form's default)."""
+    plugin = PLUGINS.get(game)
+    if plugin is None:
+        raise Http404
+    return redirect("rules-preset", game=game, preset=plugin.presets[0][0])
+
+
+def rules_preset(request: HttpRequest, game: str, preset: str) -> HttpResponse:
+    try:
+        book = rulebook.rules_book(game=game, preset=preset)
+    except RulesNotFound:
+        raise Http404 from None
+    return render(request, "rules/page.html", {"book": book, **book.context()})
+
+
+def table_rules(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A table's rules: its own differences on top, then its preset's page with
+    the table's numbers. A private table's only for those who may open it."""
+    user = _user(request) if request.user.is_authenticated else None
+    try:
+        book = rulebook.table_rules_book(
+            table_id=table_id, user=user, invite_code=request.GET.get("invite", "")
+        )
+    except TableNotFound:
+        raise Http404 from None
+    except PrivateTable:
+        return render(request, "games/private.html", {}, status=403)
+    return render(request, "rules/page.html", {"book": book, **book.context()})

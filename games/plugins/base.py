@@ -205,6 +205,19 @@ class GamePlugin:
         (a raise cap of at least the big blind)."""
         return {}
 
+    #: The rules page's own part (a template: the game's sections of prose,
+    #: docs/rules.md in its own words, reading every number from ``rules``);
+    #: None: the page shows the ruleset's numbers only.
+    rules_template: ClassVar[str | None] = None
+    #: The sections of ``rules_template``: (anchor, title, where the rules
+    #: contract says it, e.g. "docs/rules.md 2.6"), for its contents and the API.
+    rules_sections: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+
+    def rules_context(self, ruleset: Any, table: Table | None) -> dict[str, Any]:
+        """What ``rules_template`` reads besides ``rules`` (the ruleset) and
+        ``table``: names and lists made from the ruleset's numbers."""
+        return {}
+
     def client_rules(self, table: Table) -> dict[str, Any]:
         """What the table page's script needs of the ruleset."""
         return {"preset": table.preset}
