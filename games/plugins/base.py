@@ -63,6 +63,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from django.conf import settings
+
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
 from games.rules import registry
@@ -217,6 +219,18 @@ class GamePlugin:
         """What ``rules_template`` reads besides ``rules`` (the ruleset) and
         ``table``: names and lists made from the ruleset's numbers."""
         return {}
+
+    def rules_seconds(self, table: Table | None, name: str) -> int:
+        """A clock's seconds (a knob or a ``Table`` column) as the rules page
+        states it: the table's, or without one a new table's
+        (``settings.TABLE_DEFAULTS``, else the default)."""
+        if table is not None:
+            return int(self.setting(table, name) if name in self.knobs else getattr(table, name))
+        if name in settings.TABLE_DEFAULTS:
+            return int(settings.TABLE_DEFAULTS[name])
+        if name in self.knobs:
+            return int(self.knobs[name].default)
+        return int(Table._meta.get_field(name).get_default())
 
     def client_rules(self, table: Table) -> dict[str, Any]:
         """What the table page's script needs of the ruleset."""

@@ -106,11 +106,7 @@ class MauBinh(GamePlugin):
             ],
             "bonuses": [(label, getattr(ruleset, name), cards) for label, name, cards in _BONUSES],
             "sweep_plain": 3 * ruleset.sweep_pair_multiplier,
-            "arrange_seconds": (
-                self.setting(table, "arrange_seconds")
-                if table is not None
-                else self.knobs["arrange_seconds"].default
-            ),
+            "arrange_seconds": self.rules_seconds(table, "arrange_seconds"),
         }
 
     def client_rules(self, table: Table) -> dict[str, Any]:
