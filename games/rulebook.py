@@ -77,7 +77,7 @@ class RulesBook:
 
     def context(self) -> dict[str, Any]:
         """What the plugin's template reads (``GamePlugin.rules_context``)."""
-        return self.plugin.rules_context(self.ruleset, self.table)
+        return {"rules": self.ruleset, **self.plugin.rules_context(self.ruleset, self.table)}
 
 
 def jsonable(value: Any) -> Any:

@@ -195,6 +195,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     plugin = plugin_for(table.game)
     buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
     held = plugin.money.min_balance(table)
+    rules_url = reverse("table-rules", args=[table.pk])
+    if invite:
+        rules_url += "?" + urlencode({"invite": invite})
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
     config = {
         "table": table.pk,
@@ -210,6 +213,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "chat": selectors.recent_chat(table=table),
         "closed_reason": table.closed_reason,
         "login": f"{reverse('login')}?{urlencode({'next': request.get_full_path()})}",
+        # The drawer bar's "Rules" button: the table's own rules page.
+        "rules_url": rules_url,
     }
     return render(
         request,
@@ -226,6 +231,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             # Wallet-hold games: the stakes held while one sits (None: a buy-in).
             "held_units": None if held is None else held // table.stake,
             "preset_label": plugin.preset_label(table.preset),
+            "rules_url": rules_url,
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}
                 for name, value in non_default_rules(table.game, table.preset, table.settings)

@@ -74,8 +74,13 @@ class Holdem(GamePlugin):
 
         return {
             "max_raise": table_or_preset("max_raise"),
-            "buy_in_min": table_or_preset("buy_in_min"),
-            "buy_in_max": table_or_preset("buy_in_max"),
+            # A table's own buy-in range, else the preset's.
+            "buy_in_min": ruleset.buy_in_min_big_blinds
+            if table is None
+            else table_or_preset("buy_in_min"),
+            "buy_in_max": ruleset.buy_in_max_big_blinds
+            if table is None
+            else table_or_preset("buy_in_max"),
             "turn_seconds": self.rules_seconds(table, "turn_seconds"),
             "time_bank": ruleset.time_bank_max_ms // 1000,
             "time_bank_topup": ruleset.time_bank_topup_ms // 1000,
