@@ -831,7 +831,7 @@ class RulesView(APIView):
         operation_id="rules",
         summary="A game's rules under one preset: every number, and the page's sections",
         description=(
-            "What the rules page (`/rules/<game>/<preset>/`, \"Luật chơi\") says, for apps: "
+            'What the rules page (`/rules/<game>/<preset>/`, "Luật chơi") says, for apps: '
             "every field of the preset's ruleset (docs/rules.md names them) and the page's "
             "sections of prose with their URLs. Anyone may read it. A game or preset there "
             "is not is `rules_not_found`."

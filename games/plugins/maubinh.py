@@ -16,6 +16,7 @@ _BONUS = (1, 30)
 
 # The rules page (templates/rules/maubinh.html): each instant win's name (as
 # players say it, in every language), what it is, and an example.
+# ruff: noqa: E501
 _INSTANTS = {
     "three_straights": ("Ba cái sảnh", _("a straight in each chi"), "9s Th Jd Qc Kh 4d 5s 6h 7c 8d Ah 2c 3d"),
     "three_flushes": ("Ba cái thùng", _("a flush in each chi"), "2h 5h 8h Jh Kh 3s 6s 9s Qs As 4d 7d Td"),

@@ -25,7 +25,8 @@ def _card(card: str) -> SafeString:
     colour = "red" if card[-1] in "dh" else "black"
     return format_html(
         '<span class="card {}" data-card="{}" role="img" aria-label="{}">'
-        '<span class="corner" aria-hidden="true"><span class="r">{}</span><span class="s">{}</span></span>'
+        '<span class="corner" aria-hidden="true">'
+        '<span class="r">{}</span><span class="s">{}</span></span>'
         '<span class="pip" aria-hidden="true">{}</span></span>',
         colour, card, rank + suit, rank, suit, suit,
     )  # fmt: skip

@@ -27,7 +27,8 @@ def test_every_presets_numbers_and_sections(game):
         assert response.status_code == 200
         body = response.json()
         ruleset = plugin.ruleset_of(preset, {})
-        assert body["game"] == game and body["preset"] == preset
+        assert body["game"] == game
+        assert body["preset"] == preset
         assert set(body["numbers"]) == {f.name for f in dataclasses.fields(ruleset)}
         assert body["url"] == f"http://testserver/rules/{game}/{preset}/"
         assert [s["id"] for s in body["sections"]] == [a for a, _t, _s in plugin.rules_sections]
@@ -64,9 +65,7 @@ def test_a_tables_rules_list_what_it_changed(make_user, tables):
     body = Client().get(f"{path}?invite={table.invite_code}").json()
 
     assert body["numbers"]["ket_3_bich"] == 13
-    assert body["table"]["differences"] == [
-        {"name": "ket_3_bich", "value": 13, "preset_value": 26}
-    ]
+    assert body["table"]["differences"] == [{"name": "ket_3_bich", "value": 13, "preset_value": 26}]
     assert body["table"]["numbers"]["stake"] == 10
     assert body["url"] == f"http://testserver/tables/{table.pk}/rules/"
     assert Client().get("/api/v1/tables/999999999/rules").json()["code"] == "table_not_found"

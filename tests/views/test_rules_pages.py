@@ -64,7 +64,9 @@ def test_every_game_and_preset_has_a_page_in_both_languages(game, preset, langua
         assert f'data-number="{field.name}"' in html
     # Cards are drawn as cards, each named for assistive technology.
     if plugin.rules_template:
-        assert re.search(r'<span class="card (red|black)" data-card="Ah" role="img" aria-label="A♥">', html)
+        assert re.search(
+            r'<span class="card (red|black)" data-card="Ah" role="img" aria-label="A♥">', html
+        )
     vietnamese = "Luật chơi" in html
     assert vietnamese == (language == "vi")
 
@@ -73,7 +75,7 @@ def test_the_english_and_vietnamese_pages_say_the_same_in_their_own_words():
     path = reverse("rules-preset", args=["tienlen", "vipgame"])
     vi, en = text_of(page(path, "vi")), text_of(page(path, "en"))
     assert "Kết 3 bích: when the winner's last play holds the 3♠, every loser pays 26 units" in en
-    assert "Kết 3 bích: khi lượt đánh cuối của người thắng có 3♠, mỗi người thua trả 26 đơn vị" in vi
+    assert "Kết 3 bích: khi lượt đánh cuối của người thắng có 3♠, mỗi người thua trả 26 cược" in vi
 
 
 def test_the_index_lists_every_game_and_preset():
@@ -116,7 +118,10 @@ def test_mau_binh_reads_its_bonuses_sweeps_and_instant_wins_from_the_preset(monk
     instants = section(after, "instant")
     assert "Sảnh rồng one card of every rank, 2 to A 15" in instants
     assert "Lục phé bôn" not in instants
-    assert 'data-number="bonus_trips_chi3"><th scope="row"><code>bonus_trips_chi3</code></th><td>7<' in after
+    assert (
+        'data-number="bonus_trips_chi3"><th scope="row"><code>bonus_trips_chi3</code></th><td>7<'
+        in after
+    )
 
 
 def test_mau_binh_presets_differ_where_their_rules_do():
@@ -201,7 +206,11 @@ def test_a_tables_page_shows_its_own_rules_first_and_plays_them(make_user, table
 
     top = html.index("data-rules-differences")
     assert top < html.index('<section id="deck"')
-    rows = dict(re.findall(r'data-difference="(\w+)"><th scope="row"><code>\w+</code></th><td>([^<]*)</td>', html))
+    rows = dict(
+        re.findall(
+            r'data-difference="(\w+)"><th scope="row"><code>\w+</code></th><td>([^<]*)</td>', html
+        )
+    )
     assert rows == {"bonus_trips_chi3": "6", "four_aces_top": "true"}
     assert "Sám in chi 3 6" in section(html, "scoring")
     assert 'data-rule="four_aces_top"' in html
@@ -239,12 +248,14 @@ def test_the_rules_are_linked_from_home_lobby_and_every_table(make_user, tables)
     assert f'href="{reverse("rules")}"' in home
     lobby = page(reverse("lobby"))
     for game in GAMES:
-        assert f'href="{reverse("rules-game", args=[game])}"' in page(f"{reverse('lobby')}?game={game}")
+        assert f'href="{reverse("rules-game", args=[game])}"' in page(
+            f"{reverse('lobby')}?game={game}"
+        )
     assert "data-lobby-rules" in lobby
     owner = make_user()
     for game in GAMES:
         table = services.table_create(owner=owner, game=game, stake=10, is_private=True)
         html = page(f"{reverse('table', args=[table.pk])}?invite={table.invite_code}")
-        link = f'{reverse("table-rules", args=[table.pk])}?invite={table.invite_code}'
+        link = f"{reverse('table-rules', args=[table.pk])}?invite={table.invite_code}"
         assert f'href="{link}"' in html
         assert f'"rules_url": "{link}"' in html  # the drawer bar's button (screen.js)
