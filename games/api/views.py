@@ -811,7 +811,7 @@ def _rules_out(request: Request, book: rulebook.RulesBook) -> dict[str, Any]:
         "url": url,
         "numbers": book.numbers,
         "sections": [
-            {"id": anchor, "title": str(title), "source": source, "url": f"{url}#{anchor}"}
+            {"id": anchor, "title": str(title), "contract": source, "url": f"{url}#{anchor}"}
             for anchor, title, source in book.plugin.rules_sections
         ],
         "table": None

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.db.models import Field
 
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
@@ -230,7 +231,9 @@ class GamePlugin:
             return int(settings.TABLE_DEFAULTS[name])
         if name in self.knobs:
             return int(self.knobs[name].default)
-        return int(Table._meta.get_field(name).get_default())
+        column = Table._meta.get_field(name)
+        assert isinstance(column, Field)
+        return int(column.get_default())
 
     def client_rules(self, table: Table) -> dict[str, Any]:
         """What the table page's script needs of the ruleset."""
