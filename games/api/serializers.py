@@ -774,7 +774,7 @@ class TableStateQuery(StrictQuery):
 class RulesSectionOut(serializers.Serializer[dict[str, Any]]):
     id = serializers.CharField(help_text="Its anchor on the rules page.")
     title = serializers.CharField(help_text="In the request's language.")
-    source = serializers.CharField(
+    contract = serializers.CharField(
         help_text='Where the rules contract says it: "docs/rules.md 2.6".'
     )
     url = serializers.CharField(help_text="The section on the rules page (HTML, any language).")
