@@ -43,7 +43,7 @@ def test_the_rules_button_opens_the_tables_rules_in_a_new_tab(pages, site, game)
     assert page.evaluate("window.vipTable.state.table.id") == int(table)
 
 
-def test_on_a_phone_the_rules_button_is_in_reach(pages, site):
+def test_on_a_phone_the_rules_are_in_reach(pages, site):
     page = pages.new(viewport=PHONE)
     sign_up(page, site)
     open_play_now(page, site, browser_games()[0])
@@ -54,3 +54,14 @@ def test_on_a_phone_the_rules_button_is_in_reach(pages, site):
     assert box["x"] + box["width"] <= PHONE["width"]
     assert box["y"] >= 0
     assert box["y"] + box["height"] <= PHONE["height"]
+
+    # Upright, the rules line shows, and the table's rules are its first link.
+    page.set_viewport_size({"width": 360, "height": 740})
+    link = page.locator("[data-table-rules] [data-table-rules-link]")
+    assert link.is_visible()
+    table = page.url.rstrip("/").rsplit("/", 1)[-1]
+    assert link.get_attribute("href") == f"/tables/{table}/rules/"
+    assert not page.locator("[data-rules-button]").is_visible()  # the bar keeps its room
+    box = link.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= 360
