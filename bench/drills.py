@@ -165,6 +165,7 @@ def drill_daphne(stack: Stack, tables: int) -> dict[str, Any]:
         "hands_completed_after_kill": hands_finished_since(specs, killed_at),
         "reconnects": run.reconnects,
         "errors": dict(run.errors),
+        "resent": dict(run.resent),
     }
     result["passed"] = bool(completed and interrupted and more and run.reconnects > 0)
     stack.start("daphne-a")
@@ -247,6 +248,7 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
         "reconnects": run.reconnects,
         "processes_restarted_by_the_supervisor": dict(stack.restarts),
         "errors": dict(run.errors),
+        "resent": dict(run.resent),
     }
     result["passed"] = bool(completed and interrupted and more)
     # Losing Redis makes two libraries log tracebacks we cannot prevent: the
@@ -280,6 +282,7 @@ def drill_postgres(stack: Stack, tables: int) -> dict[str, Any]:
         "hands_completed_after_the_drop": hands_finished_since(specs, dropped_at),
         "reconnects": run.reconnects,
         "errors": dict(run.errors),
+        "resent": dict(run.resent),
     }
     result["passed"] = bool(completed and interrupted and more and dropped > 0)
     final_checks(stack, result, specs)

@@ -29,6 +29,11 @@ GAMES = ("tienlen", "holdem", "maubinh")
 PASSWORD = "Bench-Tien-Len-42"
 PING_S = 10.0
 RECONNECT_FIRST_S, RECONNECT_MAX_S = 0.5, 8.0  # (static/js/socket.js)
+#: The answers that mean "nothing was done: send it again" (docs/protocol.md),
+#: how many times a move goes again, and the first wait (doubling).
+RESEND_CODES = ("server_error", "busy")
+RESENDS = 3
+RESEND_FIRST_S = 0.5
 
 
 @dataclass
@@ -112,6 +117,9 @@ class Run:
         self.arrivals: dict[tuple[int, int], tuple[list[int], list[float]]] = {}
         self.pings: list[float] = []
         self.errors: Counter[str] = Counter()
+        # Moves sent again with their id after server_error or busy, by code
+        # (not counted in ``errors`` unless the last one failed too).
+        self.resent: Counter[str] = Counter()
         self.reconnects = 0
         self.hands_seen: dict[int, set[int]] = {}
         self.error_times: list[float] = []
@@ -192,6 +200,8 @@ class Player:
         self.token = spec.tokens[position]
         self.chaos = chaos
         self.pending: str | None = None
+        self.move: dict[str, Any] | None = None  # the pending move, to send again
+        self.resent = 0  # times the pending move was sent again
         self.readied_for: int | None = None
         self.bought_for: int | None = None
         self.seeded_for: str | None = None  # the commitment our last seed answered
@@ -278,6 +288,8 @@ class Player:
                 action.acked = now
                 if message["id"] == self.pending:
                     self.pending = None
+            elif kind == "error" and self._send_again(ws, message):
+                self.run.resent[str(message.get("code"))] += 1
             elif kind == "error":
                 self.run.errors[str(message.get("code"))] += 1
                 if message.get("id") in self.run.actions:
@@ -344,6 +356,7 @@ class Player:
         client_id = self.next_id()
         self.pending = client_id
         act = {"type": "act", "id": client_id, "v": state["v"], "action": action}
+        self.move, self.resent = act, 0
         if not self.run.think:
             await self._send_act(ws, act)
             return
@@ -359,13 +372,34 @@ class Player:
             if time.perf_counter() >= self.run.window[1]:
                 self.pending = None
                 return
-        self.run.actions[act["id"]] = Action(self.spec.id, time.perf_counter())
+        # (a move sent again keeps the time it was first sent)
+        self.run.actions.setdefault(act["id"], Action(self.spec.id, time.perf_counter()))
         try:
             await ws.send(json.dumps(act))
         except Exception:
             if not delay:
                 raise
             self.pending = None  # the socket went while thinking: the listener reconnects
+
+    def _send_again(self, ws: Any, error: dict[str, Any]) -> bool:
+        """As the browser's socket.js: the pending move answered ``server_error``
+        or ``busy`` (nothing was done) goes again with its id, which the server
+        does at most once, up to RESENDS times after 0.5, 1 and 2 s."""
+        move = self.move
+        if (
+            move is None
+            or error.get("id") != self.pending
+            or error.get("id") != move["id"]
+            or error.get("code") not in RESEND_CODES
+            or self.resent >= RESENDS
+        ):
+            return False
+        self.resent += 1
+        wait = RESEND_FIRST_S * 2 ** (self.resent - 1)
+        task = asyncio.create_task(self._send_act(ws, move, wait))
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
+        return True
 
     def choose(self, state: dict[str, Any], view: dict[str, Any]) -> dict[str, Any] | None:
         """Move at once when it is this player's move; Hold'em checks or calls."""

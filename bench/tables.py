@@ -171,6 +171,7 @@ def summarise(run: Run, seconds: float) -> dict[str, Any]:
         "acked_as_duplicate": sum(1 for a in measured if a.duplicate),
         "refused_actions": dict(refused),
         "errors": dict(run.errors),
+        "resent": dict(run.resent),
         "reconnects": run.reconnects,
         "socket_error_times": [round(t, 1) for t in run.error_times],
     }
@@ -303,6 +304,7 @@ def report(result: dict[str, Any]) -> None:
         ("lost / duplicated actions", f"{load['lost_actions']} / {load['duplicated_actions']}"),
         ("refused actions", str(load["refused_actions"])),
         ("errors", str(load["errors"])),
+        ("moves sent again (server_error, busy)", str(load["resent"])),
         ("socket errors in warm-up / window",
          f"{sum(1 for t in load['socket_error_times'] if t < 0)} / "
          f"{sum(1 for t in load['socket_error_times'] if t >= 0)}"),

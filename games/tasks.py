@@ -20,6 +20,7 @@ from games.services import (
     table_timeout,
 )
 from kernel.ops import heartbeat, isolation, metrics
+from kernel.retry import TASK_RETRIES
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -36,14 +37,14 @@ def _for_a_table(task: str, table_id: int, call: Callable[[], object]) -> bool:
         return False
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **TASK_RETRIES)
 def table_timer(table_id: int, clock_version: int) -> bool:
     return _for_a_table(
         "timer", table_id, lambda: table_timeout(table_id=table_id, clock_version=clock_version)
     )
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **TASK_RETRIES)
 def bot_move(table_id: int, hand_id: int, position: int) -> bool:
     return _for_a_table(
         "bot move",
@@ -52,7 +53,7 @@ def bot_move(table_id: int, hand_id: int, position: int) -> bool:
     )
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **TASK_RETRIES)
 def bot_ready(table_id: int, position: int) -> None:
     _for_a_table(
         "bot ready", table_id, lambda: table_bot_ready(table_id=table_id, position=position)

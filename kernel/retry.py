@@ -10,12 +10,15 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
-from django.db import OperationalError, transaction
+from django.db import InterfaceError, OperationalError, transaction
+from kombu.exceptions import OperationalError as BrokerError
 from prometheus_client import Counter
 from psycopg import errors
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kernel.errors import Busy
 
@@ -81,3 +84,28 @@ def retried(func: Callable[P, R]) -> Callable[P, R]:
         raise AssertionError("unreachable")
 
     return run
+
+
+#: What a Celery task meets while the database, Redis or the broker is away
+#: for a moment (a restart, a failover, a pooler's reconnect), or while its
+#: rows stay contended (``Busy``): worth running the task again a little later.
+TRANSIENT: tuple[type[Exception], ...] = (
+    OperationalError,
+    InterfaceError,
+    RedisConnectionError,
+    RedisTimeoutError,
+    BrokerError,
+    Busy,
+)
+
+#: The options of an idempotent task that is run again after a transient
+#: error: after about 1, 2, 4, 8, 16 and 30 seconds (each jittered down to
+#: spread a crowd of them), then given up to the sweeper, which finds the same
+#: work from the database within seconds (docs/operations.md "Retries").
+TASK_RETRIES: dict[str, Any] = {
+    "autoretry_for": TRANSIENT,
+    "retry_backoff": 1,
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+    "max_retries": 6,
+}

@@ -7,8 +7,14 @@
 // stale one is dropped, and so is a delta for a version other than the one
 // held (a gap: it asks for a `sync` instead). Whoever applies a delta that
 // still does not apply calls `sync(v)` with the version it holds.
+// A move (`act`) answered `server_error` or `busy` (nothing was done) is sent
+// again with the same client id, which the server does at most once.
 
 const PING_MS = 15000;
+// The answers that mean "nothing was done: send it again" (docs/protocol.md
+// "Staying in step"), and how many times a move is sent again.
+const RESEND_CODES = new Set(["server_error", "busy"]);
+const RESENDS = 3;
 
 // Between half and all of the back-off ("equal jitter").
 function reconnectDelay(backoff) {
@@ -28,6 +34,8 @@ export class Connection {
     this.prefix = Math.random().toString(36).slice(2, 8);
     this.closedForGood = false;
     this.syncing = null; // the version a sync was asked from, until a state comes
+    this.moves = new Map(); // client id -> {message, resent}: moves not yet answered
+    this.opens = 0; // connections opened so far
     this.connect();
   }
 
@@ -40,6 +48,7 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
+      this.opens += 1;
       this.backoff = 500;
       this.onStatus("open");
       this.syncing = null;
@@ -52,6 +61,7 @@ export class Connection {
     ws.addEventListener("close", (event) => {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
+      this.moves.clear(); // after a reconnect, the state says what was done
       if (event.code === 4403 || event.code === 4404 || this.closedForGood) {
         this.onStatus("refused", event.code);
         return;
@@ -78,6 +88,22 @@ export class Connection {
       this.offset = message.server_time - (message.t + now) / 2;
       this.synced = true;
       return;
+    }
+    if (message.id && this.moves.has(message.id) && (message.type === "ack" || message.type === "error")) {
+      const move = this.moves.get(message.id);
+      if (message.type === "error" && RESEND_CODES.has(message.code) && move.resent < RESENDS) {
+        const wait = reconnectDelay(500 * 2 ** move.resent);
+        move.resent += 1;
+        setTimeout(() => {
+          if (this.moves.get(message.id) !== move) return;
+          if (!this.send(move.message)) {
+            this.moves.delete(message.id);
+            this.onMessage(message); // still not done, and now offline: say so
+          }
+        }, wait);
+        return;
+      }
+      this.moves.delete(message.id);
     }
     if (message.type === "state") {
       if (!this.synced) this.offset = message.server_time - Date.now();
@@ -121,6 +147,17 @@ export class Connection {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(message));
     return true;
+  }
+
+  /** Send a move (`act`) with a fresh client id, and send it again with the
+   * same id when it is answered `server_error` or `busy`: up to 3 times,
+   * after about 0.5, 1 and 2 s. Returns the id (or null when offline). */
+  act(message) {
+    const id = this.nextId();
+    const sent = { ...message, type: "act", id };
+    if (!this.send(sent)) return null;
+    this.moves.set(id, { message: sent, resent: 0 });
+    return id;
   }
 
   /** Send an action with a fresh client id; returns the id (or null when offline). */

@@ -42,6 +42,7 @@ export class TableShell {
     this.seedFor = null; // the commitment this.clientSeed was sent for
     this.seedId = null;
     this.summaryHidden = null;
+    this.notMine = null; // a finished hand I sat down after (not drawn)
     // A tap in progress: the server's updates wait for it (see holdWhilePressed).
     this.pressing = false;
     this.held = null;
@@ -161,7 +162,9 @@ export class TableShell {
 
   get ctx() {
     const state = this.state;
-    const hand = state.hand;
+    // A hand that ended before I sat down is not drawn at my new seat (a clean
+    // felt until the next deal); spectators still see it.
+    const hand = state.hand && state.hand.id === this.notMine && state.you === null ? null : state.hand;
     // The hand's own players (positions, user ids and names from the deal), never
     // whoever sits in their seats now: the server says which of them I am (`you`),
     // and which seat I sit at (`seat`).
@@ -195,12 +198,18 @@ export class TableShell {
       seatAt,
       act: (action, options) => this.act(action, options),
       now: () => this.conn.now(),
+      opens: this.conn.opens, // which connection of the socket this state came on
     };
   }
 
   applyState(state) {
     const fresh = !this.state;
     const before = this.state;
+    if (before && before.seat === null && state.seat !== null && state.hand && state.hand.finished && state.you === null) {
+      // Just sat down after a hand I was not in: its cards and result are not mine.
+      this.notMine = state.hand.id;
+      this.summaryHidden = state.hand.id;
+    }
     this.state = state;
     const ctx = this.ctx;
     const hand = state.hand;
@@ -276,10 +285,10 @@ export class TableShell {
    * that do not depend on others' (a Mậu Binh arrangement), so that another
    * player's move arriving first does not make them stale. */
   act(action, { versioned = true } = {}) {
-    const id = this.conn.nextId();
-    const message = { type: "act", id, action };
+    const message = { action };
     if (versioned) message.v = this.state.v;
-    if (!this.conn.send(message)) this.flash(_("Not connected."), "error");
+    const id = this.conn.act(message);
+    if (id === null) this.flash(_("Not connected."), "error");
     return id;
   }
 

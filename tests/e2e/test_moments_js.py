@@ -45,14 +45,13 @@ class Hand:
         positions: list[int],
         me: int | None,
         seat: int | None = None,
+        preset: str = "vipgame",
     ) -> None:
         self.engine, self.positions, self.me = engine, positions, me
         self.seat = positions[me] if me is not None else seat
         self.v, self.clock_started = 10, 10
         self.records: list[EventRecord] = []
-        self.state, events = engine.start(
-            engine.ruleset("vipgame", {}), deck, len(positions), setup
-        )
+        self.state, events = engine.start(engine.ruleset(preset, {}), deck, len(positions), setup)
         self.clock_key = self._clock_key()
         self._record(events)
 

@@ -150,3 +150,61 @@ def test_the_result_card_says_my_chips_then_each_opponent_by_the_hands_names(bla
         "capped": True,
     }
     assert errors == []
+
+
+# The felt's centre at the end of a Tiến Lên hand, as each player sees it.
+CENTRE = """async (state) => {
+  const game = (await import("/static/js/games/tienlen.js")).default;
+  const hand = state.hand;
+  const players = hand.players.map((p) => p.position);
+  const ctx = {
+    state, table: state.table, hand, view: hand.view, you: state.seat, me: state.you,
+    actors: state.actors, players, config: { rules: {} },
+    playerAt: (position) => players.indexOf(position),
+    nameOf: (index) => hand.players[index].name,
+  };
+  const centre = game.center(ctx);
+  const pile = centre.querySelector("[data-last-play]");
+  return { pile: pile ? pile.dataset.pile : null, text: centre.textContent };
+}"""
+
+
+def test_the_play_that_ends_a_tien_len_hand_stays_on_everyones_felt(blank):
+    page, errors = blank
+    for me in (0, 1, None):
+        _, states = cong_hand(me=me)
+        got = page.evaluate(CENTRE, states[-1])
+        assert got["pile"] == "Kc Kd Kh", me
+        assert "P0" in got["text"]
+    assert errors == []
+
+
+# What the Tiến Lên module announces as the hand ends (thối and cóng).
+TOLD = """async (state) => {
+  const game = (await import("/static/js/games/tienlen.js")).default;
+  const hand = state.hand;
+  const told = [];
+  const ctx = {
+    state, table: state.table, hand, view: hand.view, me: state.you,
+    nameOf: (index) => hand.players[index].name,
+    shell: { announce: (line) => told.push(line) },
+  };
+  game.summary(ctx);
+  return told;
+}"""
+
+
+def test_thoi_is_told_once_per_player_and_kind(blank):
+    page, errors = blank
+    _, states = cong_hand(me=1)
+    final = states[-1]
+    payments = [p for p in final["hand"]["result"]["payments"] if p["reason"] in ("thoi", "cong")]
+    kinds = {(p["payer"], p["reason"], p["detail"].get("combination")) for p in payments}
+    assert len(kinds) < len(payments), "the hand has no kind paid twice by one player"
+
+    told = page.evaluate(TOLD, final)
+
+    assert len(told) == len(kinds)
+    assert len(set(told)) == len(told)
+    assert any("×2" in line for line in told), told
+    assert errors == []

@@ -15,7 +15,8 @@ const REASONS = {
   sap: "Sập", instant: "Mậu binh tới trắng",
 };
 
-const local = { hand: null, rows: null, selected: null, key: null, sentKey: null };
+const local = { hand: null, rows: null, selected: null, key: null, sentKey: null, sent: null };
+const CHIS = ["chi1", "chi2", "chi3"];
 
 const nameVi = (name) => HAND_NAMES_VI[name] || name;
 const instantVi = (name) => INSTANT_NAMES_VI[name] || name;
@@ -69,7 +70,23 @@ function choose(ctx, arrangement) {
 
 function submit(ctx) {
   const [chi1, chi2, chi3] = local.rows;
+  local.sent = { hand: ctx.hand.id, opens: ctx.opens, chi1: chi1.slice(), chi2: chi2.slice(), chi3: chi3.slice() };
   ctx.act({ type: "submit", chi1, chi2, chi3 }, { versioned: false });
+}
+
+/** An arrangement sent on a socket that went before the server had it (its
+ * process lost mid-hand: the state after the reconnect shows no submission,
+ * or an older one) is sent again, once per connection. */
+function resendLost(ctx) {
+  const sent = local.sent;
+  if (!sent || sent.hand !== ctx.hand.id || sent.opens === ctx.opens) return;
+  const had = ctx.view.own.submission;
+  if (had && CHIS.every((chi) => had[chi].join() === sent[chi].join())) {
+    local.sent = null; // the server has it
+    return;
+  }
+  sent.opens = ctx.opens;
+  ctx.act({ type: "submit", chi1: sent.chi1, chi2: sent.chi2, chi3: sent.chi3 }, { versioned: false });
 }
 
 function arrangeArea(ctx) {
@@ -134,7 +151,12 @@ function shownArrangement(ctx) {
 }
 
 /** Units I won (+) or lost (-) against each opponent on the chi revealed so far. */
+/** My units against each opponent on the felt: while the chi are revealed,
+ * what they moved so far; once the hand is over, the whole result as the
+ * result card tells it (sập, lủng, instant wins, bonuses and leavers included). */
 function versus(ctx, upTo) {
+  const result = ctx.hand && ctx.hand.result;
+  if (ctx.view.phase === "finished" && result && !result.voided) return against(result.payments, ctx.me);
   return against((ctx.view.chi_payments || []).slice(0, upTo).flat(), ctx.me);
 }
 
@@ -167,7 +189,7 @@ const game = {
       if (seat.auto) marks.push(h("span", { class: "badge" }, _("Auto")));
       if (ctx.me !== null && index !== ctx.me) {
         const units = versus(ctx, view.reveal_step)[index] || 0;
-        marks.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index }, signed(units)));
+        marks.push(h("span", { class: `units ${units > 0 ? "plus" : units < 0 ? "minus" : ""}`, "data-versus": index, "data-units": units }, signed(units)));
       }
     }
     // The marks (binh lủng, an instant win, auto, my units against the seat)
@@ -198,7 +220,10 @@ const game = {
   mine(ctx) {
     const view = ctx.view;
     if (!view || ctx.me === null || !view.own) return null;
-    if (view.phase === "arrange" && !view.seats[ctx.me].left) return arrangeArea(ctx);
+    if (view.phase === "arrange" && !view.seats[ctx.me].left) {
+      resendLost(ctx);
+      return arrangeArea(ctx);
+    }
     return shownArrangement(ctx);
   },
 

@@ -96,8 +96,14 @@ const game = {
     const view = ctx.view;
     if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
     if (view.finished) {
-      return h("div", { class: "center-note" }, h("div", { class: "big" },
-        view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s wins!"), { name: ctx.nameOf(view.winner) })));
+      // The play that ended the hand stays on the felt under who went out.
+      const last = view.instant ? null : [...view.history].reverse().find((m) => m.action === "play");
+      const named = last && view.table && view.table.player === last.player ? view.table.combination : null;
+      return h("div", { class: `center-note${last ? " played" : ""}` },
+        last ? h("div", { class: "pile", "data-pile": last.cards.join(" "), "data-last-play": "" }, cardRow(last.cards),
+          h("div", { class: "pile-who" }, ctx.nameOf(last.player), named ? ` · ${COMBOS[named] || named}` : "")) : null,
+        h("div", { class: "big" },
+          view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) })));
     }
     const t = view.table;
     const round = view.history.filter((m) => m.round === view.round);
@@ -129,7 +135,7 @@ const game = {
       } else if (e.type === "passed") {
         ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
       } else if (e.type === "hand_finished" && e.winner !== null) {
-        ctx.shell.announce(fmt(_("%(name)s wins!"), { name: ctx.nameOf(e.winner) }), "big");
+        ctx.shell.announce(fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(e.winner) }), "big");
       }
     }
   },
@@ -158,8 +164,17 @@ const game = {
     if (!view || !result || result.voided) return null;
     if (local.thoiShown !== ctx.hand.id) {
       local.thoiShown = ctx.hand.id;
+      // One line per player and kind: two black 2s are "Thối heo đen ×2 (−6)".
+      const told = new Map();
       for (const p of result.payments.filter((x) => x.reason === "thoi" || x.reason === "cong")) {
-        ctx.shell.announce(`${ctx.nameOf(p.payer)}: ${reasonText(p)} (${signed(-p.amount)})`, "bad");
+        const key = `${p.payer}|${reasonText(p)}`;
+        const line = told.get(key) || { payer: p.payer, what: reasonText(p), amount: 0, n: 0 };
+        line.amount += p.amount;
+        line.n += 1;
+        told.set(key, line);
+      }
+      for (const { payer, what, amount, n } of told.values()) {
+        ctx.shell.announce(`${ctx.nameOf(payer)}: ${what}${n > 1 ? ` ×${n}` : ""} (${signed(-amount)})`, "bad");
       }
     }
     const items = result.payments.map((p) => h("li", { "data-reason": p.reason },

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 
 from games.rules.cards import parse_cards
 from games.rules.maubinh.arranger import arranger_for
@@ -45,6 +46,13 @@ INSTANT_HANDS = [
 ]
 FOUR_ACES = "As Ad Ac Ah 2s Ks Kd Kc Kh 3d Qs Qd Qc"
 HANDS = 1500
+
+
+@cache
+def arranged(preset: str, cards: tuple[int, ...]) -> Arrangement:
+    """The bot arranger's choice (deterministic): the instant-win and four-aces
+    hands recur in a third of the seats, so each is arranged once per preset."""
+    return arranger_for(PRESETS[preset]).arrange(list(cards)).best.arrangement
 
 
 @dataclass
@@ -219,7 +227,7 @@ def random_hand(seed: int) -> tuple[Ruleset, list[Contender]]:
         elif roll < 0.35:
             cards = parse_cards(FOUR_ACES.split())
         if rng.random() < 0.7:
-            arrangement = arranger_for(PRESETS[preset]).arrange(cards).best.arrangement
+            arrangement = arranged(preset, tuple(cards))
         else:
             shuffled = list(cards)
             rng.shuffle(shuffled)
