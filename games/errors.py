@@ -27,6 +27,12 @@ def _error(
 
 
 TableNotFound = _error("TableNotFound", "table_not_found", _("That table does not exist."), 404)
+RulesNotFound = _error(
+    "RulesNotFound",
+    "rules_not_found",
+    _("There are no such rules: check the game and preset."),
+    404,
+)
 TableClosed = _error("TableClosed", "table_closed", _("This table is closed."), 409)
 SeatTaken = _error("SeatTaken", "seat_taken", _("That seat is taken."), 409)
 NoSuchSeat = _error("NoSuchSeat", "no_such_seat", _("That seat does not exist."))

@@ -21,8 +21,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import User
-from games import selectors, services
-from games.errors import HandNotReplayable, TableFull, TableNotFound
+from games import rulebook, selectors, services
+from games.errors import (
+    HandNotReplayable,
+    PrivateTable,
+    RulesNotFound,
+    TableFull,
+    TableNotFound,
+)
 from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateForm
 from games.limits import non_default_rules
 from games.models import Hand, Table
@@ -183,6 +189,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     plugin = plugin_for(table.game)
     buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
     held = plugin.money.min_balance(table)
+    rules_url = reverse("table-rules", args=[table.pk])
+    if invite:
+        rules_url += "?" + urlencode({"invite": invite})
     can_invite = table.is_private and user is not None and (user.is_staff or table.owner == user)
     config = {
         "table": table.pk,
@@ -198,6 +207,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "chat": selectors.recent_chat(table=table),
         "closed_reason": table.closed_reason,
         "login": f"{reverse('login')}?{urlencode({'next': request.get_full_path()})}",
+        # The drawer bar's "Rules" button: the table's own rules page.
+        "rules_url": rules_url,
     }
     return render(
         request,
@@ -214,6 +225,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             # Wallet-hold games: the stakes held while one sits (None: a buy-in).
             "held_units": None if held is None else held // table.stake,
             "preset_label": plugin.preset_label(table.preset),
+            "rules_url": rules_url,
             "own_rules": [
                 {"name": name, "value": json.dumps(value, ensure_ascii=False)}
                 for name, value in non_default_rules(table.game, table.preset, table.settings)
@@ -295,3 +307,41 @@ def replay(request: HttpRequest, hand_id: int) -> HttpResponse:
             "game_module": plugin_for(hand.game).browser_module,
         },
     )
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    """The rules pages' index: every game and its presets."""
+    games = [(plugin, [(code, plugin.preset_label(code)) for code, _ in plugin.presets])
+             for plugin in PLUGINS.values()]  # fmt: skip
+    return render(request, "rules/index.html", {"games": games})
+
+
+def rules_game(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's rules: its first preset's (the lobby form's default)."""
+    plugin = PLUGINS.get(game)
+    if plugin is None:
+        raise Http404
+    return redirect("rules-preset", game=game, preset=plugin.presets[0][0])
+
+
+def rules_preset(request: HttpRequest, game: str, preset: str) -> HttpResponse:
+    try:
+        book = rulebook.rules_book(game=game, preset=preset)
+    except RulesNotFound:
+        raise Http404 from None
+    return render(request, "rules/page.html", {"book": book, **book.context()})
+
+
+def table_rules(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A table's rules: its own differences on top, then its preset's page with
+    the table's numbers. A private table's only for those who may open it."""
+    user = _user(request) if request.user.is_authenticated else None
+    try:
+        book = rulebook.table_rules_book(
+            table_id=table_id, user=user, invite_code=request.GET.get("invite", "")
+        )
+    except TableNotFound:
+        raise Http404 from None
+    except PrivateTable:
+        return render(request, "games/private.html", {}, status=403)
+    return render(request, "rules/page.html", {"book": book, **book.context()})

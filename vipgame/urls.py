@@ -4,6 +4,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts import api as accounts_api
+from games import views as game_views
 from games.api import asyncapi
 from kernel.api.schema_view import SchemaView
 from vipgame.api import documents
@@ -52,6 +53,9 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("games.urls")),
+    path("rules/", game_views.rules_index, name="rules"),
+    path("rules/<str:game>/", game_views.rules_game, name="rules-game"),
+    path("rules/<str:game>/<str:preset>/", game_views.rules_preset, name="rules-preset"),
     path("jsi18n/", JavaScriptCatalog.as_view(domain="djangojs"), name="javascript-catalog"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -773,3 +773,43 @@ class TableStateQuery(StrictQuery):
     since = serializers.IntegerField(
         min_value=0, max_value=2**62, required=False, allow_null=True, default=None
     )
+
+
+class RulesSectionOut(serializers.Serializer[dict[str, Any]]):
+    id = serializers.CharField(help_text="Its anchor on the rules page.")
+    title = serializers.CharField(help_text="In the request's language.")
+    contract = serializers.CharField(
+        help_text='Where the rules contract says it: "docs/rules.md 2.6".'
+    )
+    url = serializers.CharField(help_text="The section on the rules page (HTML, any language).")
+
+
+class RulesDifferenceOut(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField(help_text="A field of the ruleset (a key of `numbers`).")
+    value = serializers.JSONField(help_text="The table's.")
+    preset_value = serializers.JSONField(help_text="The preset's.")
+
+
+class RulesTableOut(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    differences = RulesDifferenceOut(many=True, help_text="The rules the table changed.")
+    numbers = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="The table's own numbers: its stake, seats and table knobs (e.g. a raise cap).",
+    )
+
+
+class RulesOut(serializers.Serializer[dict[str, Any]]):
+    game = serializers.CharField()
+    preset = serializers.CharField()
+    preset_label = serializers.CharField()
+    url = serializers.CharField(help_text="The rules page (HTML).")
+    numbers = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text=(
+            "Every field of the ruleset played (docs/rules.md names them): the preset's, "
+            "or the table's with its own options."
+        ),
+    )
+    sections = RulesSectionOut(many=True, help_text="The page's sections of prose.")
+    table = RulesTableOut(allow_null=True, help_text="Null unless asked for a table's rules.")

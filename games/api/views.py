@@ -6,10 +6,12 @@ WebSocket consumer calls."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
@@ -18,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from games import selectors, services
+from games import rulebook, selectors, services
 from games.errors import IllegalMove
 from games.models import ChatFlag, HandPlayer, Table
 from games.services.tables import NOTE_MAX
@@ -794,3 +796,75 @@ class ChatReportView(APIView):
         )
         body = {"message_id": message_id, "category": data.validated_data["category"]}
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _rules_out(request: Request, book: rulebook.RulesBook) -> dict[str, Any]:
+    if book.table is None:
+        page = reverse("rules-preset", args=[book.game, book.preset])
+    else:
+        page = reverse("table-rules", args=[book.table.pk])
+    url = request.build_absolute_uri(page)
+    return {
+        "game": book.game,
+        "preset": book.preset,
+        "preset_label": book.preset_label,
+        "url": url,
+        "numbers": book.numbers,
+        "sections": [
+            {"id": anchor, "title": str(title), "contract": source, "url": f"{url}#{anchor}"}
+            for anchor, title, source in book.plugin.rules_sections
+        ],
+        "table": None
+        if book.table is None
+        else {
+            "id": book.table.pk,
+            "differences": [dataclasses.asdict(d) for d in book.differences],
+            "numbers": book.table_numbers,
+        },
+    }
+
+
+class RulesView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="rules",
+        summary="A game's rules under one preset: every number, and the page's sections",
+        description=(
+            'What the rules page (`/rules/<game>/<preset>/`, "Luật chơi") says, for apps: '
+            "every field of the preset's ruleset (docs/rules.md names them) and the page's "
+            "sections of prose with their URLs. Anyone may read it. A game or preset there "
+            "is not is `rules_not_found`."
+        ),
+        responses={200: s.RulesOut, **errors(404, missing=["rules_not_found"])},
+        auth=[],
+    )
+    def get(self, request: Request, game: str, preset: str) -> Response:
+        book = rulebook.rules_book(game=game, preset=preset)
+        return Response(s.RulesOut(_rules_out(request, book)).data)
+
+
+class TableRulesView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="tables_rules",
+        summary="A table's rules: its preset's with its own options, those that differ listed",
+        description=(
+            "The rules a table plays (its page: `/tables/<id>/rules/`): `numbers` with its own "
+            "options applied, and `table.differences` from its preset. A private table's are "
+            "for those who may open it (`private_table` otherwise; its invite code opens it)."
+        ),
+        parameters=[INVITE],
+        responses={
+            200: s.RulesOut,
+            **errors(403, 404, forbidden=["private_table"], missing=["table_not_found"]),
+        },
+        auth=[],
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        user = user_of(request) if request.user.is_authenticated else None
+        book = rulebook.table_rules_book(
+            table_id=table_id, user=user, invite_code=str(request.query_params.get("invite", ""))
+        )
+        return Response(s.RulesOut(_rules_out(request, book)).data)

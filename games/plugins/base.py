@@ -63,6 +63,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from django.conf import settings
+from django.db.models import Field
+
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
 from games.rules import registry
@@ -204,6 +207,33 @@ class GamePlugin:
         """Number knobs whose least value depends on the rules: ``{name: least}``
         (a raise cap of at least the big blind)."""
         return {}
+
+    #: The rules page's own part (a template: the game's sections of prose,
+    #: docs/rules.md in its own words, reading every number from ``rules``);
+    #: None: the page shows the ruleset's numbers only.
+    rules_template: ClassVar[str | None] = None
+    #: The sections of ``rules_template``: (anchor, title, where the rules
+    #: contract says it, e.g. "docs/rules.md 2.6"), for its contents and the API.
+    rules_sections: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+
+    def rules_context(self, ruleset: Any, table: Table | None) -> dict[str, Any]:
+        """What ``rules_template`` reads besides ``rules`` (the ruleset) and
+        ``table``: names and lists made from the ruleset's numbers."""
+        return {}
+
+    def rules_seconds(self, table: Table | None, name: str) -> int:
+        """A clock's seconds (a knob or a ``Table`` column) as the rules page
+        states it: the table's, or without one a new table's
+        (``settings.TABLE_DEFAULTS``, else the default)."""
+        if table is not None:
+            return int(self.setting(table, name) if name in self.knobs else getattr(table, name))
+        if name in settings.TABLE_DEFAULTS:
+            return int(settings.TABLE_DEFAULTS[name])
+        if name in self.knobs:
+            return int(self.knobs[name].default)
+        column = Table._meta.get_field(name)
+        assert isinstance(column, Field)
+        return int(column.get_default())
 
     def client_rules(self, table: Table) -> dict[str, Any]:
         """What the table page's script needs of the ruleset."""

@@ -58,6 +58,34 @@ class Holdem(GamePlugin):
         }
         return self.engine.ruleset(table.preset, options)
 
+    rules_template = "rules/holdem.html"
+    rules_sections = (
+        ("deck", _("Deck and hands"), "docs/rules.md 4"),
+        ("blinds", _("Button and blinds"), "docs/rules.md 4"),
+        ("betting", _("Betting and raises"), "docs/rules.md 4"),
+        ("pots", _("Pots, side pots and odd chips"), "docs/rules.md 4"),
+        ("buyin", _("Buy-in"), "docs/rules.md 4"),
+        ("clock", _("Clock and time bank"), "docs/rules.md 4"),
+    )
+
+    def rules_context(self, ruleset: Any, table: Table | None) -> dict[str, Any]:
+        def table_or_preset(name: str) -> Any:
+            return self.setting(table, name) if table is not None else self.knobs[name].default
+
+        return {
+            "max_raise": table_or_preset("max_raise"),
+            # A table's own buy-in range, else the preset's.
+            "buy_in_min": ruleset.buy_in_min_big_blinds
+            if table is None
+            else table_or_preset("buy_in_min"),
+            "buy_in_max": ruleset.buy_in_max_big_blinds
+            if table is None
+            else table_or_preset("buy_in_max"),
+            "turn_seconds": self.rules_seconds(table, "turn_seconds"),
+            "time_bank": ruleset.time_bank_max_ms // 1000,
+            "time_bank_topup": ruleset.time_bank_topup_ms // 1000,
+        }
+
     def knob_floors(self, ruleset: Any) -> dict[str, int]:
         return {"max_raise": int(ruleset.big_blind_units)}
 

@@ -11,11 +11,12 @@ import { _ } from "./i18n.js";
 const WIDE = "(min-width: 1200px) and (min-height: 600px)";
 const STORE = "vipgame.drawers";
 const DEFAULTS = { wide: ["chat"], small: [] };
-const LABELS = { chat: () => _("Chat"), fairness: () => _("Fairness"), log: () => _("What happened") };
+const LABELS = { chat: () => _("Chat"), fairness: () => _("Fairness"), log: () => _("What happened"), rules: () => _("Rules") };
 const ICONS = {
   chat: "M4 4h16v11H9l-5 4z",
   fairness: "M12 2l8 3.5v6c0 4.8-3.4 8.7-8 10.5-4.6-1.8-8-5.7-8-10.5v-6zM8 12l3 3 5-6",
   log: "M4 6h16M4 12h16M4 18h11",
+  rules: "M5 3h11l3 3v15H5zM8 9h8M8 13h8M8 17h5",
 };
 
 function icon(name) {
@@ -40,7 +41,7 @@ function remember(kind, open) {
   }
 }
 
-export function mountDrawers(root) {
+export function mountDrawers(root, { rulesUrl = "" } = {}) {
   const side = root.querySelector(".side");
   const panels = [...side.querySelectorAll("details[data-drawer]")];
   const wide = window.matchMedia(WIDE);
@@ -91,6 +92,14 @@ export function mountDrawers(root) {
     panel.addEventListener("toggle", sync);
   }
   bar.append(...buttons.values());
+  // The table's rules ("Luật chơi"): its own page, in a new tab, so that the
+  // game goes on undisturbed here.
+  if (rulesUrl) {
+    bar.append(h("a", {
+      class: "drawer-button", href: rulesUrl, target: "_blank", rel: "noopener", title: LABELS.rules(),
+      "data-rules-button": "",
+    }, icon("rules"), h("span", { class: "label" }, LABELS.rules())));
+  }
   root.querySelector("[data-status]").after(bar);
 
   // A new chat line while the chat is closed shows on its button.
@@ -131,6 +140,6 @@ export function placeToasts(felt, toast) {
 }
 
 export function mountScreen(shell) {
-  mountDrawers(shell.root);
+  mountDrawers(shell.root, { rulesUrl: shell.config.rules_url });
   placeToasts(shell.felt, shell.toast);
 }

@@ -58,6 +58,8 @@ OPERATIONS = {
     ("post", "/api/v1/tables/{table_id}/stay"),
     ("post", "/api/v1/tables/{table_id}/auto-ready"),
     ("get", "/api/v1/tables/{table_id}/leave-cost"),
+    ("get", "/api/v1/tables/{table_id}/rules"),
+    ("get", "/api/v1/rules/{game}/{preset}"),
     ("post", "/api/v1/tables/{table_id}/actions"),
     ("post", "/api/v1/tables/{table_id}/bots"),
     ("post", "/api/v1/tables/{table_id}/buy-in"),

@@ -165,3 +165,17 @@ def test_high_card_from_the_lobby_to_the_replay(tables, make_user, client):
         assert page.status_code == 200
         assert "data-no-screen" in page.content.decode()
         assert error(api.get(url(f"hands/{hand.pk}/phh"))) == (409, "phh_unavailable")
+
+
+def test_high_card_has_its_rules_page_and_api_without_a_shared_change(client):
+    """No template of its own: the rules page lists its ruleset's numbers, and
+    the index and the API offer it (issue 32 item 5)."""
+    assert f'href="/rules/{GAME}/vipgame/"' in client.get(reverse("rules")).content.decode()
+    page = client.get(reverse("rules-preset", args=[GAME, "vipgame"]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f'data-rules-game="{GAME}"' in html
+    assert 'data-number="preset"' in html
+    body = client.get(f"/api/v1/rules/{GAME}/vipgame").json()
+    assert body["numbers"] == {"preset": "vipgame"}
+    assert body["sections"] == []
