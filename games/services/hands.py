@@ -206,6 +206,9 @@ def advance(work: TableWork, before: Status | None, status: Status, *, restart_c
         return
     refs = work.hand_refs()
     work.bots_to_move({refs[i].position for i in status.actors if refs[i].is_bot})
+    if not same_clock:
+        # A new turn: its players are told if they want push (after commit).
+        work.push_notice("turn", {refs[i].user_id for i in status.actors if not refs[i].is_bot})
     if status.clock is None:
         work.clear_clock()
     elif restart_clock or not same_clock:
