@@ -65,7 +65,7 @@ class WebPushSender:
     """A browser's subscription through its push service (pywebpush)."""
 
     def send(self, subscription: Subscription, payload: dict[str, Any], *, ttl: int) -> Outcome:
-        from py_vapid import Vapid01
+        from py_vapid import Vapid02
         from pywebpush import WebPushException, webpush
 
         try:
@@ -75,7 +75,7 @@ class WebPushSender:
                     "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
                 },
                 data=json.dumps(payload, ensure_ascii=False),
-                vapid_private_key=Vapid01.from_raw(settings.PUSH_VAPID_PRIVATE_KEY.encode()),
+                vapid_private_key=Vapid02.from_raw(settings.PUSH_VAPID_PRIVATE_KEY.encode()),
                 vapid_claims={"sub": settings.PUSH_VAPID_SUBJECT},
                 ttl=ttl,
                 timeout=settings.PUSH_TIMEOUT_S,
