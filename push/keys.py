@@ -38,3 +38,20 @@ def development_pair(path: Path) -> tuple[str, str]:
     path.touch(mode=0o600)
     path.write_text(json.dumps({"public": public, "private": private}))
     return public, private
+
+
+def check_pair(public: str, private: str) -> str | None:
+    """What is wrong with a configured pair (None: nothing)."""
+    if not public or not private:
+        return "PUSH_VAPID_PUBLIC_KEY and PUSH_VAPID_PRIVATE_KEY are not both set"
+    try:
+        raw = base64.urlsafe_b64decode(private + "=" * (-len(private) % 4))
+        key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())
+    except ValueError:
+        return "PUSH_VAPID_PRIVATE_KEY is not a base64url P-256 private key"
+    derived = key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    if len(raw) != 32 or b64url(derived) != public:
+        return "PUSH_VAPID_PUBLIC_KEY is not the public half of PUSH_VAPID_PRIVATE_KEY"
+    return None
