@@ -7,12 +7,13 @@ recorded (the push service itself is outside this machine)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
 import pytest
 
-from .conftest import open_play_now, sign_up
+from .conftest import CHROMIUM_ARGS, open_play_now, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,18 +30,29 @@ def worker_ready(page: Any) -> None:
         page.wait_for_function("() => Boolean(navigator.serviceWorker.controller)")
 
 
-def test_chromium_finds_the_site_installable(pages, site):
-    page = pages.new()
-    page.goto(f"{site.url}/")
-    worker_ready(page)
-    cdp = page.context.new_cdp_session(page)
-    manifest = cdp.send("Page.getAppManifest")
-    assert manifest["errors"] == []
-    assert json.loads(manifest["data"])["display"] == "standalone"
-    assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
-    for size in (192, 512):
-        icon = page.request.get(f"{site.url}/static/img/icon-{size}.png")
-        assert icon.ok and icon.headers["content-type"] == "image/png"
+def test_chromium_finds_the_site_installable(browser, site, tmp_path):
+    """In a profile of its own: Chromium never offers to install from an
+    incognito context (Playwright's usual contexts are)."""
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"),
+        executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+        headless=True,
+        args=CHROMIUM_ARGS,
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{site.url}/")
+        worker_ready(page)
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["errors"] == []
+        assert json.loads(manifest["data"])["display"] == "standalone"
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+        for size in (192, 512):
+            icon = page.request.get(f"{site.url}/static/img/icon-{size}.png")
+            assert icon.ok and icon.headers["content-type"] == "image/png"
+    finally:
+        context.close()
 
 
 def test_the_offline_page_comes_from_the_cache(pages, site):
@@ -58,6 +70,18 @@ def test_the_offline_page_comes_from_the_cache(pages, site):
         ) != "inline"
     finally:
         page.context.set_offline(False)
+    # The browser says the network request failed (the worker answered instead).
+    pages.errors[:] = [e for e in pages.errors if "ERR_INTERNET_DISCONNECTED" not in e]
+
+
+def shown_notifications(page: Any, count: int, timeout: float = 15) -> list[dict[str, Any]]:
+    """The notifications the service worker shows, once there are ``count``."""
+    deadline = time.monotonic() + timeout
+    shown = page.evaluate(NOTIFICATIONS)
+    while len(shown) < count and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        shown = page.evaluate(NOTIFICATIONS)
+    return list(shown)
 
 
 def recorded(site: Any, user_id: int, kind: str, timeout: float = 60) -> dict[str, Any]:
@@ -145,13 +169,13 @@ def test_a_backgrounded_table_is_notified_of_its_turn(pages, site):
     assert page.evaluate(NOTIFICATIONS) == []
 
     # Another page in front: the table is in the background, and notified.
+    # (Another site's page: a page of this site in front would have the focus.)
     other = page.context.new_page()
-    other.goto(f"{site.url}/offline/")
+    other.goto("about:blank")
     other.bring_to_front()
     page.wait_for_function("() => !document.hasFocus()")
     deliver()
-    other.wait_for_function(f"() => ({NOTIFICATIONS})().then((list) => list.length === 1)")
-    [shown] = other.evaluate(NOTIFICATIONS)
+    [shown] = shown_notifications(page, count=1)
     assert shown["title"] == "Đến lượt bạn"
     assert shown["body"] == notice["body"]
     assert shown["tag"] == f"table-{notice['table']}"
