@@ -63,7 +63,7 @@ class SubscriptionIn(StrictIn):
         help_text="`web`: the subscription's `endpoint` (https://).",
     )
     keys = KeysIn(required=False, help_text="`web`: the subscription's `keys`.")
-    expirationTime = serializers.IntegerField(  # noqa: N815  (the browser's own name)
+    expirationTime = serializers.IntegerField(
         required=False,
         allow_null=True,
         help_text="`web`: ignored (so that `PushSubscription.toJSON()` can be sent as it is).",
@@ -80,7 +80,16 @@ class SubscriptionOut(serializers.ModelSerializer[Subscription]):
 
     class Meta:
         model = Subscription
-        fields = ("id", "kind", "endpoint", "language", "session", "created", "last_sent", "current")
+        fields = (
+            "id",
+            "kind",
+            "endpoint",
+            "language",
+            "session",
+            "created",
+            "last_sent",
+            "current",
+        )
         read_only_fields = fields
 
     def get_current(self, subscription: Subscription) -> bool:
@@ -97,9 +106,7 @@ class PreferencesSerializer(StrictIn):
     hand = serializers.BooleanField(
         required=False, help_text="A hand is about to start at my table (the ready clock)."
     )
-    invite = serializers.BooleanField(
-        required=False, help_text="A player invited me to a table."
-    )
+    invite = serializers.BooleanField(required=False, help_text="A player invited me to a table.")
 
 
 def _prefs(prefs: Preferences) -> dict[str, bool]:

@@ -54,3 +54,6 @@ class Preferences(models.Model):
     turn = models.BooleanField(_("my turn"), default=True)
     hand = models.BooleanField(_("a hand is about to start at my table"), default=True)
     invite = models.BooleanField(_("an invitation to a table"), default=True)
+
+    def __str__(self) -> str:
+        return f"push preferences of user {self.user_id}"

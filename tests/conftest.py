@@ -149,7 +149,6 @@ def dealer(monkeypatch: pytest.MonkeyPatch) -> "Dealer":
     return dealer
 
 
-
 @pytest.fixture
 def push_index():
     """(push) The index of who wants push, empty for the test and emptied after it."""

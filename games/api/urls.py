@@ -24,9 +24,7 @@ urlpatterns = [
     path("tables/<int:table_id>/bots", views.BotView.as_view(), name="api-table-bots"),
     path("tables/<int:table_id>/buy-in", views.BuyInView.as_view(), name="api-table-buy-in"),
     path("tables/<int:table_id>/close", views.CloseView.as_view(), name="api-table-close"),
-    path(
-        "tables/<int:table_id>/invitations", views.InviteView.as_view(), name="api-table-invite"
-    ),
+    path("tables/<int:table_id>/invitations", views.InviteView.as_view(), name="api-table-invite"),
     path("me/tables", views.MyTablesView.as_view(), name="api-me-tables"),
     path("hands", views.HandsView.as_view(), name="api-hands"),
     path("hands/<int:hand_id>", views.HandView.as_view(), name="api-hand"),

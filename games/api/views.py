@@ -482,7 +482,7 @@ class InviteView(APIView):
             "The table's owner, or a player seated there, invites another player by log-in "
             "name: the table is theirs to find (`me/tables`, `invited`) and open, even a "
             "private one, their lobby sockets hear of it, and their devices get an "
-            "`invite` push if they want it (docs/protocol.md \"Push\"). Inviting again "
+            '`invite` push if they want it (docs/protocol.md "Push"). Inviting again '
             "pushes again; at most `INVITE_RATE` invitations per player "
             "(`invite_rate_limited`, with `details.wait`). Not yourself, a bot or someone "
             "seated here (`cannot_invite_player`)."

@@ -51,9 +51,9 @@ from kernel.errors import PermissionDenied
 from kernel.net import parse_address
 from kernel.ops import metrics
 from kernel.retry import retried
-from wallet import services as wallet
 from push import notices as push_notices
 from push.notices import Notice
+from wallet import services as wallet
 from wallet.errors import InsufficientChips
 
 from .hands import hand_leave, maybe_deal

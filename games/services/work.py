@@ -566,8 +566,6 @@ class TableWork:
             assert hand is not None
             after.bot_moves = [(hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)]
         after.bot_readies = [(p, self._bot_delay()) for p in sorted(self._bots_to_ready)]
-        after.push = [
-            Notice(kind, uid, table.pk, table.game) for kind, uid in self._push
-        ]
+        after.push = [Notice(kind, uid, table.pk, table.game) for kind, uid in self._push]
         transaction.on_commit(lambda: aftercommit.run(after), robust=True)
         return after

@@ -6,41 +6,94 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0008_email_verified'),
+        ("accounts", "0008_email_verified"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Preferences',
+            name="Preferences",
             fields=[
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='push_preferences', serialize=False, to=settings.AUTH_USER_MODEL)),
-                ('turn', models.BooleanField(default=True, verbose_name='my turn')),
-                ('hand', models.BooleanField(default=True, verbose_name='a hand is about to start at my table')),
-                ('invite', models.BooleanField(default=True, verbose_name='an invitation to a table')),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="push_preferences",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("turn", models.BooleanField(default=True, verbose_name="my turn")),
+                (
+                    "hand",
+                    models.BooleanField(
+                        default=True, verbose_name="a hand is about to start at my table"
+                    ),
+                ),
+                (
+                    "invite",
+                    models.BooleanField(default=True, verbose_name="an invitation to a table"),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Subscription',
+            name="Subscription",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('web', 'Browser (Web Push)'), ('fcm', 'Android app (FCM)'), ('apns', 'iOS app (APNs)')], max_length=8)),
-                ('endpoint', models.CharField(max_length=1024)),
-                ('p256dh', models.CharField(blank=True, max_length=200)),
-                ('auth', models.CharField(blank=True, max_length=100)),
-                ('language', models.CharField(max_length=8)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('last_sent', models.DateTimeField(blank=True, null=True)),
-                ('session', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.devicesession')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='push_subscriptions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("web", "Browser (Web Push)"),
+                            ("fcm", "Android app (FCM)"),
+                            ("apns", "iOS app (APNs)"),
+                        ],
+                        max_length=8,
+                    ),
+                ),
+                ("endpoint", models.CharField(max_length=1024)),
+                ("p256dh", models.CharField(blank=True, max_length=200)),
+                ("auth", models.CharField(blank=True, max_length=100)),
+                ("language", models.CharField(max_length=8)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("last_sent", models.DateTimeField(blank=True, null=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.devicesession",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="push_subscriptions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['user', 'created'], name='push_subscription_user')],
-                'constraints': [models.UniqueConstraint(fields=('kind', 'endpoint'), name='push_subscription_endpoint')],
+                "indexes": [
+                    models.Index(fields=["user", "created"], name="push_subscription_user")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("kind", "endpoint"), name="push_subscription_endpoint"
+                    )
+                ],
             },
         ),
     ]

@@ -50,7 +50,8 @@ def test_chromium_finds_the_site_installable(browser, site, tmp_path):
         assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
         for size in (192, 512):
             icon = page.request.get(f"{site.url}/static/img/icon-{size}.png")
-            assert icon.ok and icon.headers["content-type"] == "image/png"
+            assert icon.ok
+            assert icon.headers["content-type"] == "image/png"
     finally:
         context.close()
 
@@ -65,9 +66,10 @@ def test_the_offline_page_comes_from_the_cache(pages, site):
         page.wait_for_selector("[data-error-page=offline]")
         assert page.locator("h1").inner_text() == "Bạn đang mất mạng"
         # The shell's stylesheet came from the cache too.
-        assert page.evaluate(
-            "() => getComputedStyle(document.querySelector('.site-header')).display"
-        ) != "inline"
+        assert (
+            page.evaluate("() => getComputedStyle(document.querySelector('.site-header')).display")
+            != "inline"
+        )
     finally:
         page.context.set_offline(False)
     # The browser says the network request failed (the worker answered instead).

@@ -31,7 +31,8 @@ def test_each_device_gets_the_notice_in_its_own_language(make_user, delivered):
         assert payload["type"] == "turn"
         assert payload["url"] == "/tables/7/"
         assert payload["tag"] == "table-7"
-        assert payload["table"] == 7 and payload["game"] == "tienlen"
+        assert payload["table"] == 7
+        assert payload["game"] == "tienlen"
         assert record["ttl"] == 60
     assert Subscription.objects.filter(user=lan, last_sent__isnull=False).count() == 2
 
@@ -59,7 +60,10 @@ def test_only_notices_someone_wants_are_queued(make_user, push_index, monkeypatc
     queued = []
     monkeypatch.setattr(notices, "enqueue", queued.append)
     sent = notices.send(
-        [notices.Notice("turn", lan.pk, 3, "tienlen"), notices.Notice("turn", minh.pk, 3, "tienlen")]
+        [
+            notices.Notice("turn", lan.pk, 3, "tienlen"),
+            notices.Notice("turn", minh.pk, 3, "tienlen"),
+        ]
     )
     assert sent == 1
     assert [n.user_id for n in queued] == [lan.pk]
@@ -80,12 +84,11 @@ def test_the_index_is_rebuilt_from_the_database(make_user, push_index):
         index.replace(kind, [])  # Redis lost it
     assert rebuild_index() == 2
     assert index.members("turn") >= {lan.pk, minh.pk}
-    assert lan.pk in index.members("invite") and minh.pk not in index.members("invite")
+    assert lan.pk in index.members("invite")
+    assert minh.pk not in index.members("invite")
 
 
-@pytest.mark.parametrize(
-    ("status", "kept"), [(410, False), (404, False), (500, True), (429, True)]
-)
+@pytest.mark.parametrize(("status", "kept"), [(410, False), (404, False), (500, True), (429, True)])
 def test_a_subscription_the_push_service_forgot_is_deleted(
     make_user, push_index, settings, monkeypatch, status, kept
 ):
@@ -142,8 +145,18 @@ def test_subscriptions_are_checked_and_capped(make_user, push_index, settings):
     keys = browser_keys()
     bad = [
         {"kind": "web", "endpoint": "http://push.example.test/x", **keys},
-        {"kind": "web", "endpoint": "https://push.example.test/x", "p256dh": "AAAA", "auth": keys["auth"]},
-        {"kind": "web", "endpoint": "https://push.example.test/x", "p256dh": keys["p256dh"], "auth": "AA"},
+        {
+            "kind": "web",
+            "endpoint": "https://push.example.test/x",
+            "p256dh": "AAAA",
+            "auth": keys["auth"],
+        },
+        {
+            "kind": "web",
+            "endpoint": "https://push.example.test/x",
+            "p256dh": keys["p256dh"],
+            "auth": "AA",
+        },
         {"kind": "apns", "endpoint": "not hex"},
         {"kind": "fcm", "endpoint": "short"},
         {"kind": "pager", "endpoint": "x" * 40},

@@ -92,9 +92,7 @@ def test_nothing_is_queued_when_the_change_rolls_back(
 
 def test_an_owner_invites_a_player_by_name(tables, make_user, delivered):
     lan, minh, hoa = make_user(), make_user(), make_user()
-    table = services.table_create(
-        owner=lan, game="tienlen", stake=1, seat_count=2, is_private=True
-    )
+    table = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2, is_private=True)
     subscribe(minh, language="en")
     with pytest.raises(PlayerNotFound):
         services.invite_send(table_id=table.pk, by=lan, username="nobody-here")

@@ -10,7 +10,9 @@ from push.keys import generate
 
 
 class Command(BaseCommand):
-    help = "Print a new VAPID key pair for Web Push (PUSH_VAPID_PUBLIC_KEY, PUSH_VAPID_PRIVATE_KEY)."
+    help = (
+        "Print a new VAPID key pair for Web Push (PUSH_VAPID_PUBLIC_KEY, PUSH_VAPID_PRIVATE_KEY)."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         public, private = generate()
