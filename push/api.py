@@ -99,7 +99,7 @@ class SubscriptionOut(serializers.ModelSerializer[Subscription]):
         )
 
 
-class PreferencesSerializer(StrictIn):
+class PushPreferences(StrictIn):
     turn = serializers.BooleanField(
         required=False, help_text="My turn (a move, or my cards to arrange)."
     )
@@ -119,7 +119,8 @@ class PushKeyView(APIView):
     @extend_schema(
         operation_id="push_key",
         summary="The server's VAPID public key",
-        responses={200: KeyOut},
+        auth=[],
+        responses={200: KeyOut, **errors(429)},
     )
     def get(self, request: Request) -> Response:
         body = {"vapid_public_key": settings.PUSH_VAPID_PUBLIC_KEY, "sender": settings.PUSH_SENDER}
@@ -194,7 +195,7 @@ class PreferencesView(APIView):
         operation_id="me_push_preferences",
         summary="What I want pushed",
         description="Each notice on or off (all on until changed).",
-        responses={200: PreferencesSerializer, **errors(401)},
+        responses={200: PushPreferences, **errors(401)},
     )
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
@@ -204,11 +205,11 @@ class PreferencesView(APIView):
         operation_id="me_push_preferences_set",
         summary="Turn push notices on or off",
         description="Only the notices named change.",
-        request=PreferencesSerializer,
-        responses={200: PreferencesSerializer, **errors(400, 401, 429)},
+        request=PushPreferences,
+        responses={200: PushPreferences, **errors(400, 401, 429)},
     )
     def patch(self, request: Request) -> Response:
-        data = PreferencesSerializer(data=request.data)
+        data = PushPreferences(data=request.data)
         data.is_valid(raise_exception=True)
         user: User = request.user  # type: ignore[assignment]
         return Response(_prefs(push_preferences_set(user=user, **data.validated_data)))

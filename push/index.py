@@ -19,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-KINDS = ("turn", "hand", "invite")
+KINDS = ("turn", "hand", "invite")  # (push.notices.TURN, HAND, INVITE)
 
 
 @lru_cache(maxsize=4)

@@ -20,6 +20,8 @@ from . import index
 logger = logging.getLogger(__name__)
 
 DELIVER = "push.tasks.deliver"
+# The notices: a player's turn, a hand about to start at their table, an invitation.
+TURN, HAND, INVITE = "turn", "hand", "invite"
 
 
 @dataclass(frozen=True)

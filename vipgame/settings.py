@@ -420,6 +420,8 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # (a push subscription's kind: its own name beside the other "kind" enums)
+    "ENUM_NAME_OVERRIDES": {"PushKindEnum": "push.models.Subscription.Kind"},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -143,7 +143,7 @@ def invite_send(*, table_id: int, by: User, username: str) -> bool:
         notify.send_on_commit(
             [(publish.lobby_user_group(invitee.pk), {"type": "lobby.table", "table": entry})]
         )
-    notice = Notice("invite", invitee.pk, table.pk, table.game, {"by": by.display_name})
+    notice = Notice(push_notices.INVITE, invitee.pk, table.pk, table.game, {"by": by.display_name})
     transaction.on_commit(lambda: push_notices.send([notice]), robust=True)
     return created
 
@@ -635,7 +635,9 @@ def ready_clock(work: TableWork) -> None:
     ):
         work.set_clock(Table.Clock.READY, table.ready_seconds * 1000)
         # A hand is about to start: the people not ready yet are told (push).
-        work.push_notice("hand", {s.user_id for s in waiting if not s.ready and not s.is_bot})
+        work.push_notice(
+            push_notices.HAND, {s.user_id for s in waiting if not s.ready and not s.is_bot}
+        )
     if all(s.ready for s in waiting) and table.clock == Table.Clock.READY:
         work.clear_clock()
 

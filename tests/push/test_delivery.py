@@ -57,7 +57,7 @@ def test_nothing_for_a_muted_or_banned_player_or_a_notice_turned_off(make_user, 
 def test_only_notices_someone_wants_are_queued(make_user, push_index, monkeypatch):
     lan, minh = make_user(), make_user()
     subscribe(lan)
-    queued = []
+    queued: list[notices.Notice] = []
     monkeypatch.setattr(notices, "enqueue", queued.append)
     sent = notices.send(
         [
@@ -143,7 +143,7 @@ def test_subscriptions_are_checked_and_capped(make_user, push_index, settings):
 
     lan = make_user()
     keys = browser_keys()
-    bad = [
+    bad: list[dict[str, str]] = [
         {"kind": "web", "endpoint": "http://push.example.test/x", **keys},
         {
             "kind": "web",
@@ -163,7 +163,7 @@ def test_subscriptions_are_checked_and_capped(make_user, push_index, settings):
     ]
     for given in bad:
         with pytest.raises(SubscriptionInvalid):
-            push_subscribe(user=lan, language="vi", **given)
+            push_subscribe(user=lan, language="vi", **given)  # type: ignore[arg-type]
     assert not Subscription.objects.filter(user=lan).exists()
 
     settings.PUSH_MAX_SUBSCRIPTIONS = 2

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def queued(monkeypatch, push_index):
-    got = []
+    got: list[notices.Notice] = []
     monkeypatch.setattr(notices, "enqueue", got.append)
     return got
 
@@ -78,7 +78,7 @@ def test_a_move_reads_nothing_of_push_in_its_transaction(tables, make_user, queu
 def test_nothing_is_queued_when_the_change_rolls_back(
     make_user, push_index, monkeypatch, django_capture_on_commit_callbacks
 ):
-    got = []
+    got: list[notices.Notice] = []
     monkeypatch.setattr(notices, "enqueue", got.append)
     table, lan, minh = two_at_a_table(make_user)
     subscribe(minh)
