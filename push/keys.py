@@ -40,6 +40,12 @@ def development_pair(path: Path) -> tuple[str, str]:
     return public, private
 
 
+def vapid_environment() -> dict[str, str]:
+    """A new pair as the settings' environment (production-mode test and bench stacks)."""
+    public, private = generate()
+    return {"PUSH_VAPID_PUBLIC_KEY": public, "PUSH_VAPID_PRIVATE_KEY": private}
+
+
 def check_pair(public: str, private: str) -> str | None:
     """What is wrong with a configured pair (None: nothing)."""
     if not public or not private:
