@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from push.keys import vapid_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 RESULTS = ROOT / "bench" / "results"
@@ -181,6 +183,8 @@ class Stack:
             # Mail through a server that is not there: no benchmark sends any.
             EMAIL_HOST="127.0.0.1",
             DEFAULT_FROM_EMAIL="VIPGAME <noreply@bench.example.com>",
+            # Web Push with a pair of its own (no benchmark player subscribes).
+            **vapid_environment(),
             LOG_LEVEL=self.log_level,
             CHANNEL_PREFIX=f"bench-{run}",
             CACHE_PREFIX=f"bench-{run}",

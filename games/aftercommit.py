@@ -17,6 +17,7 @@ from games import publish, scheduling
 from games.publish import Publication
 from kernel.notify import Message
 from kernel.ops import metrics
+from push import notices as push_notices
 
 
 @dataclass
@@ -37,6 +38,9 @@ class AfterCommit:
     dealt: bool = False
     finished: bool = False
     timer_lateness: tuple[str, float] | None = None
+    # Push notices (a player's turn, a hand about to start): push.notices keeps
+    # those of players who want push and queues their delivery.
+    push: list[push_notices.Notice] = field(default_factory=list)
     _messages: list[Message] | None = field(default=None, repr=False)
 
     @property
@@ -63,3 +67,5 @@ def run(work: AfterCommit) -> None:
         scheduler.bot_ready(work.table_id, position, delay)
     if work.settle is not None:
         scheduler.settle(work.settle)
+    if work.push:
+        push_notices.send(work.push)

@@ -265,6 +265,33 @@ class ReportTooFast(GameError):
         return {**super().as_dict(), "details": {"wait": self.wait}}
 
 
+CannotInvite = _error(
+    "CannotInvite",
+    "cannot_invite",
+    _("Only the table's owner or a player seated there may invite someone to it."),
+    403,
+)
+CannotInviteThem = _error(
+    "CannotInviteThem",
+    "cannot_invite_player",
+    _("That player cannot be invited: not yourself, a bot, or someone already seated here."),
+    400,
+)
+
+
+class InviteTooFast(GameError):
+    code = "invite_rate_limited"
+    template = _("You are sending invitations too fast: wait %(wait)s seconds.")
+    status = 429
+
+    def __init__(self, *, wait: int) -> None:
+        self.wait = wait
+        super().__init__(wait=wait)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "details": {"wait": self.wait}}
+
+
 class UnsupportedProtocol(GameError):
     """The socket's ``?protocol=`` is a version the server does not speak
     (closed with 4426 after it: games.consumers)."""

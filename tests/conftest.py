@@ -147,3 +147,38 @@ def dealer(monkeypatch: pytest.MonkeyPatch) -> "Dealer":
     dealer = Dealer()
     monkeypatch.setattr(seeds_module, "deal", dealer.deal)
     return dealer
+
+
+@pytest.fixture
+def push_index():
+    """(push) The index of who wants push, empty for the test and emptied after it."""
+    from push import index
+
+    for kind in index.KINDS:
+        index.replace(kind, [])
+    yield index
+    for kind in index.KINDS:
+        index.replace(kind, [])
+
+
+@pytest.fixture
+def delivered(monkeypatch, settings, push_index):
+    """Notices queued for delivery are delivered at once (as the worker would),
+    through the logging sender; returns what it recorded."""
+    from push import notices, senders
+    from push.services import push_deliver
+
+    settings.PUSH_SENDER = "logging"
+    senders.RECORDED.clear()
+
+    def deliver_now(notice):
+        push_deliver(
+            notice=notice.kind,
+            user_id=notice.user_id,
+            table_id=notice.table_id,
+            game=notice.game,
+            extra=notice.extra,
+        )
+
+    monkeypatch.setattr(notices, "enqueue", deliver_now)
+    return senders.RECORDED

@@ -13,7 +13,7 @@ from pathlib import Path
 from .processes import ROOT
 from .topology import unit
 
-PACKAGES = ("vipgame", "moderation", "games", "wallet", "accounts", "kernel")
+PACKAGES = ("vipgame", "moderation", "games", "wallet", "push", "accounts", "kernel")
 ENV_EXAMPLE = ROOT / ".env.example"
 OPERATIONS = ROOT / "docs" / "operations.md"
 # A setting line of .env.example, in use or commented out: "KEY=value" or "# KEY=value".

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench.stack import free_port, wait_until
+from push.keys import vapid_environment
 
 from . import processes
 from .topology import (
@@ -82,6 +83,8 @@ def edge(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None) -> Ite
         # Mail through a server that is not there: nothing here sends any.
         EMAIL_HOST="127.0.0.1",
         DEFAULT_FROM_EMAIL="VIPGAME <noreply@cards.example.com>",
+        # Web Push with a pair of its own (no push is sent here: nobody subscribes).
+        **vapid_environment(),
         **unit_environment("vipgame-web@.service"),
     )
     # Deploying: the pages' static files (a 404 page names them).

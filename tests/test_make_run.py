@@ -50,6 +50,8 @@ def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
     monkeypatch.setattr(devhello, "worker_ready", lambda: True)
     settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     settings.EMAIL_FILE_PATH = tmp_path / "mail"
+    settings.PUSH_SENDER = "logging"
+    settings.PUSH_LOG_FILE = ""
     waited = []
 
     def sigwait(signals: set[signal.Signals]) -> signal.Signals:
@@ -67,6 +69,7 @@ def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
         f"VIPGAME is running on {url}",
         f"Admin: {url}admin/",
         f"Mail is not sent: each one is a file in {tmp_path}/mail/",
+        "Push is not sent: each notification is logged (the worker's log)",
         "",
         "Staff: admin / pw-1",  # the old file's address is not repeated
         "Player: lan / pw-2",

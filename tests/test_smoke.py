@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from bench.stack import free_port
+from push.keys import vapid_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -131,6 +132,7 @@ def test_production_settings_pass_the_deploy_check(tmp_path):
         "ALLOWED_HOSTS": "cards.example.com",
         "EMAIL_HOST": "smtp.example.com",
         "DEFAULT_FROM_EMAIL": "VIPGAME <noreply@cards.example.com>",
+        **vapid_environment(),
         "VAR_DIR": str(tmp_path),
     }
     result = subprocess.run(

@@ -31,6 +31,7 @@ from bench.stack import (
     stop_groups,
     wait_until,
 )
+from push.keys import vapid_environment
 
 from . import processes
 
@@ -269,6 +270,8 @@ class Topology:
             # Mail through a server that is not there: nothing here sends any.
             EMAIL_HOST="127.0.0.1",
             DEFAULT_FROM_EMAIL="VIPGAME <noreply@cards.example.com>",
+            # Web Push with a pair of its own (no push is sent here: nobody subscribes).
+            **vapid_environment(),
             LOG_LEVEL="WARNING",
             # The players here move the instant it is their turn.
             WS_RATE_LIMIT="1000",

@@ -88,8 +88,32 @@ def production_mail(app_configs: Any = None, **kwargs: Any) -> list[Error]:
     return errors
 
 
+@register()
+def production_push(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """Web Push on (``PUSH_SENDER=webpush``, production's default) needs the
+    server's VAPID pair: without it no push service would take a notice."""
+    if settings.DEBUG or settings.PUSH_SENDER != "webpush":
+        return []
+    from push.keys import check_pair
+
+    problem = check_pair(settings.PUSH_VAPID_PUBLIC_KEY, settings.PUSH_VAPID_PRIVATE_KEY)
+    if problem is None:
+        return []
+    return [
+        Error(
+            f"DEBUG is off and PUSH_SENDER is webpush but {problem}.",
+            hint=(
+                "Make a pair with `python manage.py push_keys` and set PUSH_VAPID_PUBLIC_KEY, "
+                'PUSH_VAPID_PRIVATE_KEY and PUSH_VAPID_SUBJECT (docs/operations.md "Push"), '
+                "or set PUSH_SENDER=off."
+            ),
+            id="vipgame.E005",
+        )
+    ]
+
+
 def refuse_to_start() -> None:
     """For server processes, which do not run the system checks themselves."""
-    errors = production_services() + production_mail()
+    errors = production_services() + production_mail() + production_push()
     if errors:
         raise ImproperlyConfigured("\n".join(f"{e.id}: {e.msg}" for e in errors))

@@ -68,6 +68,19 @@ def mail_line() -> str:
     return f"Mail goes to {settings.EMAIL_BACKEND}"
 
 
+def push_line() -> str:
+    """Where the site's push notifications go."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+    from django.conf import settings
+
+    if settings.PUSH_SENDER == "logging":
+        where = settings.PUSH_LOG_FILE or "the worker's log"
+        return f"Push is not sent: each notification is logged ({where})"
+    if settings.PUSH_SENDER == "off":
+        return "Push notifications are off"
+    return "Push goes out to the browsers' push services"
+
+
 def box(lines: list[str]) -> str:
     width = max(len(line) for line in lines)
     rule = "─" * (width + 2)
@@ -87,6 +100,7 @@ def main() -> int:
         f"VIPGAME is running on {url}",
         f"Admin: {url}admin/",
         mail_line(),
+        push_line(),
         "",
         *logins(),
         "",

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "moderation.apps.AxesConfig",  # django-axes, named in the admin's language
     "csp",
     "accounts",
+    "push",
     "moderation",
     "vipgame.ops",
     "wallet",
@@ -254,6 +255,11 @@ RETENTION_BATCH = env.int("RETENTION_BATCH", default=5000)
 # queue to run all at once later (a worker discards an expired one unrun).
 SWEEPER_INTERVAL_S = 2.0
 CELERY_BEAT_SCHEDULE = {
+    "push-rebuild-index": {
+        "task": "push.tasks.rebuild_index",
+        "schedule": env.float("PUSH_INDEX_REBUILD_S", default=600.0),
+        "options": {"expires": 60.0},
+    },
     "wallet-expire-holds": {
         "task": "wallet.tasks.expire_holds",
         "schedule": 60.0,
@@ -416,6 +422,8 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # (a push subscription's kind: its own name beside the other "kind" enums)
+    "ENUM_NAME_OVERRIDES": {"PushKindEnum": "push.models.Subscription.Kind"},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -584,6 +592,31 @@ CONTENT_SECURITY_POLICY = {
 PASSWORD_RESET_RATE = env.str("PASSWORD_RESET_RATE", default="10/hour")
 PASSWORD_RESET_ACCOUNT_RATE = env.str("PASSWORD_RESET_ACCOUNT_RATE", default="3/hour")
 EMAIL_VERIFY_RATE = env.str("EMAIL_VERIFY_RATE", default="5/hour")
+# Push notifications (push/, docs/operations.md "Push"): PUSH_SENDER is webpush
+# (browsers through their push service with the VAPID keys; FCM/APNs tokens are
+# registered, and logged, not delivered), logging (nothing leaves the machine: each
+# push is logged and, with PUSH_LOG_FILE, appended to that file as a JSON line) or
+# off. make run (DEBUG=1) logs, with a VAPID pair of its own kept in VAR_DIR/vapid.json;
+# production sends and a system check (vipgame.E005) refuses to start without keys.
+PUSH_SENDER = env.str("PUSH_SENDER", default="logging" if DEBUG else "webpush")
+PUSH_LOG_FILE = env.str("PUSH_LOG_FILE", default="")
+PUSH_VAPID_PUBLIC_KEY = env.str("PUSH_VAPID_PUBLIC_KEY", default="")
+PUSH_VAPID_PRIVATE_KEY = env.str("PUSH_VAPID_PRIVATE_KEY", default="")
+if DEBUG and not PUSH_VAPID_PRIVATE_KEY:
+    from push.keys import development_pair
+
+    PUSH_VAPID_PUBLIC_KEY, PUSH_VAPID_PRIVATE_KEY = development_pair(VAR_DIR / "vapid.json")
+# The contact push services may write to about this server's pushes (RFC 8292).
+PUSH_VAPID_SUBJECT = env.str("PUSH_VAPID_SUBJECT", default="mailto:push@localhost")
+PUSH_TIMEOUT_S = env.float("PUSH_TIMEOUT_S", default=5.0)
+# How long a push service may hold a notice for an unreachable device: a turn or a
+# hand's start is stale within a minute, an invitation keeps for an hour.
+PUSH_TURN_TTL_S = env.int("PUSH_TURN_TTL_S", default=60)
+PUSH_INVITE_TTL_S = env.int("PUSH_INVITE_TTL_S", default=3600)
+PUSH_MAX_SUBSCRIPTIONS = env.int("PUSH_MAX_SUBSCRIPTIONS", default=10)
+# Invitations to a table by name (games.services.invite_send, each pushed), per player.
+INVITE_RATE = env.str("INVITE_RATE", default="30/hour")
+PUSH_INDEX_REBUILD_S = env.float("PUSH_INDEX_REBUILD_S", default=600.0)
 # --- end trust-access ------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from kernel.api.schema_view import SchemaView
 from vipgame.api import documents
 from vipgame.api import views as api_views
 
-from . import signup, views
+from . import pwa, signup, views
 
 api_v1: list[URLPattern | URLResolver] = [
     path("auth/login", accounts_api.LoginView.as_view(), name="api-login"),
@@ -45,10 +45,15 @@ api_v1: list[URLPattern | URLResolver] = [
     ),
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
+    path("", include("push.urls")),
 ]
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Installable (vipgame/pwa.py): the service worker at the root (its scope: the site).
+    path("sw.js", pwa.service_worker, name="service-worker"),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("offline/", pwa.offline, name="offline"),
     path("accounts/signup/", signup.signup, name="signup"),
     path("accounts/", include("accounts.urls")),
     path("wallet/", include("wallet.urls")),

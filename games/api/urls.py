@@ -26,6 +26,7 @@ urlpatterns = [
     path("tables/<int:table_id>/close", views.CloseView.as_view(), name="api-table-close"),
     path("tables/<int:table_id>/rules", views.TableRulesView.as_view(), name="api-table-rules"),
     path("rules/<str:game>/<str:preset>", views.RulesView.as_view(), name="api-rules"),
+    path("tables/<int:table_id>/invitations", views.InviteView.as_view(), name="api-table-invite"),
     path("me/tables", views.MyTablesView.as_view(), name="api-me-tables"),
     path("hands", views.HandsView.as_view(), name="api-hands"),
     path("hands/<int:hand_id>", views.HandView.as_view(), name="api-hand"),

@@ -466,6 +466,58 @@ class CloseView(APIView):
         return Response(caller_state(request, table_id))
 
 
+class InviteIn(StrictIn):
+    username = serializers.CharField(max_length=150, help_text="The invited player's log-in name.")
+
+
+class InviteOut(serializers.Serializer[dict[str, Any]]):
+    created = serializers.BooleanField(
+        help_text="Whether the invitation is new (false: they were invited already)."
+    )
+
+
+class InviteView(APIView):
+    @extend_schema(
+        operation_id="tables_invite",
+        summary="Invite a player to this table",
+        description=(
+            "The table's owner, or a player seated there, invites another player by log-in "
+            "name: the table is theirs to find (`me/tables`, `invited`) and open, even a "
+            "private one, their lobby sockets hear of it, and their devices get an "
+            '`invite` push if they want it (docs/protocol.md "Push"). Inviting again '
+            "pushes again; at most `INVITE_RATE` invitations per player "
+            "(`invite_rate_limited`, with `details.wait`). Not yourself, a bot or someone "
+            "seated here (`cannot_invite_player`)."
+        ),
+        request=InviteIn,
+        responses={
+            200: InviteOut,
+            **errors(
+                400,
+                401,
+                403,
+                404,
+                409,
+                429,
+                503,
+                bad=["cannot_invite_player"],
+                forbidden=["cannot_invite", "private_table"],
+                missing=["table_not_found", "player_not_found"],
+                conflict=["table_closed"],
+                throttle=["invite_rate_limited"],
+            ),
+        },
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        data = InviteIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        created = services.invite_send(
+            table_id=table_id, by=user_of(request), username=data.validated_data["username"]
+        )
+        return Response(InviteOut({"created": created}).data)
+
+
 class MyTablesView(APIView):
     @extend_schema(
         operation_id="me_tables",

@@ -22,6 +22,7 @@ from games.plugins import FEWEST_PLAYERS
 from games.rules.errors import RulesError
 from games.rules.game import HandStartedEvent, Status, event
 from kernel.retry import retried
+from push import notices as push_notices
 
 from .work import TableWork
 
@@ -206,6 +207,10 @@ def advance(work: TableWork, before: Status | None, status: Status, *, restart_c
         return
     refs = work.hand_refs()
     work.bots_to_move({refs[i].position for i in status.actors if refs[i].is_bot})
+    if not same_clock:
+        # A new turn: its players are told if they want push (after commit).
+        actors = {refs[i].user_id for i in status.actors if not refs[i].is_bot}
+        work.push_notice(push_notices.TURN, actors)
     if status.clock is None:
         work.clear_clock()
     elif restart_clock or not same_clock:

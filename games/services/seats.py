@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from accounts.bots import bot_name
 from accounts.models import User
@@ -22,17 +23,22 @@ from games.errors import (
     BadClientSeed,
     BadLeave,
     BadSwitch,
+    CannotInvite,
+    CannotInviteThem,
     HandInProgress,
+    InviteTooFast,
     NoBotAvailable,
     NoBotSeat,
     NoSuchSeat,
     NotEnoughChips,
+    PlayerNotFound,
     PrivateTable,
     SeatTaken,
     SeedReused,
     StaleCommitment,
     TableClosed,
     TableFull,
+    TableNotFound,
     TooManyBots,
     TooManyBotsAddress,
     TooManyTables,
@@ -40,11 +46,13 @@ from games.errors import (
 from games.models import Departure, Invitation, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
-from kernel import notify
+from kernel import limits, notify
 from kernel.errors import PermissionDenied
 from kernel.net import parse_address
 from kernel.ops import metrics
 from kernel.retry import retried
+from push import notices as push_notices
+from push.notices import Notice
 from wallet import services as wallet
 from wallet.errors import InsufficientChips
 
@@ -93,6 +101,50 @@ def invite_redeem(*, table_id: int, user: User | None, invite_code: str) -> bool
         notify.send_on_commit(
             [(publish.lobby_user_group(user.pk), {"type": "lobby.table", "table": entry})]
         )
+    return created
+
+
+@retried
+def invite_send(*, table_id: int, by: User, username: str) -> bool:
+    """The table's owner, or a player seated there, invites another player by
+    their log-in name: the table is theirs to find and open from then on
+    (``Invitation``, as if they had opened its invite link), their lobby
+    sockets hear of it, and their devices get an ``invite`` push (if they want
+    push: ``push.notices``, after commit). Inviting again pushes again, within
+    ``INVITE_RATE``. Returns whether the invitation is new."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise TableNotFound()
+    if table.status == Table.Status.CLOSED:
+        raise TableClosed()
+    seated = Seat.objects.filter(table=table, user_id=by.pk).exists()
+    if table.owner_id != by.pk and not seated:
+        if not selectors.can_view(table, by, "", seated):
+            raise PrivateTable()
+        raise CannotInvite()
+    invitee = User.objects.filter(username=username, is_active=True).first()
+    if invitee is None:
+        raise PlayerNotFound()
+    if (
+        invitee.pk == by.pk
+        or invitee.is_bot
+        or Seat.objects.filter(table=table, user_id=invitee.pk).exists()
+    ):
+        raise CannotInviteThem()
+    wait = limits.take("invite", str(by.pk), limits.settings_rate("INVITE_RATE"))
+    if wait:
+        raise InviteTooFast(wait=max(1, round(wait)))
+    created = False
+    if invitee.pk != table.owner_id:
+        _invitation, created = Invitation.objects.get_or_create(table=table, user=invitee)
+    if created:
+        seats = list(Seat.objects.filter(table=table).select_related("user"))
+        entry = publish.lobby_entry(table, seats)
+        notify.send_on_commit(
+            [(publish.lobby_user_group(invitee.pk), {"type": "lobby.table", "table": entry})]
+        )
+    notice = Notice(push_notices.INVITE, invitee.pk, table.pk, table.game, {"by": by.display_name})
+    transaction.on_commit(lambda: push_notices.send([notice]), robust=True)
     return created
 
 
@@ -638,6 +690,10 @@ def ready_clock(work: TableWork) -> None:
         and not all(s.ready for s in waiting)
     ):
         work.set_clock(Table.Clock.READY, table.ready_seconds * 1000)
+        # A hand is about to start: the people not ready yet are told (push).
+        work.push_notice(
+            push_notices.HAND, {s.user_id for s in waiting if not s.ready and not s.is_bot}
+        )
     if all(s.ready for s in waiting) and table.clock == Table.Clock.READY:
         work.clear_clock()
 

@@ -54,6 +54,8 @@ from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event, Status
 from kernel.ops import context
+from push import notices as push_notices
+from push.notices import Notice
 
 REF_FIELDS = frozenset(f.name for f in dataclasses.fields(SeatRef))
 _SHOWN = tuple(sorted(SEAT_SHOWN))
@@ -96,6 +98,9 @@ class TableWork:
         self.changes: list[Change] = []
         self._bots_to_move: set[int] = set()
         self._bots_to_ready: set[int] = set()
+        # Push notices by (kind, user id): a later one of a kind replaces
+        # (a turn's: the players whose move it is now).
+        self._push: dict[tuple[str, int], None] = {}
         self._after = AfterCommit(table_id=table.pk, game=table.game)
 
     # -- reading -------------------------------------------------------------
@@ -392,6 +397,7 @@ class TableWork:
         self._write_hand(hand, "ended_at", "result")
         self._after.finished = True
         self._bots_to_move = set()
+        self.push_notice(push_notices.TURN, set())
         self.settle_later(hand.pk)
         self._declare(HandFinished(hand.pk))
 
@@ -424,6 +430,13 @@ class TableWork:
     def bots_to_move(self, positions: set[int]) -> None:
         """The bots whose move it is now (replaces any earlier set)."""
         self._bots_to_move = set(positions)
+
+    def push_notice(self, kind: str, user_ids: set[int]) -> None:
+        """Tell these players (after commit, if they want push): ``turn`` (their
+        move now: replaces any earlier set) or ``hand`` (a hand is about to start)."""
+        if kind == push_notices.TURN:
+            self._push = {key: None for key in self._push if key[0] != push_notices.TURN}
+        self._push.update({(kind, uid): None for uid in sorted(user_ids)})
 
     def bot_to_ready(self, position: int) -> None:
         self._bots_to_ready.add(position)
@@ -554,5 +567,6 @@ class TableWork:
             assert hand is not None
             after.bot_moves = [(hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)]
         after.bot_readies = [(p, self._bot_delay()) for p in sorted(self._bots_to_ready)]
+        after.push = [Notice(kind, uid, table.pk, table.game) for kind, uid in self._push]
         transaction.on_commit(lambda: aftercommit.run(after), robust=True)
         return after

@@ -93,7 +93,8 @@ def close_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, Any
     (``<Name>Request``, COMPONENT_SPLIT_REQUEST) has ``additionalProperties: false``."""
     schemas = result.get("components", {}).get("schemas", {})
     for name in STRICT:
-        component = schemas.get(f"{name}Request")
-        if component is not None and component.get("type") == "object":
-            component["additionalProperties"] = False
+        for split in (f"{name}Request", f"Patched{name}Request"):  # (PATCH: all optional)
+            component = schemas.get(split)
+            if component is not None and component.get("type") == "object":
+                component["additionalProperties"] = False
     return result

@@ -74,6 +74,13 @@ OPERATIONS = {
     ("get", "/api/v1/players/{user_id}"),
     ("post", "/api/v1/fairness/verify"),
     ("post", "/api/v1/chat/{message_id}/report"),
+    ("post", "/api/v1/tables/{table_id}/invitations"),
+    ("get", "/api/v1/push/key"),
+    ("get", "/api/v1/me/push/subscriptions"),
+    ("post", "/api/v1/me/push/subscriptions"),
+    ("delete", "/api/v1/me/push/subscriptions/{subscription_id}"),
+    ("get", "/api/v1/me/push/preferences"),
+    ("patch", "/api/v1/me/push/preferences"),
 }
 
 
@@ -213,6 +220,11 @@ NOT_IN_A_SCHEMA: dict[tuple[str, str], dict[str, set[str]]] = {
     # (a cursor the server never gave: opaque, only the server's own are good)
     ("GET", "/api/v1/hands"): {"invalid": {"cursor"}},
     ("GET", "/api/v1/wallet/ledger"): {"invalid": {"cursor"}},
+    # (what a subscription must hold depends on its kind: a web endpoint and keys,
+    # an FCM or APNs token of its form)
+    ("POST", "/api/v1/me/push/subscriptions"): {"invalid_subscription": set()},
+    # (yourself, a bot or someone seated there: who the server holds)
+    ("POST", "/api/v1/tables/{table_id}/invitations"): {"cannot_invite_player": set()},
 }
 
 

@@ -154,7 +154,7 @@ def service_errors() -> set[tuple[int, str]]:
 
     from kernel.errors import ServiceError
 
-    for package in ("kernel", "accounts", "wallet", "games", "moderation", "vipgame"):
+    for package in ("kernel", "accounts", "push", "wallet", "games", "moderation", "vipgame"):
         root = importlib.import_module(package)
         for info in pkgutil.walk_packages(root.__path__, f"{package}."):
             skipped = (".rules", ".management", ".migrations", "__main__")

@@ -87,6 +87,9 @@ class Stack:
             ALLOWED_ORIGINS=f"http://127.0.0.1:{port}",
             SIGNUP_RATE="none",
             LOGIN_RATE="none",
+            # The logging push sender's record (what the push test feeds the service worker).
+            PUSH_SENDER="logging",
+            PUSH_LOG_FILE=str(var / "push.jsonl"),
         )
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         server = self.exits.enter_context(running(daphne(port), env, var / "daphne.log"))

@@ -1,0 +1,53 @@
+"""Push's setup: the production check of the VAPID pair (vipgame.E005), the
+pair make run keeps, the key command, and the app icons (the generator's
+output)."""
+
+import json
+from io import StringIO
+
+from django.core.management import call_command
+
+from push.keys import check_pair, development_pair, generate
+from vipgame import checks, icons
+
+
+def test_production_refuses_web_push_without_a_matching_pair(settings):
+    settings.DEBUG = False
+    settings.PUSH_SENDER = "webpush"
+    public, private = generate()
+    other_public, _other = generate()
+    for given in [("", ""), (public, ""), (other_public, private), (public, "not-a-key!")]:
+        settings.PUSH_VAPID_PUBLIC_KEY, settings.PUSH_VAPID_PRIVATE_KEY = given
+        [error] = checks.production_push()
+        assert error.id == "vipgame.E005"
+    settings.PUSH_VAPID_PUBLIC_KEY, settings.PUSH_VAPID_PRIVATE_KEY = public, private
+    assert checks.production_push() == []
+    settings.PUSH_VAPID_PUBLIC_KEY = settings.PUSH_VAPID_PRIVATE_KEY = ""
+    settings.PUSH_SENDER = "off"
+    assert checks.production_push() == []
+    settings.DEBUG = True
+    settings.PUSH_SENDER = "webpush"
+    assert checks.production_push() == []
+
+
+def test_make_run_keeps_its_pair(tmp_path):
+    path = tmp_path / "vapid.json"
+    first = development_pair(path)
+    assert development_pair(path) == first
+    assert check_pair(*first) is None
+    assert path.stat().st_mode & 0o077 == 0
+    assert json.loads(path.read_text())["public"] == first[0]
+
+
+def test_the_key_command_prints_a_pair():
+    out = StringIO()
+    call_command("push_keys", stdout=out)
+    lines = dict(line.split("=", 1) for line in out.getvalue().split())
+    assert check_pair(lines["PUSH_VAPID_PUBLIC_KEY"], lines["PUSH_VAPID_PRIVATE_KEY"]) is None
+
+
+def test_the_icons_are_the_generators_output():
+    for size in icons.SIZES:
+        assert icons.path(size).read_bytes() == icons.png(size), (
+            f"run python -m vipgame.icons ({size})"
+        )
