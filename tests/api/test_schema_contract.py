@@ -157,7 +157,9 @@ def service_errors() -> set[tuple[int, str]]:
     for package in ("kernel", "accounts", "push", "wallet", "games", "moderation", "vipgame"):
         root = importlib.import_module(package)
         for info in pkgutil.walk_packages(root.__path__, f"{package}."):
-            skipped = (".rules", ".management", ".migrations", "__main__")
+            # (vipgame.asgi is the server's entry point: it refuses to start
+            # under the tests' DEBUG=0 and defines no error)
+            skipped = (".rules", ".management", ".migrations", "__main__", "vipgame.asgi")
             if not any(part in info.name for part in skipped):
                 importlib.import_module(info.name)
 
