@@ -33,11 +33,12 @@ from accounts.sessions import credential_mark
 from games import protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound, UnsupportedProtocol
 from kernel import limits
-from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
+from kernel.errors import Busy, NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
 from kernel.ops import context, metrics
+from kernel.retry import timed_out
 
 from .ws_auth import header, user_for_token
 
@@ -325,6 +326,10 @@ class RoomSocket(AsyncWebsocketConsumer):
                 # may send the message again: its transaction rolled back (or,
                 # dropped during its commit, is read back by the resync of
                 # versions; a move's client id makes a resend harmless).
+                if timed_out(exc):  # a lock or statement bound ran out: nothing done
+                    logger.warning("%s not done, timed out: %s", message.get("type"), exc)
+                    await self.refuse(Busy(), message.get("id"))
+                    return
                 logger.warning(
                     "%s not done, the database is unreachable: %s", message.get("type"), exc
                 )
