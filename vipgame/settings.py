@@ -723,10 +723,8 @@ SITE_URL = env.str(
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
-# /readyz: the sweeper's last run at most this old, fewer unsettled hands than
-# this, and each check's time-out.
-READY_SWEEPER_MAX_AGE_S = env.float("READY_SWEEPER_MAX_AGE_S", default=10.0)
-READY_BACKLOG_MAX = env.int("READY_BACKLOG_MAX", default=50)
+# /readyz: each check's time-out (this process's database and Redis; the
+# sweeper's age and the settlement backlog are metrics with alerts instead).
 READY_TIMEOUT_S = env.float("READY_TIMEOUT_S", default=2.0)
 # /metrics: answered to these networks only (the peer address); a request that
 # came through a proxy (X-Forwarded-For) is refused unless METRICS_ALLOW_PROXIED.
