@@ -290,6 +290,10 @@ CHANNEL_LAYERS = {
     }
 }
 
+# A socket whose client sent nothing for this long (it pings every 10-20 s) is
+# closed with 4410: a frozen client or one whose network went without a close
+# (docs/protocol.md "Close codes"). 0: never.
+WS_SILENT_CLOSE_S = env.float("WS_SILENT_CLOSE_S", default=45.0)
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
