@@ -225,9 +225,7 @@ class RoomSocket(AsyncWebsocketConsumer):
             self._watch_silence(limit - quiet)
         elif not suspected:
             grace = min(SILENT_GRACE_S, limit / 4)
-            self.silence = asyncio.get_running_loop().call_later(
-                grace, self._silence_check, True
-            )
+            self.silence = asyncio.get_running_loop().call_later(grace, self._silence_check, True)
         else:
             self.closing_silent = asyncio.ensure_future(self._close_silent(quiet))
 

@@ -213,7 +213,8 @@ def test_moves_through_pgbouncer_in_transaction_mode(tmp_path, make_user, extra,
             if not works:  # ("prepared statement "_pg3_0" already exists")
                 assert "server_error" in answers, answers
                 return
-            assert len(answers) == MOVES and all(isinstance(a, int) for a in answers), answers
+            assert len(answers) == MOVES, answers
+            assert all(isinstance(a, int) for a in answers), answers
             ready = requests.get(f"http://127.0.0.1:{ports[0]}/readyz", timeout=10)
             assert ready.status_code == 200, ready.text
             database = ready.json()["checks"]["database"]

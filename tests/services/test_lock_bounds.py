@@ -49,7 +49,7 @@ def take_row_lock(conn: psycopg.Connection, table_id: int) -> None:
 
 def in_play(make_user):
     """A Hold'em table of two people whose hand waits for a move."""
-    table, users = seated_table(make_user, "holdem", 2, 0)
+    table, _users = seated_table(make_user, "holdem", 2, 0)
     ready_all(table)
     table.refresh_from_db()
     assert table.current_hand_id is not None
@@ -152,3 +152,19 @@ def test_a_statement_past_its_bound_is_busy_not_a_server_error(tables, make_user
     with pytest.raises(Busy) as caught:
         slow()
     assert isinstance(caught.value.__cause__, OperationalError)
+
+
+@pytest.mark.parametrize("cause", [psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable])
+def test_a_bound_running_out_outside_a_service_is_busy_on_the_api(cause):
+    """An API view's own read cancelled by a bound (not in a retried service):
+    503 ``busy`` with ``Retry-After``, not a 500."""
+    from kernel.api.errors import exception_handler
+
+    exc = OperationalError("canceling statement")
+    exc.__cause__ = cause("canceling statement")
+
+    response = exception_handler(exc, {})
+
+    assert response.status_code == 503
+    assert response.data["code"] == "busy"
+    assert response["Retry-After"] == "1"
