@@ -119,6 +119,7 @@ def table_in_play(make_user: Any) -> Table:
         table, _users = seated_table(make_user, "tienlen", 4, 0)
         ready_all(table)
         table.refresh_from_db()
+        assert table.current_hand_id is not None
         hand = Hand.objects.get(pk=table.current_hand_id)
         engine = engine_for(table.game)
         if hand.ended_at is None and engine.status(engine.loads(hand.state)).actors:
@@ -129,6 +130,7 @@ def table_in_play(make_user: Any) -> Table:
 def next_move(table_id: int, step: int) -> tuple[Any, dict[str, Any], int]:
     """(user, action, version) of the next move (the bot policy on the mover's view)."""
     table = Table.objects.get(pk=table_id)
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     engine = engine_for(table.game)
     state = engine.loads(hand.state)

@@ -59,6 +59,7 @@ def in_play(make_user):
 def mover(table: Table):
     """(user, action, version) of the next move at the table."""
     table.refresh_from_db()
+    assert table.current_hand_id is not None
     hand = Hand.objects.get(pk=table.current_hand_id)
     engine = engine_for(table.game)
     state = engine.loads(hand.state)
