@@ -169,3 +169,28 @@ def test_a_bound_running_out_outside_a_service_is_busy_on_the_api(cause):
     assert response.status_code == 503
     assert response.data["code"] == "busy"
     assert response["Retry-After"] == "1"
+
+
+def test_the_sweeper_skips_a_timer_whose_table_row_is_held(tables, make_user):
+    """A table row held past the lock bound costs the sweeper that table's
+    timer claim for one run, not the whole run (settlements, bots)."""
+    from games.services.tables import claim_timers
+
+    held, free = in_play(make_user), in_play(make_user)
+    for table in (held, free):
+        table.refresh_from_db()
+        assert table.deadline is not None
+        assert table.clock_version > 0
+    Table.objects.filter(pk__in=[held.pk, free.pk]).update(timer_version=0)
+    tables.clock.moment = max(held.deadline, free.deadline)
+    busy = holder()
+    try:
+        take_row_lock(busy, held.pk)
+        claimed = {table_id for table_id, _version, _at in claim_timers()}
+    finally:
+        busy.rollback()
+        busy.close()
+    assert free.pk in claimed
+    assert held.pk not in claimed
+    # The next run claims it.
+    assert {table_id for table_id, _version, _at in claim_timers()} == {held.pk}
