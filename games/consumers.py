@@ -33,11 +33,12 @@ from accounts.sessions import credential_mark
 from games import protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound, UnsupportedProtocol
 from kernel import limits
-from kernel.errors import NotFound, PermissionDenied, ServerError, ServiceError
+from kernel.errors import Busy, NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
 from kernel.ops import context, metrics
+from kernel.retry import timed_out
 
 from .ws_auth import header, user_for_token
 
@@ -65,6 +66,8 @@ LOGGED_OUT = 4400
 PRIVATE = 4403
 NOT_FOUND = 4404
 UNSUPPORTED = 4426
+SILENT = 4410  # nothing heard from the client for WS_SILENT_CLOSE_S
+SILENT_GRACE_S = 2.0
 TOO_MANY_SOCKETS = 4429
 # A socket that finds itself behind at a heartbeat waits this long for the
 # publication in flight before it reads the full state.
@@ -187,6 +190,9 @@ class RoomSocket(AsyncWebsocketConsumer):
             with contextlib.suppress(Exception):  # presence; the groups went with Redis
                 await asyncio.wait_for(self.disconnect(SERVICE_RESTART), timeout=5)
         finally:
+            silence = getattr(self, "silence", None)
+            if silence is not None:
+                silence.cancel()
             if self.counted:
                 self.counted = False
                 metrics.socket_closed(self.kind)
@@ -196,6 +202,38 @@ class RoomSocket(AsyncWebsocketConsumer):
         if not self.counted:
             self.counted = True
             metrics.socket_opened(self.kind)
+        self.heard_any_at = time.monotonic()
+        self._watch_silence(settings.WS_SILENT_CLOSE_S)
+
+    def _watch_silence(self, after: float) -> None:
+        """Close the socket when its client has sent nothing (not even its
+        ping, every 10-20 s) for ``WS_SILENT_CLOSE_S``: a client that froze,
+        or whose network went, without a close the server would see. One
+        timer per socket, looked at once per period (not re-armed per frame)."""
+        if after > 0 and not getattr(self, "closed", False):
+            self.silence = asyncio.get_running_loop().call_later(after, self._silence_check)
+
+    def _silence_check(self, suspected: bool = False) -> None:
+        """Past the limit, one more look a moment later before closing: frames
+        that arrived while the process was too busy to read them (an event
+        loop stall) are read first, and count."""
+        if getattr(self, "closed", False):
+            return
+        limit = settings.WS_SILENT_CLOSE_S
+        quiet = time.monotonic() - self.heard_any_at
+        if quiet < limit:
+            self._watch_silence(limit - quiet)
+        elif not suspected:
+            grace = min(SILENT_GRACE_S, limit / 4)
+            self.silence = asyncio.get_running_loop().call_later(grace, self._silence_check, True)
+        else:
+            self.closing_silent = asyncio.ensure_future(self._close_silent(quiet))
+
+    async def _close_silent(self, quiet: float) -> None:
+        logger.info("socket closed: nothing heard for %.0f s", quiet)
+        metrics.socket_silent(self.kind)
+        self.closed = True
+        await self.close(code=SILENT)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """As Channels' own, without its ``aclose_old_connections()`` per message:
@@ -304,6 +342,7 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.received_at = time.perf_counter()  # an action's latency starts here
+        self.heard_any_at = time.monotonic()
         if self.closed:
             return  # what the client sent before the close arrived
         with translation.override(self.language):
@@ -325,6 +364,10 @@ class RoomSocket(AsyncWebsocketConsumer):
                 # may send the message again: its transaction rolled back (or,
                 # dropped during its commit, is read back by the resync of
                 # versions; a move's client id makes a resend harmless).
+                if timed_out(exc):  # a lock or statement bound ran out: nothing done
+                    logger.warning("%s not done, timed out: %s", message.get("type"), exc)
+                    await self.refuse(Busy(), message.get("id"))
+                    return
                 logger.warning(
                     "%s not done, the database is unreachable: %s", message.get("type"), exc
                 )

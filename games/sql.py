@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field
 from django.db.models.base import ModelState
@@ -121,9 +123,37 @@ def _cursor(db: Any) -> Any:
     db.ensure_connection()
     raw_connection = db.connection
     plain, prepared = _cursor_classes()
-    # (psycopg prepares nothing on a connection whose threshold is None.)
-    kind = plain if raw_connection.prepare_threshold is None else prepared
-    return db._prepare_cursor(kind(raw_connection))
+    return db._prepare_cursor((prepared if prepares(raw_connection) else plain)(raw_connection))
+
+
+# Whether each connection is behind a pooler (asked once per connection).
+_POOLED: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def behind_pooler(raw_connection: Any) -> bool:
+    """Whether this psycopg connection reaches PostgreSQL through a pooler
+    (PgBouncer): the backend's process id is not the one the connection was
+    given at its start (a pooler sends its own cancel key). Asked once per
+    connection (one round trip; the answer is kept while it lives)."""
+    known = _POOLED.get(raw_connection)
+    if known is None:
+        row = raw_connection.execute("SELECT pg_backend_pid()").fetchone()
+        known = _POOLED[raw_connection] = row[0] != raw_connection.info.backend_pid
+    return known
+
+
+def prepares(raw_connection: Any) -> bool:
+    """Whether the hot path's statements are prepared on this connection:
+    never when psycopg prepares nothing on it (``DB_PREPARED=0``: its
+    threshold is None), always with ``DB_PREPARED=1``, and with ``auto``
+    unless it is behind a pooler (PgBouncer in transaction mode hands a
+    client's statements to any of its server connections: a statement
+    prepared on one is missing on the next, before PgBouncer 1.21)."""
+    if raw_connection.prepare_threshold is None:
+        return False
+    if getattr(settings, "DB_PREPARED", "auto") != "auto":
+        return True
+    return not behind_pooler(raw_connection)
 
 
 @cache

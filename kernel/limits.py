@@ -109,7 +109,12 @@ def _client() -> Any:
 def _client_for(location: str) -> Any:
     import redis
 
-    return redis.Redis.from_url(location)
+    return redis.Redis.from_url(
+        location,
+        socket_timeout=settings.REDIS_SOCKET_TIMEOUT_S,
+        socket_connect_timeout=settings.REDIS_SOCKET_TIMEOUT_S,
+        **settings.REDIS_KEEPALIVE,
+    )
 
 
 def _key(scope: str, ident: str) -> str:

@@ -47,8 +47,23 @@ R = TypeVar("R")
 RETRIABLE = (errors.DeadlockDetected, errors.SerializationFailure, errors.LockNotAvailable)
 
 
+# What PostgreSQL raises at a statement that ran out of time (``statement_timeout``;
+# a lock wait past ``lock_timeout`` outside a retried service): nothing was
+# done, and a later attempt may succeed, but running it again at once would
+# only wait as long again.
+TIMED_OUT = (errors.QueryCanceled, errors.LockNotAvailable)
+
+
 def lost_to_another(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and isinstance(exc.__cause__, RETRIABLE)
+
+
+def timed_out(exc: BaseException) -> bool:
+    """A database error that is a bound of ours running out (a lock not granted
+    in ``DB_LOCK_TIMEOUT_MS``, a statement past ``DB_STATEMENT_TIMEOUT_MS``):
+    answered ``busy`` (try again), not ``server_error``."""
+    cause = exc.__cause__ if isinstance(exc, OperationalError) else exc
+    return isinstance(cause, TIMED_OUT)
 
 
 def retried(func: Callable[P, R]) -> Callable[P, R]:
@@ -72,6 +87,10 @@ def retried(func: Callable[P, R]) -> Callable[P, R]:
                 return atomic(*args, **kwargs)
             except OperationalError as exc:
                 if not lost_to_another(exc):
+                    if timed_out(exc):  # a statement past statement_timeout
+                        note_retry(func.__qualname__)
+                        logger.warning("%s: timed out in the database: %s", func.__name__, exc)
+                        raise Busy() from exc
                     raise
                 note_retry(func.__qualname__)
                 if attempt == attempts:

@@ -8,7 +8,9 @@ Redis on a unix socket in ``var/``. Tests: ``DATABASE_URL`` and ``REDIS_URL``.
 """
 
 import os
+import socket
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -144,13 +146,64 @@ else:
         "DB_APPLICATION_NAME", default="vipgame"
     )
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = env.int("DB_CONNECT_TIMEOUT", default=5)
+    # What a session may hold, and for how long (docs/operations.md "Time-outs"):
+    # a host that dies or is cut off mid-transaction releases its row locks
+    # within DB_IDLE_IN_TRANSACTION_TIMEOUT_MS (its session waits on the client:
+    # PostgreSQL ends it), a statement runs at most DB_STATEMENT_TIMEOUT_MS, and
+    # a lock is waited for at most DB_LOCK_TIMEOUT_MS (then the service runs
+    # again, and answers `busy` after its last attempt: kernel/retry.py).
+    DB_LOCK_TIMEOUT_MS = env.int("DB_LOCK_TIMEOUT_MS", default=2000)
+    DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=15000)
+    DB_IDLE_IN_TRANSACTION_TIMEOUT_MS = env.int("DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", default=5000)
+    # TCP keepalives both ways: libpq's probes find a dead database (or pooler)
+    # host, and the same bounds as the session's own settings (PostgreSQL's
+    # tcp_keepalives_* and tcp_user_timeout) find a dead client while a
+    # statement's reply is unacknowledged. A silent peer is dropped after
+    # about DB_KEEPALIVE_IDLE_S + DB_KEEPALIVE_INTERVAL_S x DB_KEEPALIVE_COUNT
+    # seconds, or DB_TCP_USER_TIMEOUT_MS of unacknowledged data.
+    DB_KEEPALIVE_IDLE_S = env.int("DB_KEEPALIVE_IDLE_S", default=5)
+    DB_KEEPALIVE_INTERVAL_S = env.int("DB_KEEPALIVE_INTERVAL_S", default=2)
+    DB_KEEPALIVE_COUNT = env.int("DB_KEEPALIVE_COUNT", default=3)
+    DB_TCP_USER_TIMEOUT_MS = env.int("DB_TCP_USER_TIMEOUT_MS", default=10000)
+    DATABASES["default"]["OPTIONS"].update(
+        keepalives=1,
+        keepalives_idle=DB_KEEPALIVE_IDLE_S,
+        keepalives_interval=DB_KEEPALIVE_INTERVAL_S,
+        keepalives_count=DB_KEEPALIVE_COUNT,
+        tcp_user_timeout=DB_TCP_USER_TIMEOUT_MS,
+    )
+    DB_SESSION_SETTINGS = {
+        "lock_timeout": DB_LOCK_TIMEOUT_MS,
+        "statement_timeout": DB_STATEMENT_TIMEOUT_MS,
+        "idle_in_transaction_session_timeout": DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        "tcp_keepalives_idle": DB_KEEPALIVE_IDLE_S,
+        "tcp_keepalives_interval": DB_KEEPALIVE_INTERVAL_S,
+        "tcp_keepalives_count": DB_KEEPALIVE_COUNT,
+        "tcp_user_timeout": DB_TCP_USER_TIMEOUT_MS,
+    }
+    # Sent as the connection's startup options (libpq ``options``). PgBouncer
+    # refuses that parameter ("unsupported startup parameter: options"): behind
+    # it, DB_STARTUP_OPTIONS=0 and the same settings on the role (ALTER ROLE
+    # ... SET, docs/operations.md "PgBouncer"); /readyz shows what the session got.
+    DB_STARTUP_OPTIONS = env.bool("DB_STARTUP_OPTIONS", default=True)
+    if DB_STARTUP_OPTIONS:
+        DATABASES["default"]["OPTIONS"]["options"] = " ".join(
+            f"-c {name}={value}" for name, value in DB_SESSION_SETTINGS.items()
+        )
     # Prepared statements for the table services' hot path only (games.sql asks
     # for them; nothing is prepared by how often it runs): PostgreSQL parses and
-    # plans a move's statements once per connection. 0 behind a pooler that
-    # cannot keep them (PgBouncer in transaction mode before 1.21, or without
-    # max_prepared_statements).
-    DB_PREPARED = env.bool("DB_PREPARED", default=True)
-    if DB_PREPARED:
+    # plans a move's statements once per connection. `auto` (the default):
+    # prepared on a direct connection, unnamed statements behind a pooler
+    # (games.sql.behind_pooler: the backend's process id is not the one the
+    # connection was given, as PgBouncer hands out its own). `1`: always
+    # (PgBouncer 1.21+ with max_prepared_statements); `0`: never.
+    DB_PREPARED = env.str("DB_PREPARED", default="auto").strip().lower()
+    if DB_PREPARED not in ("auto", "0", "1", "true", "false", "on", "off", "yes", "no"):
+        raise ImproperlyConfigured(f"DB_PREPARED must be auto, 1 or 0, not {DB_PREPARED!r}")
+    DB_PREPARED = {"true": "1", "on": "1", "yes": "1", "false": "0", "off": "0", "no": "0"}.get(
+        DB_PREPARED, DB_PREPARED
+    )
+    if DB_PREPARED != "0":
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2**31 - 1
     if DB_POOL:
         DATABASES["default"]["CONN_MAX_AGE"] = 0
@@ -173,11 +226,41 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Unset: the embedded Redis of `make run` (refused when DEBUG=0, vipgame/checks.py).
 REDIS_URL_SET = bool(env.str("REDIS_URL", default=""))
 REDIS_URL = env.str("REDIS_URL", default="") or f"unix://{VAR_DIR / 'redis.sock'}"
+# Every Redis connection (cache and limits, channel layer, Celery's broker)
+# over TCP probes a silent peer: a Redis host that dies or is cut off is found
+# within about REDIS_KEEPALIVE_IDLE_S + REDIS_KEEPALIVE_INTERVAL_S x
+# REDIS_KEEPALIVE_COUNT seconds instead of the kernel's two hours. The cache's
+# and the limits' commands wait at most REDIS_SOCKET_TIMEOUT_S for a reply.
+REDIS_KEEPALIVE_IDLE_S = env.int("REDIS_KEEPALIVE_IDLE_S", default=5)
+REDIS_KEEPALIVE_INTERVAL_S = env.int("REDIS_KEEPALIVE_INTERVAL_S", default=2)
+REDIS_KEEPALIVE_COUNT = env.int("REDIS_KEEPALIVE_COUNT", default=3)
+REDIS_SOCKET_TIMEOUT_S = env.float("REDIS_SOCKET_TIMEOUT_S", default=5.0)
+REDIS_KEEPALIVE: dict[str, Any] = (
+    {}
+    if REDIS_URL.startswith("unix://")
+    else {
+        "socket_keepalive": True,
+        "socket_keepalive_options": {
+            option: value
+            for option, value in (
+                (getattr(socket, "TCP_KEEPIDLE", None), REDIS_KEEPALIVE_IDLE_S),
+                (getattr(socket, "TCP_KEEPINTVL", None), REDIS_KEEPALIVE_INTERVAL_S),
+                (getattr(socket, "TCP_KEEPCNT", None), REDIS_KEEPALIVE_COUNT),
+            )
+            if option is not None
+        },
+    }
+)
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": env.str("CACHE_PREFIX", default="vipgame"),
+        "OPTIONS": {
+            "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+            "socket_connect_timeout": REDIS_SOCKET_TIMEOUT_S,
+            **REDIS_KEEPALIVE,
+        },
     }
 }
 CHANNEL_LAYERS = {
@@ -195,7 +278,14 @@ CHANNEL_LAYERS = {
             # redis-py 8 reads with a 5 s socket timeout by default, the same as the
             # list-based layer's blocking pop: its idle consumers would die every
             # 5 s (django/channels_redis#422). Reads must outlast the pop.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "health_check_interval": 30}],
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": 15,
+                    "health_check_interval": 30,
+                    **REDIS_KEEPALIVE,
+                }
+            ],
             "prefix": env.str("CHANNEL_PREFIX", default="asgi"),
             "capacity": 1000,  # these two: the list-based layer only
             "expiry": 30,
@@ -203,6 +293,10 @@ CHANNEL_LAYERS = {
     }
 }
 
+# A socket whose client sent nothing for this long (it pings every 10-20 s) is
+# closed with 4410: a frozen client or one whose network went without a close
+# (docs/protocol.md "Close codes"). 0: never.
+WS_SILENT_CLOSE_S = env.float("WS_SILENT_CLOSE_S", default=45.0)
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
@@ -236,6 +330,12 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# (kombu drops the keepalive options on a unix socket by itself)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": REDIS_SOCKET_TIMEOUT_S,
+    "socket_keepalive": True,
+    "socket_keepalive_options": REDIS_KEEPALIVE.get("socket_keepalive_options", {}),
+}
 # No task runs for long: past the soft limit it gets SoftTimeLimitExceeded (the
 # transaction rolls back; settlement retries), past the hard one its process is
 # replaced. The sweeper has its own, shorter ones (games/tasks.py).
@@ -662,10 +762,8 @@ SITE_URL = env.str(
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
-# /readyz: the sweeper's last run at most this old, fewer unsettled hands than
-# this, and each check's time-out.
-READY_SWEEPER_MAX_AGE_S = env.float("READY_SWEEPER_MAX_AGE_S", default=10.0)
-READY_BACKLOG_MAX = env.int("READY_BACKLOG_MAX", default=50)
+# /readyz: each check's time-out (this process's database and Redis; the
+# sweeper's age and the settlement backlog are metrics with alerts instead).
 READY_TIMEOUT_S = env.float("READY_TIMEOUT_S", default=2.0)
 # /metrics: answered to these networks only (the peer address); a request that
 # came through a proxy (X-Forwarded-For) is refused unless METRICS_ALLOW_PROXIED.

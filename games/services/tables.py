@@ -6,12 +6,13 @@ The top of the service package: builds on hands, seats and settlement."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, OperationalError, models, transaction
 from django.db.models import F
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -51,7 +52,7 @@ from games.plugins import PLUGINS, plugin_for
 from games.selectors import can_view
 from kernel import limits, notify
 from kernel.errors import PermissionDenied
-from kernel.retry import retried
+from kernel.retry import retried, timed_out
 
 from .hands import hand_timeout, maybe_deal
 from .seats import (
@@ -66,6 +67,8 @@ from .seats import (
 )
 from .settle import settle_in
 from .work import TableWork
+
+logger = logging.getLogger(__name__)
 
 
 @retried
@@ -246,9 +249,17 @@ def claim_timers() -> list[tuple[int, int, datetime]]:
         .exclude(status=Table.Status.CLOSED)
         .values_list("pk", "clock_version", "deadline")
     ):
-        marked = Table.objects.filter(
-            pk=table_id, clock_version=version, timer_version__lt=version
-        ).update(timer_version=version)
+        try:
+            marked = Table.objects.filter(
+                pk=table_id, clock_version=version, timer_version__lt=version
+            ).update(timer_version=version)
+        except OperationalError as exc:
+            if not timed_out(exc):
+                raise
+            # A move holds the row past DB_LOCK_TIMEOUT_MS: the next run (2 s)
+            # claims it; the rest of this run goes on.
+            logger.warning("sweeper: timer of table %s not claimed: %s", table_id, exc)
+            continue
         if marked and deadline is not None:
             due.append((table_id, version, deadline))
     return due

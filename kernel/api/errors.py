@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from kernel.errors import Busy, NotFound, PermissionDenied, ServiceError
+from kernel.retry import timed_out
 
 logger = logging.getLogger("vipgame.api")
 
@@ -105,6 +106,10 @@ def retry_after(err: ServiceError) -> dict[str, str]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF's ``EXCEPTION_HANDLER``: every refusal in the one shape, never a traceback."""
     set_rollback()
+    if timed_out(exc):
+        # A lock or statement bound ran out (DB_LOCK_TIMEOUT_MS,
+        # DB_STATEMENT_TIMEOUT_MS): nothing was done; try again.
+        exc = Busy()
     if isinstance(exc, ServiceError):
         # (busy: lost to the player's other requests; nothing was done)
         headers = retry_after(exc) or ({"Retry-After": "1"} if isinstance(exc, Busy) else None)

@@ -16,7 +16,11 @@ logger = logging.getLogger(__name__)
 @lru_cache(maxsize=4)
 def _client(url: str, timeout: float) -> redis.Redis:
     return redis.Redis.from_url(
-        url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=30
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        health_check_interval=30,
+        **settings.REDIS_KEEPALIVE,
     )
 
 

@@ -43,6 +43,12 @@ SOCKETS_OPEN = Gauge(
 SOCKETS_OPENED = Counter(
     "vipgame_sockets_opened", "WebSocket connections accepted, by kind.", ["kind"]
 )
+SOCKETS_SILENT = Counter(
+    "vipgame_sockets_silent_closed",
+    "WebSockets closed (4410) because their client sent nothing, not even its ping, "
+    "for WS_SILENT_CLOSE_S, by kind.",
+    ["kind"],
+)
 SOCKETS_SHED = Counter(
     "vipgame_sockets_shed",
     "WebSocket handshakes shed (closed with 1013) because too many were opening.",
@@ -113,6 +119,10 @@ def socket_opened(kind: str) -> None:
 
 def socket_closed(kind: str) -> None:
     SOCKETS_OPEN.labels(kind).dec()
+
+
+def socket_silent(kind: str) -> None:
+    SOCKETS_SILENT.labels(kind).inc()
 
 
 def socket_shed() -> None:

@@ -1,7 +1,10 @@
 // A WebSocket that reconnects by itself (backing off up to 8 s, each wait
 // drawn between half and all of it, so that the sockets of a restarted server
 // do not all come back in the same instant), pings every
-// 15 s, keeps the server's clock offset, and after a reconnect or a version gap
+// 15 s (a socket that hears nothing, not even the pong, within PONG_TIMEOUT_MS
+// of a ping is taken as lost at once: the banner shows and it reconnects, as
+// it does when the browser goes offline, instead of waiting for TCP to notice
+// a frozen server or a dead network), keeps the server's clock offset, and after a reconnect or a version gap
 // asks for a `sync` from the last version it applied (docs/protocol.md).
 // Versioned sockets pass on `state` and `delta` messages in version order: a
 // stale one is dropped, and so is a delta for a version other than the one
@@ -15,6 +18,7 @@ const PING_MS = 15000;
 // "Staying in step"), and how many times a move is sent again.
 const RESEND_CODES = new Set(["server_error", "busy"]);
 const RESENDS = 3;
+const PONG_TIMEOUT_MS = 6000;
 
 // Between half and all of the back-off ("equal jitter").
 function reconnectDelay(backoff) {
@@ -36,6 +40,10 @@ export class Connection {
     this.syncing = null; // the version a sync was asked from, until a state comes
     this.moves = new Map(); // client id -> {message, resent}: moves not yet answered
     this.opens = 0; // connections opened so far
+    this.pongTimer = null;
+    if (typeof window.addEventListener === "function") {
+      window.addEventListener("offline", () => this.lost(this.ws));
+    }
     this.connect();
   }
 
@@ -57,23 +65,61 @@ export class Connection {
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.ping(), PING_MS);
     });
-    ws.addEventListener("message", (event) => this.receive(event.data));
+    ws.addEventListener("message", (event) => {
+      if (this.ws === ws) this.heard();
+      this.receive(event.data);
+    });
     ws.addEventListener("close", (event) => {
-      clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.moves.clear(); // after a reconnect, the state says what was done
+      this.stopTimers();
       if (event.code === 4403 || event.code === 4404 || this.closedForGood) {
         this.onStatus("refused", event.code);
         return;
       }
-      this.onStatus("reconnecting");
-      setTimeout(() => this.connect(), reconnectDelay(this.backoff));
-      this.backoff = Math.min(this.backoff * 2, 8000);
+      this.retry();
     });
   }
 
+  stopTimers() {
+    clearInterval(this.pinger);
+    clearTimeout(this.pongTimer);
+    this.pongTimer = null;
+  }
+
+  retry() {
+    this.onStatus("reconnecting");
+    setTimeout(() => this.connect(), reconnectDelay(this.backoff));
+    this.backoff = Math.min(this.backoff * 2, 8000);
+  }
+
+  /** The socket is taken as gone (no pong in time, or the browser went
+   * offline): it is dropped without waiting for its close, whose event is
+   * then ignored, and a new one is opened after the back-off. */
+  lost(ws) {
+    if (!ws || this.ws !== ws || this.closedForGood) return;
+    this.ws = null;
+    this.moves.clear(); // after a reconnect, the state says what was done
+    this.stopTimers();
+    try {
+      ws.close();
+    } catch {
+      // (closing a socket that never opened)
+    }
+    this.retry();
+  }
+
+  /** Anything the server sends shows the socket is alive. */
+  heard() {
+    clearTimeout(this.pongTimer);
+    this.pongTimer = null;
+  }
+
   ping() {
-    this.send({ type: "ping", t: Date.now() });
+    const ws = this.ws;
+    if (this.send({ type: "ping", t: Date.now() }) && this.pongTimer === null) {
+      this.pongTimer = setTimeout(() => this.lost(ws), PONG_TIMEOUT_MS);
+    }
   }
 
   receive(raw) {

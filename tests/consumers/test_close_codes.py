@@ -88,3 +88,51 @@ def test_an_unknown_socket_path_is_closed_with_4404_and_logs_no_error(path, capl
 
     run(scenario)
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_a_silent_client_is_closed_with_4410(make_user, settings):
+    """A client that sends nothing, not even its ping, for WS_SILENT_CLOSE_S
+    (frozen, or its network gone without a close): the server closes it."""
+    settings.WS_SILENT_CLOSE_S = 3.0
+    token = token_for(make_user())
+
+    async def scenario():
+        import asyncio
+        import time
+
+        # Given one socket that pings every 0.25 s from its opening, and one
+        # that says nothing.
+        talker, silent = Client("/ws/lobby/", token), Client("/ws/lobby/", token)
+
+        async def pings():
+            while True:
+                await talker.send(type="ping", t=1)
+                await asyncio.sleep(0.25)
+
+        assert await talker.connect()
+        pinging = asyncio.ensure_future(pings())
+        assert await silent.connect()
+        started = time.monotonic()
+        closed = None
+        while time.monotonic() - started < 40 and closed is None:
+            output = await silent.ws.receive_output(timeout=40)
+            if output["type"] == "websocket.close":
+                closed = output["code"], time.monotonic() - started
+        pinging.cancel()
+        # Then the silent one is closed with 4410 within about the bound ...
+        assert closed is not None
+        assert closed[0] == 4410, closed
+        # (its grace, and a loaded machine's slack: the event loop of a test
+        # on a machine five agents share can stall for seconds)
+        assert closed[1] < 30
+        # ... and the talker is open past it.
+        await talker.send(type="ping", t=2)
+        while True:
+            output = await talker.ws.receive_output(timeout=5)
+            assert output["type"] == "websocket.send", output
+            message = json.loads(output["text"])
+            if message.get("type") == "pong" and message.get("t") == 2:
+                break
+        await talker.ws.disconnect()
+
+    run(scenario)

@@ -146,3 +146,78 @@ def test_a_socket_reconnects_after_a_growing_wait_that_differs_between_sockets(n
     assert all(b / 2 <= w <= b for w, b in zip(waits, backoffs, strict=True))
     assert len({round(w) for w in waits[-20:]}) > 10  # drawn, not all 8 s
     assert errors == []
+
+
+# A socket whose pong does not come in time, or whose browser goes offline.
+PONGS = """async () => {
+  class FakeSocket {
+    constructor(url) {
+      Object.assign(this, { url, readyState: 1, sent: [], on: {}, closed: false });
+      FakeSocket.made += 1;
+      FakeSocket.last = this;
+    }
+    addEventListener(type, fn) { (this.on[type] = this.on[type] || []).push(fn); }
+    send(data) { this.sent.push(JSON.parse(data)); }
+    close() { this.closed = true; }  // (a dead network: no close event comes)
+    fire(type, event) { for (const fn of this.on[type] || []) fn(event); }
+  }
+  FakeSocket.OPEN = 1;
+  FakeSocket.made = 0;
+  window.WebSocket = FakeSocket;
+  const timers = new Map();
+  let nextId = 1;
+  window.setTimeout = (fn, ms) => { timers.set(nextId, { fn, ms }); return nextId++; };
+  window.clearTimeout = (id) => { timers.delete(id); };
+  window.setInterval = () => 0;
+  const listeners = {};
+  window.addEventListener = (type, fn) => { listeners[type] = fn; };
+  const run = (test) => {  // the pending timers whose delay passes the test, once
+    for (const [id, t] of [...timers]) if (test(t.ms)) { timers.delete(id); t.fn(); }
+  };
+  const statuses = [];
+  const { Connection } = await import("/static/js/socket.js");
+  const conn = new Connection("/ws/tables/5/", { onStatus: (s) => statuses.push(s) });
+  const first = FakeSocket.last;
+  first.fire("open");
+  const pingsSent = first.sent.filter((m) => m.type === "ping").length;
+  // The pong comes: nothing happens when its time-out would have run.
+  first.fire("message", { data: JSON.stringify({ type: "pong", t: 1, server_time: 1 }) });
+  run((ms) => ms === 6000);
+  const afterPong = { made: FakeSocket.made, statuses: [...statuses] };
+  // The next ping gets no answer within 6 s: lost, a new socket after the back-off.
+  conn.ping();
+  const waits = [...timers.values()].map((t) => t.ms);
+  run((ms) => ms === 6000);
+  const lostStatuses = [...statuses];
+  run((ms) => ms <= 500);  // the back-off's wait
+  const second = FakeSocket.last;
+  // Its late close event changes nothing.
+  first.fire("close", { code: 1006 });
+  second.fire("open");
+  // The browser goes offline: lost at once.
+  listeners.offline();
+  return {
+    pingsSent, afterPong, waits, lostStatuses, firstClosed: first.closed,
+    made: FakeSocket.made, statuses, secondClosed: second.closed,
+  };
+}"""
+
+
+def test_a_socket_without_a_pong_in_time_shows_the_banner_and_reconnects(node):
+    """Issue 33: a frozen server or a dead network is noticed within a few
+    seconds of a ping (PONG_TIMEOUT_MS, 6 s), not when TCP gives up."""
+    page, errors = node
+
+    got = page.evaluate(PONGS)
+
+    assert got["pingsSent"] == 1  # (at its opening)
+    assert got["afterPong"] == {"made": 1, "statuses": ["connecting", "open"]}
+    assert 6000 in got["waits"]
+    assert got["lostStatuses"][-1] == "reconnecting"
+    assert got["firstClosed"] is True
+    assert got["made"] == 2
+    assert got["statuses"] == [
+        "connecting", "open", "reconnecting", "connecting", "open", "reconnecting"
+    ]  # fmt: skip
+    assert got["secondClosed"] is True  # offline: dropped at once
+    assert errors == []

@@ -6,8 +6,10 @@ a fake WebSocket under Node.js (conftest ``node``), its timers run by hand."""
 from __future__ import annotations
 
 RESEND = """async (answers) => {
-  const timers = [];
-  window.setTimeout = (fn, ms) => { timers.push([fn, ms]); return timers.length; };
+  const timers = new Map();
+  let made = 0;
+  window.setTimeout = (fn, ms) => { made += 1; timers.set(made, [fn, ms]); return made; };
+  window.clearTimeout = (id) => { timers.delete(id); };
   window.setInterval = () => 0;
   class FakeSocket {
     constructor(url) {
@@ -29,8 +31,10 @@ RESEND = """async (answers) => {
   const waits = [];
   for (const answer of answers) {
     ws.fire("message", { data: JSON.stringify({ ...answer, id }) });
-    while (timers.length) {
-      const [fn, ms] = timers.shift();
+    // (the server's answer also stops the ping's wait for a pong)
+    while (timers.size) {
+      const [id, [fn, ms]] = timers.entries().next().value;
+      timers.delete(id);
       waits.push(ms);
       fn();
     }

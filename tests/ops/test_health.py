@@ -50,56 +50,49 @@ def test_ready_when_every_check_passes(client):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "redis", "sweeper", "settlement_backlog"}
+    assert set(body["checks"]) == {"database", "redis"}
     assert all(check["ok"] for check in body["checks"].values())
-    assert body["checks"]["settlement_backlog"]["hands"] == 0
-    assert body["checks"]["sweeper"]["age_s"] < 5
+    assert body["checks"]["redis"]["sweeper_age_s"] < 5
+    database = body["checks"]["database"]
+    # The session's bounds, as the process's connections got them.
+    assert database["lock_timeout"] == "2s"
+    assert database["idle_in_transaction_session_timeout"] == "5s"
+    assert database["pooler"] is False
+    assert database["prepared"] is True  # a direct connection: the hot path prepares
 
 
 def test_the_sweeper_task_records_its_run(client):
     from games.tasks import sweeper
 
-    assert client.get("/readyz").status_code == 503  # no run recorded yet
+    assert client.get("/readyz").json()["checks"]["redis"]["sweeper_age_s"] is None
     sweeper()
-    assert client.get("/readyz").status_code == 200
+    assert client.get("/readyz").json()["checks"]["redis"]["sweeper_age_s"] < 5
 
 
-def test_no_sweeper_run_recorded_is_not_ready(client):
+def test_room_wide_conditions_are_not_readiness(client, settings, make_user):
+    # Given no sweeper run for an hour and a settlement backlog: the whole
+    # room's state, the same on every process.
+    heartbeat.record_sweeper_run(time.time() - 3600)
+    _unsettled_hands(60, make_user)
+
     response = client.get("/readyz")
-    assert response.status_code == 503
-    checks = response.json()["checks"]
-    assert checks["sweeper"] == {"ok": False, "error": "no run recorded", "max_age_s": 10.0}
-    assert checks["database"]["ok"]
-    assert checks["redis"]["ok"]
+
+    # Then this process can still serve: a balancer keeps it.
+    assert response.status_code == 200, response.json()
+    assert response.json()["checks"]["redis"]["sweeper_age_s"] >= 3600
+    # (they are metrics, with alerts: docs/observability.md "Alerts")
+    from vipgame.ops import scrape
+
+    text = scrape.render().decode()
+    assert "vipgame_settlement_backlog 60.0" in text
+    assert "vipgame_sweeper_last_run_age_seconds 360" in text
 
 
-def test_a_stale_sweeper_is_not_ready(client, settings):
-    settings.READY_SWEEPER_MAX_AGE_S = 5
-    heartbeat.record_sweeper_run(time.time() - 6)
-    response = client.get("/readyz")
-    assert response.status_code == 503
-    sweeper = response.json()["checks"]["sweeper"]
-    assert sweeper["ok"] is False
-    assert 6 <= sweeper["age_s"] < 8
-    heartbeat.record_sweeper_run(time.time() - 4)
-    assert client.get("/readyz").status_code == 200
-
-
-def test_a_settlement_backlog_above_the_threshold_is_not_ready(client, settings, make_user):
-    settings.READY_BACKLOG_MAX = 3
-    heartbeat.record_sweeper_run()
-    _unsettled_hands(2, make_user)
+def test_no_sweeper_run_recorded_is_still_ready(client):
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json()["checks"]["settlement_backlog"] == {"ok": True, "hands": 2, "max": 3}
-    first = Hand.objects.get(number=1)
-    Hand.objects.create(
-        table=first.table, number=9, game="tienlen", commitment="c" * 64,
-        server_seed="0" * 64, ended_at=first.ended_at,
-    )  # fmt: skip
-    response = client.get("/readyz")
-    assert response.status_code == 503
-    assert response.json()["checks"]["settlement_backlog"] == {"ok": False, "hands": 3, "max": 3}
+    checks = response.json()["checks"]
+    assert checks["redis"] == {"ok": True, "ms": checks["redis"]["ms"], "sweeper_age_s": None}
 
 
 def test_redis_at_a_dead_address_is_not_ready(client, settings):
@@ -112,7 +105,6 @@ def test_redis_at_a_dead_address_is_not_ready(client, settings):
     checks = response.json()["checks"]
     assert checks["redis"]["ok"] is False
     assert checks["redis"]["error"] == "ConnectionError"
-    assert checks["sweeper"] == {"ok": False, "error": "redis unreachable"}
     assert checks["database"]["ok"] is True
     assert client.get("/healthz").status_code == 200
 
@@ -139,9 +131,7 @@ def test_the_database_at_a_dead_address_is_not_ready(client, monkeypatch, pooled
     checks = response.json()["checks"]
     assert checks["database"]["ok"] is False
     assert checks["database"]["error"] == ("PoolTimeout" if pooled else "OperationalError")
-    assert checks["settlement_backlog"] == {"ok": False, "error": "database unreachable"}
     assert checks["redis"]["ok"] is True
-    assert checks["sweeper"]["ok"] is True
 
 
 def test_the_backlog_query_reads_the_hand_table():
