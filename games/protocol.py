@@ -36,6 +36,8 @@ CLOSE_CODES: dict[int, str] = {
     4404: "No such table, or no such socket path; an `error` `table_not_found` or "
     "`not_found` comes first. Do not reconnect.",
     4408: "Too slow: more unread output than `WS_MAX_PENDING_BYTES`; reconnect and `sync`.",
+    4410: "Silent: the client sent nothing, not even its `ping`, for `WS_SILENT_CLOSE_S`; "
+    "reconnect and `sync`.",
     4426: "The protocol version asked for (`?protocol=`) is not supported: update the app.",
     4429: "Too many open sockets for the user or the address.",
 }
