@@ -108,6 +108,9 @@ class Converter:
                     for key, hint in hints.items()
                 },
                 "required": sorted(key_of(k) for k in set(hints) - optional),
+                # Closed: a game's payload has exactly these keys (a client
+                # generated from the schema gets no catch-all of ``Any``).
+                "additionalProperties": False,
             }
             if tp.__doc__ and not tp.__doc__.startswith(f"{tp.__name__}("):
                 schema["description"] = " ".join(tp.__doc__.split())
@@ -295,6 +298,7 @@ def result_schema(game: str, title: str) -> Schema:
             "summary": {"allOf": [ref(f"{title}Summary")], "nullable": True},
         },
         "required": ["game", "voided", "reason", "unit", "net", "chips", "payments", "summary"],
+        "additionalProperties": False,
     }
 
 
@@ -420,6 +424,10 @@ def state_example(game: str) -> dict[str, Any]:
     }
 
 
+#: The serializer components of a hand in a state (games.api.serializers).
+HAND_PARTS = ("HandInfo", "HandPlayerOut")
+
+
 def add_components(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
@@ -427,6 +435,11 @@ def add_components(
     examples, and an example ``state`` of each game on the table state."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(components())
+    # The hand's own part of a state (its serializers' fields, exactly): closed
+    # like the game components it carries.
+    for name in HAND_PARTS:
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
     for game, plugin in PLUGINS.items():
         title, parts = plugin.schema_name, game_examples(game)
         schemas[f"{title}View"]["example"] = parts["view"]
