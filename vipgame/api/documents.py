@@ -22,7 +22,7 @@ from kernel.errors import NotFound
 # What the schema's descriptions cite: the API itself, the socket protocol,
 # table settings, the fair deal, and the security rules players meet (names,
 # client addresses, limits).
-DOCUMENTS = ("api", "protocol", "tables", "fairness", "security")
+DOCUMENTS = ("api", "protocol", "tables", "fairness", "security", "rules")
 URL = "/api/{name}.md"
 MENTION = re.compile(r"(\[[^\]]*\]\([^)]*\))|docs/([a-z-]+)\.md")
 
