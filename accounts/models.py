@@ -4,6 +4,7 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
 from django.dispatch import Signal
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from knox.models import AbstractAuthToken
 
@@ -232,7 +233,7 @@ class BrowserSession(models.Model):
     )
     user_agent = models.CharField(_("user agent"), max_length=200, blank=True)
     address = models.GenericIPAddressField(_("address"), null=True, blank=True)
-    created = models.DateTimeField(_("logged in"), auto_now_add=True)
+    created = models.DateTimeField(_("logged in"), default=timezone.now)
     last_seen = models.DateTimeField(_("last seen"))
 
     #: As a device session shows in the list of sessions.

@@ -241,7 +241,12 @@ def browser_seen(
             BrowserSession.objects.update_or_create(
                 session_id=session_key,
                 defaults=fields,
-                create_defaults={**fields, "user_agent": user_agent[:200], "address": address},
+                create_defaults={
+                    **fields,
+                    "created": now,  # (logged in when first seen: never after it)
+                    "user_agent": user_agent[:200],
+                    "address": address,
+                },
             )
     except IntegrityError:
         pass  # another request of that browser made the row first

@@ -32,6 +32,8 @@ CREATING = {
     "/api/v1/tables/{table_id}/actions",
     "/api/v1/wallet/bonus",
     "/api/v1/chat/{message_id}/report",
+    "/api/v1/tables/{table_id}/invitations",
+    "/api/v1/me/push/subscriptions",
 }
 
 

@@ -45,6 +45,7 @@ OPERATIONS = {
     ("post", "/api/v1/me/email/resend"),
     ("get", "/api/v1/me/sessions"),
     ("delete", "/api/v1/me/sessions/{session_id}"),
+    ("delete", "/api/v1/me/browser-sessions/{session_id}"),
     ("get", "/api/v1/wallet"),
     ("get", "/api/v1/wallet/ledger"),
     ("post", "/api/v1/wallet/bonus"),

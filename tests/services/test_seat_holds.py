@@ -13,6 +13,7 @@ from moderation import services as moderation
 from wallet.models import Account, Hold, LedgerEntry
 
 from ..registry import wallet_games
+from ..seeds import ORDINARY
 from ..tables import assert_money_consistent, statements_run
 from ..wallet.helpers import assert_ledger_consistent, snapshot, wallet_of
 from .driver import play_until_finished
@@ -146,7 +147,7 @@ def test_holds_are_released_by_force_close_ban_and_the_ready_clock(tables, make_
     assert_money_consistent()
 
 
-def _finished_hand(tables, make_user, monkeypatch, *, late: bool):
+def _finished_hand(tables, make_user, monkeypatch, dealer, *, late: bool):
     """A four-seat Tiến Lên table (stake 300, minimum 9,000) whose hand three
     players played to its end, not settled yet (the harness's settlement held
     back); with ``late``, a fourth player sat down during the hand. Returns the
@@ -155,6 +156,7 @@ def _finished_hand(tables, make_user, monkeypatch, *, late: bool):
     seated = [table.owner, make_user(), make_user()]
     for user in seated:
         services.table_sit(table_id=table.pk, user=user)
+    dealer.stack(*ORDINARY)  # no tới trắng: the hand is in play after the deal
     for user in seated:
         services.table_ready(table_id=table.pk, user=user)
     if late:
@@ -184,13 +186,13 @@ def assert_held_again(table, users) -> None:
 
 
 def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
-    tables, make_user, monkeypatch
+    tables, make_user, monkeypatch, dealer
 ):
     """Three players dealt in, a fourth seated during the hand: the settlement
     releases all four holds and holds each wallet again (the minimum, or what
     is left of it), with one wallet statement per step for the whole table,
     not a few per player (62 statements before, 21 now, savepoints aside)."""
-    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, late=True)
+    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, dealer, late=True)
     old_holds = set(Seat.objects.filter(table=table).values_list("hold_id", flat=True))
     total = Account.objects.aggregate(total=Sum("balance"))["total"]
 
@@ -212,7 +214,7 @@ def test_a_settlement_releases_every_hold_and_holds_again_in_a_few_statements(
 
 
 def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
-    tables, make_user, monkeypatch
+    tables, make_user, monkeypatch, dealer
 ):
     """``make run``'s SQLite takes the ORM's path for the batched calls
     (``wallet.holds_void``, ``wallet.holds_up_to``, ``sql.set_nets``): the
@@ -220,7 +222,7 @@ def test_a_settlement_on_the_orm_path_leaves_what_the_batched_one_leaves(
     pays, records the nets and holds again."""
     from django.db import connection
 
-    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, late=False)
+    table, seated, hand = _finished_hand(tables, make_user, monkeypatch, dealer, late=False)
     total = Account.objects.aggregate(total=Sum("balance"))["total"]
 
     monkeypatch.setattr(connection, "vendor", "sqlite")

@@ -12,6 +12,7 @@ from games.models import Hand, Seat, Table
 from wallet import services as wallet
 
 from ..registry import GAMES
+from ..seeds import ORDINARY
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,10 @@ def client_for(user) -> Client:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_two_taps_one_seat_dealt_and_shown_with_its_chips_at_home(game, make_user, tables):
+def test_two_taps_one_seat_dealt_and_shown_with_its_chips_at_home(
+    game, make_user, tables, dealer
+):
+    dealer.stack(*ORDINARY)  # no hand that ends at the deal (tới trắng)
     lan = make_user()
     client = client_for(lan)
     before = wallet.account_for_user(user=lan).available
