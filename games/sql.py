@@ -123,7 +123,11 @@ def _cursor(db: Any) -> Any:
     db.ensure_connection()
     raw_connection = db.connection
     plain, prepared = _cursor_classes()
-    return db._prepare_cursor((prepared if prepares(raw_connection) else plain)(raw_connection))
+    # (the pooler question is a statement of its own: a connection lost under
+    # it is Django's OperationalError, answered server_error, like any other)
+    with db.wrap_database_errors:
+        chosen = prepared if prepares(raw_connection) else plain
+    return db._prepare_cursor(chosen(raw_connection))
 
 
 # Whether each connection is behind a pooler (asked once per connection).
