@@ -298,7 +298,8 @@ def open_play_now(page: Any, site: Site, game: str) -> None:
     page.goto(f"{site.url}/tables/?game={game}")
     page.click(f"[data-play-now={game}]")
     page.wait_for_url(f"{site.url}/tables/*/")
-    page.wait_for_selector("[data-table-app] .seat.you")
+    # (seated: on a phone my own seat is hidden while the hand plays, my bar shows)
+    page.wait_for_selector("[data-table-app] .seat.you", state="attached")
 
 
 def open_bot_table(page: Any, site: Site, game: str, *, owner: str | None = None) -> None:

@@ -86,8 +86,10 @@ def expected(game: str, view: dict[str, Any]) -> dict[str, Any]:
     if game == "holdem":
         return {"board": " ".join(view["board"]), "mine": view["hole"]}
     if game == "tienlen":
-        if view["finished"]:  # the winner in the middle, the cards left at the seats
-            return {"pile": None, "mine": []}
+        if view["finished"]:  # the play that ended it and the winner in the middle
+            plays = [m for m in view["history"] if m["action"] == "play"]
+            last = None if view["instant"] or not plays else " ".join(plays[-1]["cards"])
+            return {"pile": last, "mine": []}
         pile = view["table"]["cards"] if view["table"] else None
         return {"pile": None if pile is None else " ".join(pile), "mine": view["hand"]}
     chi = [c for seat in view["seats"] for k in ("chi1", "chi2", "chi3") for c in seat.get(k) or []]

@@ -96,14 +96,18 @@ const game = {
     const view = ctx.view;
     if (!view) return h("div", { class: "center-note" }, _("Waiting for the next hand…"));
     if (view.finished) {
-      // The play that ended the hand stays on the felt under who went out.
+      // The play that ended the hand stays on the felt, with who went out.
       const last = view.instant ? null : [...view.history].reverse().find((m) => m.action === "play");
-      const named = last && view.table && view.table.player === last.player ? view.table.combination : null;
-      return h("div", { class: `center-note${last ? " played" : ""}` },
-        last ? h("div", { class: "pile", "data-pile": last.cards.join(" "), "data-last-play": "" }, cardRow(last.cards),
-          h("div", { class: "pile-who" }, ctx.nameOf(last.player), named ? ` · ${COMBOS[named] || named}` : "")) : null,
-        h("div", { class: "big" },
+      if (!last) {
+        return h("div", { class: "center-note" }, h("div", { class: "big" },
           view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) })));
+      }
+      const named = view.table && view.table.player === last.player ? view.table.combination : null;
+      return h("div", { class: "center-note played" },
+        // (the last play is the winner's: one line says both)
+        h("div", { class: "pile", "data-pile": last.cards.join(" "), "data-last-play": "" }, cardRow(last.cards, { small: true }),
+          h("strong", { class: "pile-end" }, fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) }),
+            named ? ` · ${COMBOS[named] || named}` : "")));
     }
     const t = view.table;
     const round = view.history.filter((m) => m.round === view.round);
