@@ -24,9 +24,7 @@ def client_for(user) -> Client:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_two_taps_one_seat_dealt_and_shown_with_its_chips_at_home(
-    game, make_user, tables, dealer
-):
+def test_two_taps_one_seat_dealt_and_shown_with_its_chips_at_home(game, make_user, tables, dealer):
     dealer.stack(*ORDINARY)  # no hand that ends at the deal (tới trắng)
     lan = make_user()
     client = client_for(lan)
