@@ -252,9 +252,9 @@ class AlreadyReported(GameError):
     status = 409
 
 
-class ReportTooFast(GameError):
-    code = "report_rate_limited"
-    template = _("You are reporting too fast: wait %(wait)s seconds.")
+class TooFast(GameError):
+    """A limit on how often: ``details.wait`` says in how many seconds again."""
+
     status = 429
 
     def __init__(self, *, wait: int) -> None:
@@ -263,6 +263,11 @@ class ReportTooFast(GameError):
 
     def as_dict(self) -> dict[str, Any]:
         return {**super().as_dict(), "details": {"wait": self.wait}}
+
+
+class ReportTooFast(TooFast):
+    code = "report_rate_limited"
+    template = _("You are reporting too fast: wait %(wait)s seconds.")
 
 
 CannotInvite = _error(
@@ -279,17 +284,9 @@ CannotInviteThem = _error(
 )
 
 
-class InviteTooFast(GameError):
+class InviteTooFast(TooFast):
     code = "invite_rate_limited"
     template = _("You are sending invitations too fast: wait %(wait)s seconds.")
-    status = 429
-
-    def __init__(self, *, wait: int) -> None:
-        self.wait = wait
-        super().__init__(wait=wait)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**super().as_dict(), "details": {"wait": self.wait}}
 
 
 class UnsupportedProtocol(GameError):
