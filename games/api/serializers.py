@@ -542,7 +542,12 @@ class SeedOut(serializers.Serializer[dict[str, Any]]):
 
 class ActIn(StrictIn):
     id = serializers.CharField(
-        min_length=1, max_length=64, help_text="Client id: a repeated id is never applied twice."
+        min_length=1,
+        max_length=64,
+        # taken as sent: the socket's act does not trim its id either, and a
+        # trimmed id would refuse one the schema allows (e.g. "\x1c")
+        trim_whitespace=False,
+        help_text="Client id: a repeated id is never applied twice.",
     )
     v = serializers.IntegerField(
         min_value=0,
