@@ -244,7 +244,9 @@ export function react(list, shell) {
     let animations = 0;
     if (m.type === "end") animations += banner(m, shell, still);
     if (!still && MOTIONS[m.type]) animations += MOTIONS[m.type](m, shell);
-    log.push({ type: m.type, animations });
+    // (an end keeps my units and whether anyone won: the next hand may be
+    // dealt before a reader of the log looks at the state)
+    log.push(m.type === "end" ? { type: m.type, animations, units: m.units, winners: m.winners.length } : { type: m.type, animations });
     if (log.length > 200) log.shift();
   }
 }

@@ -16,7 +16,6 @@ from .conftest import (
     open_bot_table,
     shot,
     sign_up,
-    table_state,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -96,24 +95,24 @@ def submit(page: Any) -> None:
 def mau_binh_end(page: Any) -> None:
     """The hand's end: the win or lose sound by my net, and the banner (read as
     it comes: it goes by itself)."""
-    banner = page.wait_for_function(
+    end, banner = page.wait_for_function(
         """() => {
-          if (!window.vipMotion.log.some((m) => m.type === "end")) return null;
+          const end = window.vipMotion.log.find((m) => m.type === "end");
+          if (!end) return null;
           const node = document.querySelector("[data-win-banner]");
-          if (!node) return ["none", ""];
-          return [node.dataset.winBanner, node.querySelector("strong").textContent];
+          if (!node) return [end, ["none", ""]];
+          return [end, [node.dataset.winBanner, node.querySelector("strong").textContent]];
         }"""
     ).json_value()
-    state = table_state(page)
-    net = state["hand"]["result"]["net"]
-    mine = net[state["you"]]
+    # (from the end as it was seen: the next hand may be dealt by now)
+    mine = end["units"]
     outcome = "win" if mine > 0 else "lose" if mine < 0 else None
     assert [n for n in sounds(page) if n in ("win", "lose")] == ([outcome] if outcome else [])
     words = {"win": "Bạn thắng!", "lose": "Bạn thua"}  # in the page's language
     if outcome:
         assert banner == [outcome, words[outcome]]
     else:
-        assert banner[0] == ("other" if max(net) > 0 else "none")
+        assert banner[0] == ("other" if end["winners"] else "none")
     size = page.viewport_size
     shot(page, f"feel-maubinh-{size['width']}x{size['height']}")
 
