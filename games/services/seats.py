@@ -96,12 +96,18 @@ def invite_redeem(*, table_id: int, user: User | None, invite_code: str) -> bool
         return False
     _invitation, created = Invitation.objects.get_or_create(table=table, user=user)
     if created:
-        seats = list(Seat.objects.filter(table=table).select_related("user"))
-        entry = publish.lobby_entry(table, seats)
-        notify.send_on_commit(
-            [(publish.lobby_user_group(user.pk), {"type": "lobby.table", "table": entry})]
-        )
+        _tell_invited(table, user.pk)
     return created
+
+
+def _tell_invited(table: Table, user_id: int) -> None:
+    """After commit, the invited player's lobby sockets get the table (a private
+    one is theirs to see from now on)."""
+    seats = list(Seat.objects.filter(table=table).select_related("user"))
+    entry = publish.lobby_entry(table, seats)
+    notify.send_on_commit(
+        [(publish.lobby_user_group(user_id), {"type": "lobby.table", "table": entry})]
+    )
 
 
 @retried
@@ -138,11 +144,7 @@ def invite_send(*, table_id: int, by: User, username: str) -> bool:
     if invitee.pk != table.owner_id:
         _invitation, created = Invitation.objects.get_or_create(table=table, user=invitee)
     if created:
-        seats = list(Seat.objects.filter(table=table).select_related("user"))
-        entry = publish.lobby_entry(table, seats)
-        notify.send_on_commit(
-            [(publish.lobby_user_group(invitee.pk), {"type": "lobby.table", "table": entry})]
-        )
+        _tell_invited(table, invitee.pk)
     notice = Notice(push_notices.INVITE, invitee.pk, table.pk, table.game, {"by": by.display_name})
     transaction.on_commit(lambda: push_notices.send([notice]), robust=True)
     return created
