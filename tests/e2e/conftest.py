@@ -343,18 +343,28 @@ def reopen(page: Any, wait_ms: int = 1500) -> Any:
 def leave_now(page: Any) -> None:
     """Leave now: in the middle of my hand the page asks first when the server
     says it costs anything (a Poker hand with nothing bet yet does not), and
-    the seat frees once the hand is settled; between hands at once."""
-    # (whichever button the page shows at this moment: a hand may just have ended)
-    page.evaluate(
-        """() => (document.querySelector("[data-action=leave-now]")
-          || document.querySelector("[data-action=leave]")).click()"""
-    )
-    page.wait_for_function(
-        "() => !document.querySelector('[data-confirm]').hidden"
-        " || window.vipTable.state.seat === null"
-    )
-    if page.locator("[data-confirm]:not([hidden])").count():
-        page.click("[data-confirm-yes]")
+    the seat frees once the hand is settled; between hands at once.
+
+    A hand may be dealt (auto-ready) at the moment "leave" is tapped between
+    hands: the server then takes it as "leave after this hand", and the page
+    shows "leave now" beside it, which is tapped next."""
+    for _ in range(3):
+        # (whichever button the page shows at this moment)
+        page.evaluate(
+            """() => (document.querySelector("[data-action=leave-now]")
+              || document.querySelector("[data-action=leave]")).click()"""
+        )
+        page.wait_for_function(
+            """() => !document.querySelector('[data-confirm]').hidden
+              || window.vipTable.state.seat === null
+              || (window.vipTable.state.seat.leave_after_hand
+                  && document.querySelector('[data-action=leave-now]'))"""
+        )
+        if page.locator("[data-confirm]:not([hidden])").count():
+            page.click("[data-confirm-yes]")
+            break
+        if page.evaluate("window.vipTable.state.seat === null"):
+            break
     page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
 
 
