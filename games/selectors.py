@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.avatars import avatar_url, default_avatar
 from accounts.models import User, public_name
-from games import clock, publish, sql
+from games import clock, publish, sql, thinking
 from games.errors import (
     HandNotFinished,
     HandNotFound,
@@ -38,7 +38,7 @@ from games.models import (
     Seat,
     Table,
 )
-from games.plugins import engine_for, plugin_for
+from games.plugins import plugin_for
 from games.rules import fairness
 from games.rules.cards import cards_str
 from games.rules.errors import RulesError
@@ -707,26 +707,31 @@ def bot_tables_stalled(*, after_ms: int = 4000) -> list[int]:
 
 
 def table_bots_due(*, after_ms: int = 4000) -> list[tuple[int, int, int]]:
-    """(table, hand, position) of bots whose move is overdue (a lost task)."""
+    """(table, hand, position) of bots whose move is overdue (a lost task):
+    ``after_ms`` past the end of their think time (games.thinking)."""
+    now = clock.now()
     due = []
     for table in Table.objects.filter(pk__in=bot_tables_stalled(after_ms=after_ms)).select_related(
         "current_hand"
     ):
         hand = table.current_hand
-        if hand is None or hand.ended_at is not None:
+        if hand is None or hand.ended_at is not None or table.clock_started_at is None:
             continue
-        engine = engine_for(table.game)
+        plugin = plugin_for(table.game)
         try:
-            actors = engine.status(engine.loads(hand.state)).actors
+            state = plugin.engine.loads(hand.state)
+            actors = plugin.engine.status(state).actors
         except Exception:
             # One table whose state cannot be read must not stop the others.
             logger.exception("table %s: hand %s cannot be read", table.pk, hand.pk)
             continue
         bots = set(Seat.objects.filter(table=table, is_bot=True).values_list("position", flat=True))
+        waited_ms = (now - table.clock_started_at).total_seconds() * 1000
         due += [
             (table.pk, hand.pk, hand.players[i]["position"])
             for i in actors
             if hand.players[i]["position"] in bots
+            and waited_ms >= thinking.think_ms(plugin, table, hand, state, i) + after_ms
         ]
     return due
 

@@ -54,6 +54,8 @@ class Clock:
 class RecordingScheduler:
     timers: list[tuple[int, int, datetime]] = field(default_factory=list)
     bots: list[tuple[int, int, int]] = field(default_factory=list)
+    #: The think time each bot move was scheduled with, newest last.
+    bot_delays: dict[tuple[int, int, int], int] = field(default_factory=dict)
     readies: list[tuple[int, int]] = field(default_factory=list)
     settlements: list[int] = field(default_factory=list)
 
@@ -62,6 +64,7 @@ class RecordingScheduler:
 
     def bot_move(self, table_id: int, hand_id: int, position: int, delay_ms: int) -> None:
         self.bots.append((table_id, hand_id, position))
+        self.bot_delays[(table_id, hand_id, position)] = delay_ms
 
     def bot_ready(self, table_id: int, position: int, delay_ms: int) -> None:
         self.readies.append((table_id, position))

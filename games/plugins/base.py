@@ -252,6 +252,12 @@ class GamePlugin:
     def extra_clock_ms(self, state: Any, actor: int) -> int:
         return 0
 
+    def bot_think(self, view: Mapping[str, Any], player: int) -> float:
+        """How long ``player``'s decision takes, in ordinary decisions (1.0:
+        the table's bot think time), read from the spectators' ``view`` only
+        (games.thinking)."""
+        return 1.0
+
     def transfers(
         self, table: Table, outcome: Outcome, balances: Sequence[int]
     ) -> tuple[list[Transfer], list[int]]:

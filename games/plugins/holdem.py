@@ -3,7 +3,7 @@ button and time banks carried between hands, PHH export."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from games.models import Hand, Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
+from games.rules.holdem.bot import think
 from games.rules.holdem.phh import export_phh
 
 from .base import GamePlugin
@@ -145,3 +146,6 @@ class Holdem(GamePlugin):
 
     def example_setup(self, players: int) -> dict[str, Any]:
         return {"stake": 10, "max_raise": None, "button": 0, "stacks": [2000] * players}
+
+    def bot_think(self, view: Mapping[str, Any], player: int) -> float:
+        return think(view, player)

@@ -3,11 +3,13 @@ units of the stake."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
 from games.models import Table
+from games.rules.maubinh.engine import think
 
 from .base import GamePlugin
 from .knobs import Range, choice, number, number_map, switch, table_number
@@ -118,3 +120,6 @@ class MauBinh(GamePlugin):
             "four_aces_top": ruleset.four_aces_top,
             "straight_flush_order": ruleset.straight_flush_order,
         }
+
+    def bot_think(self, view: Mapping[str, Any], player: int) -> float:
+        return think(view, player)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from games.models import Seat, Table
 from games.refs import SeatRef
 from games.rules.game import Outcome
+from games.rules.tienlen.bot import think
 from games.rules.tienlen.rules import BOMBS, INSTANT_TYPES
 
 from .base import GamePlugin
@@ -113,3 +114,6 @@ class TienLen(GamePlugin):
 
     def example_setup(self, players: int) -> dict[str, Any]:
         return {"previous_winner": None, "random_first": 0}
+
+    def bot_think(self, view: Mapping[str, Any], player: int) -> float:
+        return think(view, player)

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
-from games import aftercommit, clock, publish, sql
+from games import aftercommit, clock, publish, sql, thinking
 from games.aftercommit import AfterCommit
 from games.changes import (
     SEAT_SHOWN,
@@ -565,7 +565,11 @@ class TableWork:
         )
         if self._bots_to_move:
             assert hand is not None
-            after.bot_moves = [(hand.pk, p, self._bot_delay()) for p in sorted(self._bots_to_move)]
+            index = {player["position"]: i for i, player in enumerate(hand.players)}
+            after.bot_moves = [
+                (hand.pk, p, thinking.think_ms(self.plugin, table, hand, self.state, index[p]))
+                for p in sorted(self._bots_to_move)
+            ]
         after.bot_readies = [(p, self._bot_delay()) for p in sorted(self._bots_to_ready)]
         after.push = [Notice(kind, uid, table.pk, table.game) for kind, uid in self._push]
         transaction.on_commit(lambda: aftercommit.run(after), robust=True)

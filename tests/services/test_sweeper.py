@@ -5,8 +5,9 @@ from datetime import timedelta
 
 import pytest
 
-from games import services, tasks
-from games.models import Hand, HandEvent, Seat
+from games import services, tasks, thinking
+from games.models import Hand, HandEvent, Seat, Table
+from games.plugins import plugin_for
 
 from .driver import in_play
 
@@ -77,9 +78,16 @@ def test_a_stalled_bot_is_moved(tables, dealer, make_user):
     moves = HandEvent.objects.filter(hand=hand, type__in=["played", "passed"]).count()
     assert moves == 0
 
-    tables.clock.advance(seconds=3)
-    assert tasks.sweeper()["bots"] == 0  # 3 s: still thinking
-    tables.clock.advance(seconds=2)
+    # The sweeper finds the pause the move was scheduled with (games.thinking)
+    # and waits 4 s past it before it takes the task for lost.
+    table = Table.objects.get(pk=table.pk)
+    plugin = plugin_for("tienlen")
+    think = thinking.think_ms(plugin, table, hand, plugin.engine.loads(hand.state), 1)
+    assert think == tables.scheduler.bot_delays[(table.pk, hand.pk, 1)] > 0
+    lost_at = table.clock_started_at + timedelta(milliseconds=think + 4000)
+    tables.clock.moment = lost_at - timedelta(milliseconds=50)
+    assert tasks.sweeper()["bots"] == 0  # still thinking, or just done
+    tables.clock.moment = lost_at
     assert tasks.sweeper()["bots"] == 1
 
     assert HandEvent.objects.filter(hand=hand, type__in=["played", "passed"]).count() == moves + 1

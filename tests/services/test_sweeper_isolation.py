@@ -63,7 +63,10 @@ def unsettled_hand(tables, make_user):
 
 def test_a_failing_table_does_not_stop_the_sweeper(tables, dealer, make_user, caplog):
     unsettled = unsettled_hand(tables, make_user)
-    bot_moves = bot_in_play(tables, dealer, make_user, turn_seconds=300)
+    # (a quick bot: its think time and the sweeper's 4 s more are under 5 s)
+    bot_moves = bot_in_play(
+        tables, dealer, make_user, turn_seconds=300, bot_delay_ms=100, bot_delay_max_ms=200
+    )
     overdue = humans_in_play(dealer, make_user, turn_seconds=2)
     broken = bot_in_play(tables, dealer, make_user, turn_seconds=2)
     lan = make_user()

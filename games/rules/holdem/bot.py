@@ -164,3 +164,17 @@ def choose_action(view: Mapping[str, Any], seed: int) -> dict[str, Any]:
         raise RulesError("not_your_turn", "The bot is not the player to act")
     rng = random.Random(seed)
     return decide(read_situation(view, rng), rng)
+
+
+def think(view: Mapping[str, Any], player: int) -> float:
+    """How long ``player``'s decision takes, in ordinary decisions (1.0), read
+    from the spectators' view only (the price to call, the stack and the
+    street are on the table for everyone), so a bot's pause tells nothing its
+    cards would: a free check is quick, a call that costs much of the stack is
+    slow, and decisions weigh more on later streets."""
+    to_call = int(view["to_call"] or 0)
+    stack = max(1, int(view["stacks"][player]))
+    street = {0: 1.0, 3: 1.1, 4: 1.2}.get(len(view["board"]), 1.3)
+    if to_call == 0:
+        return 0.6 * street
+    return (0.9 + 2.1 * min(1.0, to_call / stack)) * street

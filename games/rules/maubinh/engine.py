@@ -71,6 +71,20 @@ from .types import (
 REVEAL_STEPS = 3
 
 
+# A bot arranges in about this many ordinary decisions (the table's bot think
+# time each): with the default 0.5–1.5 s, 10–30 s.
+ARRANGE_THINK = 20.0
+
+
+def think(view: Mapping[str, Any], player: int) -> float:
+    """How long arranging takes, in ordinary decisions (1.0): thirteen cards
+    into three chi is tens of decisions, and players take tens of seconds over
+    it (the table's clock bounds it). Read from the spectators' view only: the
+    same for every hand, so the pause tells nothing (a tới trắng is not
+    declared faster)."""
+    return ARRANGE_THINK if view.get("phase") == "arrange" else 1.0
+
+
 @dataclass(frozen=True)
 class PlayerState:
     cards: tuple[Card, ...]

@@ -186,3 +186,26 @@ def _plays_by_shape(plays: list[Play]) -> dict[Shape, list[Play]]:
     for p in sorted(plays, key=lambda p: p[-1]):
         by_shape.setdefault(_shape(p), []).append(p)
     return by_shape
+
+
+def think(view: Mapping[str, Any], player: int) -> float:
+    """How long ``player``'s decision takes, in ordinary decisions (1.0), read
+    from the spectators' view only, so a bot's pause tells nothing its cards
+    would: leading a new round (the whole hand to plan at the first lead) takes
+    longer than following, answering a 2 (to chop or not) longer still, and an
+    opponent close to going out makes every decision weigh more; with a card
+    or two left there is little to think over."""
+    counts = view["card_counts"]
+    mine = counts[player]
+    table = view["table"]
+    if table is None:
+        weight = 1.5 if mine == 13 else 1.2
+    elif any(card.startswith("2") for card in table["cards"]):
+        weight = 1.4
+    else:
+        weight = 0.8
+    if any(c <= 2 for i, c in enumerate(counts) if i != player and not view["left"][i]):
+        weight *= 1.3
+    if mine <= 2:
+        weight *= 0.6
+    return weight
