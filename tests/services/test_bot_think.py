@@ -57,7 +57,8 @@ def test_the_pause_is_read_from_what_every_player_sees(tables, make_user, monkey
 
     monkeypatch.setattr(type(plugin), "bot_think", spy)
     mau_binh_bots(tables, make_user)
-    assert seen and all(v["you"] is None for v in seen)  # the spectators' view
+    assert seen
+    assert all(v["you"] is None for v in seen)  # the spectators' view
 
 
 def test_the_sweeper_finds_the_pause_a_move_was_scheduled_with(tables, make_user):
