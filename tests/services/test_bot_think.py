@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games import services, thinking
-from games.models import Hand, Table
+from games.models import Table
 from games.plugins import plugin_for
 from games.rules.holdem.bot import think as holdem_think
 from games.rules.tienlen.bot import think as tienlen_think
@@ -26,7 +26,8 @@ def mau_binh_bots(tables, make_user, **numbers):
     tables.drain()  # the bots ready
     services.table_ready(table_id=table.pk, user=lan)
     table.refresh_from_db()
-    hand = Hand.objects.get(pk=table.current_hand_id)
+    hand = table.current_hand
+    assert hand is not None
     delays = [
         ms for (t, h, _), ms in tables.scheduler.bot_delays.items() if (t, h) == (table.pk, hand.pk)
     ]
@@ -64,7 +65,8 @@ def test_the_pause_is_read_from_what_every_player_sees(tables, make_user, monkey
 def test_the_sweeper_finds_the_pause_a_move_was_scheduled_with(tables, make_user):
     table, delays = mau_binh_bots(tables, make_user)
     table = Table.objects.get(pk=table.pk)
-    hand = Hand.objects.get(pk=table.current_hand_id)
+    hand = table.current_hand
+    assert hand is not None
     plugin = plugin_for("maubinh")
     state = plugin.engine.loads(hand.state)
     again = [
