@@ -84,6 +84,7 @@ def test_a_stalled_bot_is_moved(tables, dealer, make_user):
     plugin = plugin_for("tienlen")
     think = thinking.think_ms(plugin, table, hand, plugin.engine.loads(hand.state), 1)
     assert think == tables.scheduler.bot_delays[(table.pk, hand.pk, 1)] > 0
+    assert table.clock_started_at is not None
     lost_at = table.clock_started_at + timedelta(milliseconds=think + 4000)
     tables.clock.moment = lost_at - timedelta(milliseconds=50)
     assert tasks.sweeper()["bots"] == 0  # still thinking, or just done
