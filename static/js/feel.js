@@ -5,7 +5,7 @@
 // mute switch sits on the felt.
 import { h, replace, svg } from "./dom.js";
 import { _ } from "./i18n.js";
-import { moments, clockSecond } from "./moments.js";
+import { moments, clockSecond, holdMs } from "./moments.js";
 import { react } from "./motion.js";
 import { sound } from "./sound.js";
 
@@ -19,10 +19,11 @@ function speaker(muted) {
 }
 
 // The sound of each moment; a change's sounds play one after another, each
-// once, after the time the one before takes.
+// once, after the time the one before takes (a board run out street by
+// street: its streets).
 const CUES = {
   deal: "deal", turn: "turn", play: "card", chop: "chop", thoi: "thoi", allin: "allin",
-  bet: "chip", pot: "chip", reveal: "card", tick: "tick",
+  bet: "chip", pot: "chip", reveal: "card", tick: "tick", board: "card",
 };
 const LENGTH = { deal: 0.4, chop: 0.3, thoi: 0.6, allin: 0.45, win: 0.6, lose: 0.5 };
 
@@ -34,7 +35,7 @@ export function cues(list) {
     const name = m.type === "end" ? (m.units > 0 ? "win" : m.units < 0 ? "lose" : null) : CUES[m.type];
     if (!name || out.some(([n]) => n === name)) continue;
     out.push([name, delay]);
-    delay += LENGTH[name] || 0.15;
+    delay += (LENGTH[name] || 0.15) + holdMs(m) / 1000;
   }
   return out;
 }

@@ -10,8 +10,21 @@
 //                                               I was not dealt in), winners and
 //                                               losers as [{player, seat, name}]
 //   {type: "tick", seconds}                     the last 5 s of my clock (clockSecond)
+//   {type: "board", streets}                    board cards dealt, a street each
+//                                               ([[cards], ...]: several when an
+//                                               all-in runs the board out)
 // and each game's own (its module's `moments`, static/js/games/*.js): a card
 // played, a chop, a thối, an all-in, a bet, chips to the pot, a chi revealed.
+
+/** The pause between two streets of a board run out in one change: the
+ * streets come one by one, and what follows them (the result, the winner's
+ * chips) waits for the last. */
+export const STREET_MS = 900;
+
+/** How long a moment holds back the ones after it, in ms (a board run out). */
+export function holdMs(m) {
+  return m.type === "board" ? (m.streets.length - 1) * STREET_MS : 0;
+}
 
 /** The moments of the change from `prev` to `next` (states as TableShell keeps
  * them; a delta's events are `next.events`). Opening a table (no `prev`) is

@@ -1,12 +1,15 @@
 // The table's motion (Web Animations): cards dealt from the centre to each
 // seat, played cards flying to the pile, Mậu Binh chi flipping one by one with
 // the units won or lost against each opponent, chips sliding to the pot and to
-// the winners, a win banner. With `prefers-reduced-motion` nothing moves (the
+// the winners, the board turned street by street (an all-in's run out one
+// street at a time, the result after the last), a win banner placed clear of
+// every card. With `prefers-reduced-motion` nothing moves (the
 // banner still shows, still). `log` lists each moment and how many animations
 // it started (the browser tests read it as window.vipMotion.log).
 import { h } from "./dom.js";
 import { _, fmt, signed } from "./i18n.js";
 import { backEl, cardEl } from "./cards.js";
+import { STREET_MS, holdMs } from "./moments.js";
 
 const log = [];
 globalThis.vipMotion = { log };
@@ -188,23 +191,65 @@ const MOTIONS = {
     return n;
   },
 
-  end(m, shell) {
+  board(m, shell) {
+    let n = 0;
+    m.streets.forEach((cards, k) => {
+      cards.forEach((card, i) => {
+        const node = shell.center.querySelector(`[data-board] [data-card="${card}"]`);
+        if (!node) return;
+        node.animate([{ transform: "rotateY(90deg)", opacity: 0 }, { transform: "rotateY(0)", opacity: 1 }],
+          { duration: 320, delay: k * STREET_MS + i * 60, easing: "ease-out", fill: "backwards" });
+        n += 1;
+      });
+    });
+    return n;
+  },
+
+  end(m, shell, hold) {
     let n = 0;
     const sources = shell.center.querySelector("[data-pot]")
       ? [pot(shell)] : m.losers.map((p) => seatSpot(shell, p.seat)).filter(Boolean);
     for (const w of m.winners) {
       const spot = seatSpot(shell, w.seat);
       if (!spot) continue;
-      sources.forEach((source, k) => { n += chipsBetween(centreOf(source), centreOf(spot), { count: 4, delay: k * 90 }); });
+      sources.forEach((source, k) => { n += chipsBetween(centreOf(source), centreOf(spot), { count: 4, delay: hold + k * 90 }); });
     }
     return n;
   },
 };
 
-/** The hand's end in big letters over the felt, a short flourish: my win or
- * loss, or (when I was not dealt in, or broke even) who won. The amounts are
- * the result card's (static/js/result.js). */
-function banner(m, shell, still) {
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** Where the banner's centre goes: the felt's middle unless a card, the
+ * board or the pots are there; else just below the centre, just above it,
+ * the felt's top, its bottom (the first spot clear of every card shown). */
+function bannerSpot(node, shell) {
+  const area = (shown(shell.felt) || shell.mine).getBoundingClientRect();
+  const size = node.getBoundingClientRect();
+  const half = { x: size.width / 2 + 6, y: size.height / 2 + 6 }; // (its pop grows it a little)
+  const avoid = [...document.querySelectorAll(".card, [data-board], [data-pot], .pots")]
+    .filter((el) => !el.closest("[data-fx]"))
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width && r.height);
+  const x = area.left + area.width / 2;
+  const ys = [area.top + area.height / 2];
+  const centre = shown(shell.center);
+  if (centre) {
+    const c = centre.getBoundingClientRect();
+    ys.push(c.bottom + half.y + 4, c.top - half.y - 4);
+  }
+  ys.push(area.top + half.y, area.bottom - half.y);
+  const clear = ys.find((y) => !avoid.some((r) => overlaps(
+    { left: x - half.x, right: x + half.x, top: y - half.y, bottom: y + half.y }, r)));
+  return { x, y: clear === undefined ? ys[0] : clear };
+}
+
+/** The hand's end in big letters over the felt, clear of the cards, a short
+ * flourish after `hold` ms (a board still running out): my win or loss, or
+ * (when I was not dealt in, or broke even) who won. The amounts are the
+ * result card's (static/js/result.js). Returns the animations started and
+ * what it showed ([outcome, words], null if nothing). */
+function banner(m, shell, still, hold) {
   let title;
   let outcome = "other";
   if (m.units !== null && m.units !== 0) {
@@ -213,17 +258,19 @@ function banner(m, shell, still) {
   } else if (m.winners.length) {
     title = fmt(_("%(name)s wins!"), { name: m.winners.map((w) => w.name).join(", ") });
   } else {
-    return 0;
+    return { animations: 0, shown: null };
   }
   for (const old of fxLayer().querySelectorAll("[data-win-banner]")) old.remove();
   const node = h("div", { class: `win-banner ${outcome}`, role: "status", "data-win-banner": outcome },
     h("strong", {}, title));
-  const c = centreOf(shown(shell.felt) || shell.mine);
-  Object.assign(node.style, { left: `${c.x}px`, top: `${c.y}px` });
+  node.style.visibility = "hidden";
   fxLayer().append(node);
+  const spot = bannerSpot(node, shell);
+  Object.assign(node.style, { left: `${spot.x}px`, top: `${spot.y}px`, visibility: "" });
+  const shown = [outcome, title];
   if (still) {
     setTimeout(() => node.remove(), BANNER_MS);
-    return 0;
+    return { animations: 0, shown };
   }
   const place = "translate(-50%, -50%)";
   const animation = node.animate([
@@ -232,21 +279,27 @@ function banner(m, shell, still) {
     { transform: `${place} scale(1)`, opacity: 1, offset: 0.2 },
     { transform: `${place} scale(1)`, opacity: 1, offset: 0.85 },
     { transform: `${place} scale(.96)`, opacity: 0 },
-  ], { duration: BANNER_MS, easing: "ease-out", fill: "both" });
+  ], { duration: BANNER_MS, delay: hold, easing: "ease-out", fill: "both" });
   animation.onfinish = animation.oncancel = () => node.remove();
-  return 1;
+  return { animations: 1, shown };
 }
 
 /** Move the screen for these moments (static/js/moments.js). */
 export function react(list, shell) {
   const still = reducedMotion() || document.hidden; // (a hidden tab runs no animation)
+  let hold = 0; // (a board running out street by street holds back what follows)
   for (const m of list) {
     let animations = 0;
-    if (m.type === "end") animations += banner(m, shell, still);
-    if (!still && MOTIONS[m.type]) animations += MOTIONS[m.type](m, shell);
-    // (an end keeps my units and whether anyone won: the next hand may be
-    // dealt before a reader of the log looks at the state)
-    log.push(m.type === "end" ? { type: m.type, animations, units: m.units, winners: m.winners.length } : { type: m.type, animations });
+    let shown = null;
+    if (m.type === "end") ({ animations, shown } = banner(m, shell, still, hold));
+    if (!still && MOTIONS[m.type]) animations += MOTIONS[m.type](m, shell, hold);
+    if (!still) hold += holdMs(m);
+    // (an end keeps my units, whether anyone won and the banner it showed: the
+    // next hand may be dealt, and the banner gone, before a reader of the log
+    // looks)
+    log.push(m.type === "end"
+      ? { type: m.type, animations, units: m.units, winners: m.winners.length, banner: shown }
+      : { type: m.type, animations });
     if (log.length > 200) log.shift();
   }
 }

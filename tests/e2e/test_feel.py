@@ -93,17 +93,12 @@ def submit(page: Any) -> None:
 
 
 def mau_binh_end(page: Any) -> None:
-    """The hand's end: the win or lose sound by my net, and the banner (read as
-    it comes: it goes by itself)."""
-    end, banner = page.wait_for_function(
-        """() => {
-          const end = window.vipMotion.log.find((m) => m.type === "end");
-          if (!end) return null;
-          const node = document.querySelector("[data-win-banner]");
-          if (!node) return [end, ["none", ""]];
-          return [end, [node.dataset.winBanner, node.querySelector("strong").textContent]];
-        }"""
+    """The hand's end: the win or lose sound by my net, and the banner (as the
+    motion log noted it: it goes by itself)."""
+    end = page.wait_for_function(
+        """() => window.vipMotion.log.find((m) => m.type === "end")"""
     ).json_value()
+    banner = end["banner"] or ["none", ""]  # (as it showed: it may be gone by now)
     # (from the end as it was seen: the next hand may be dealt by now)
     mine = end["units"]
     outcome = "win" if mine > 0 else "lose" if mine < 0 else None

@@ -287,7 +287,10 @@ def test_holdem_bets_all_in_pot_and_end(node):
         [{"type": "deal", "seats": [4, 0, 7]}, bet(1, 0, 10), bet(2, 7, 20), my_turn],
         [bet(0, 4, 20)],
         [bet(1, 0, 10)],
-        [{"type": "pot", "seats": [4, 0, 7], "amount": 60}],  # the flop: bets swept in
+        [  # the flop: bets swept in, its three cards turned
+            {"type": "pot", "seats": [4, 0, 7], "amount": 60},
+            {"type": "board", "streets": [states[4]["hand"]["view"]["board"]]},
+        ],
         [],
         [bet(2, 7, 280), {"type": "allin", "player": 2, "seat": 7}, my_turn],
         [],
@@ -307,6 +310,93 @@ def test_holdem_bets_all_in_pot_and_end(node):
             },
         ],
     ]
+    assert errors == []
+
+
+def test_an_all_in_board_runs_out_street_by_street_before_the_end(node):
+    """Both all in before the flop: the change that ends the hand deals the
+    flop, the turn and the river; they come a street each, then the end."""
+    page, errors = node
+    setup = {"stake": STAKE, "max_raise": None, "button": 0, "stacks": [1000, 1000]}
+    hand = Hand(HOLDEM, ORDINARY_DECK, setup, positions=[4, 0], me=0)
+    states = [hand.envelope(), hand.move(0, {"type": "all_in"}), hand.move(1, {"type": "call"})]
+    board = states[-1]["hand"]["view"]["board"]
+    assert len(board) == 5
+
+    got = moments_of(page, "holdem", states)[-1]
+    timing = page.evaluate(
+        """async (list) => {
+          const { holdMs, STREET_MS } = await import("/static/js/moments.js");
+          const { cues } = await import("/static/js/feel.js");
+          return [list.map(holdMs), STREET_MS, cues(list)];
+        }""",
+        got,
+    )
+
+    types = [m["type"] for m in got]
+    assert types.index("board") < types.index("end")
+    assert got[types.index("board")]["streets"] == [board[:3], board[3:4], board[4:]]
+    holds, street_ms, sounds = timing
+    assert holds[types.index("board")] == 2 * street_ms  # the turn and the river wait
+    end_sound = next(delay for name, delay in sounds if name in ("win", "lose"))
+    assert end_sound >= 2 * street_ms / 1000  # the end is heard after the river
+    assert errors == []
+
+
+# A felt with the board in its middle (the site's motion styles on a blank
+# page), a board run out and the end: where the banner went, and when the
+# board's cards and the banner come.
+RUN_OUT = """async ([streets]) => {
+  const { react } = await import("/static/js/motion.js");
+  const box = (parent, style) => Object.assign(
+    parent.appendChild(document.createElement("div")).style, style) && parent.lastChild;
+  const at = (left, top, width, height) => ({ position: "absolute", left, top, width, height });
+  const felt = box(document.body, at("0", "0", "800px", "500px"));
+  const center = box(felt, at("200px", "170px", "400px", "160px"));
+  const board = box(center, {});
+  board.dataset.board = streets.flat().join(" ");
+  for (const card of streets.flat()) {
+    const node = box(board, { display: "inline-block", width: "60px", height: "84px" });
+    node.className = "card";
+    node.dataset.card = card;
+  }
+  const mine = box(document.body, at("0", "520px", "800px", "90px"));
+  const shell = { felt, center, mine, state: { seat: 0 } };
+  const end = { type: "end", won: true, units: 5, chips: null, unit: 1,
+    winners: [{ player: 0, seat: 0, name: "P0" }], losers: [] };
+  react([{ type: "board", streets }, end], shell);
+  const banner = document.querySelector("[data-win-banner]");
+  const x = parseFloat(banner.style.left), y = parseFloat(banner.style.top);
+  const w = banner.offsetWidth / 2, h = banner.offsetHeight / 2;
+  const rect = (b) => [b.left, b.top, b.right, b.bottom];
+  const delay = (node) => node.getAnimations()[0].effect.getTiming().delay;
+  return {
+    banner: [x - w, y - h, x + w, y + h],
+    cards: [...board.children].map((c) => rect(c.getBoundingClientRect())),
+    cardDelays: [...board.children].map(delay),
+    bannerDelay: delay(banner),
+  };
+}"""
+
+
+def overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.e2e
+def test_the_run_out_comes_street_by_street_and_the_banner_covers_no_card(blank):
+    page, errors = blank
+    page.add_style_tag(path="static/css/motion.css")
+    streets = [["As", "Kd", "7c"], ["2h"], ["9s"]]
+
+    got = page.evaluate(RUN_OUT, [streets])
+
+    street_ms = 900  # static/js/moments.js STREET_MS
+    flop, turn, river = got["cardDelays"][:3], got["cardDelays"][3], got["cardDelays"][4]
+    assert max(flop) < street_ms <= turn < 2 * street_ms <= river
+    assert got["bannerDelay"] >= 2 * street_ms  # the result after the river
+    covered = [card for card in got["cards"] if overlap(got["banner"], card)]
+    assert covered == [], (got["banner"], covered)
     assert errors == []
 
 

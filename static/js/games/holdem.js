@@ -137,7 +137,8 @@ const game = {
   },
 
   // What the screen reacts to (static/js/moments.js): chips bet (blinds
-  // included), all-ins, and the bets swept into the pot.
+  // included), all-ins, the bets swept into the pot, and the board's cards
+  // street by street.
   moments({ before, view, events, seatOf }) {
     const out = [];
     for (const e of events) {
@@ -150,6 +151,8 @@ const game = {
       const swept = before.bets.flatMap((bet, i) => (view.bets[i] < bet ? [i] : []));
       if (swept.length) out.push({ type: "pot", seats: swept.map(seatOf), amount: view.pot });
     }
+    const streets = events.filter((e) => e.type === "board_dealt").map((e) => e.cards);
+    if (streets.length) out.push({ type: "board", streets });
     return out;
   },
 
