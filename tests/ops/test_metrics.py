@@ -216,6 +216,7 @@ def test_a_move_is_timed_to_every_recipients_frame_written(tables, dealer, make_
     services.table_ready(table_id=table.pk, user=minh)
     table.refresh_from_db()
     hand = table.current_hand
+    assert hand is not None
     users = {p["position"]: p["user_id"] for p in hand.players}
     tokens = {lan.pk: token_for(lan), minh.pk: token_for(minh), khoa.pk: token_for(khoa)}
 
