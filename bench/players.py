@@ -155,14 +155,20 @@ class Run:
 
     def reached_all(self, table: int, version: int, seats: int = 4) -> float | None:
         """When the last seat of the table first had ``version`` or a later one."""
-        latest = 0.0
+        reached = self.reached_each(table, version, seats)
+        return None if reached is None else max(reached)
+
+    def reached_each(self, table: int, version: int, seats: int = 4) -> list[float] | None:
+        """When each seat of the table first had ``version`` or a later one
+        (None if one never had it)."""
+        reached = []
         for position in range(seats):
             versions, times = self.arrivals.get((table, position), ([], []))
             i = bisect.bisect_left(versions, version)
             if i == len(versions):
                 return None
-            latest = max(latest, times[i])
-        return latest
+            reached.append(times[i])
+        return reached
 
     def in_window(self, at: float) -> bool:
         return self.window[0] <= at < self.window[1]

@@ -32,11 +32,12 @@ def total(sample: Sample, name: str, **match: str) -> float:
     )
 
 
-def quantile(q: float, first: Sample, last: Sample, name: str) -> float | None:
-    """histogram_quantile() over the increase between two scrapes (all labels)."""
+def quantile(q: float, first: Sample, last: Sample, name: str, **match: str) -> float | None:
+    """histogram_quantile() over the increase between two scrapes (summed over
+    the series whose labels ``match``; all of them by default)."""
     buckets: dict[float, float] = defaultdict(float)
     for (n, labels), v in last.items():
-        if n == f"{name}_bucket":
+        if n == f"{name}_bucket" and all(dict(labels).get(k) == w for k, w in match.items()):
             le = float(dict(labels)["le"])
             buckets[le] += v - first.get((n, labels), 0.0)
     if not buckets or buckets[float("inf")] <= 0:

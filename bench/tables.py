@@ -17,11 +17,21 @@ layer and publication path, messages of the size the players received, no
 database and no game) and prints the product's moves per second as a share of
 it (``--no-ceiling`` skips it). It also accounts for the machine's CPU per
 move over the window: each server process, every PostgreSQL and Redis
-process and the load client (this process's main thread); the ceiling's per
+process and the load client (this process's main thread, or the client processes); the ceiling's per
 broadcast likewise, and the difference: what a move costs beyond the
 transport. It prints a table and writes JSON to ``bench/results/``.
 
-    python -m bench.tables --tables 100 --game tienlen --seconds 60
+The client's own lag is reported apart from the server's latency (issue 33
+item 7). ``--clients K`` spreads the tables over K client processes, each with
+its own event loop (``bench.clients``); each measures how late its loop wakes
+(a ticker every 50 ms). The server's side is read from its own metrics,
+scraped at the window's start and after the players are done:
+``vipgame_move_fanout_seconds`` (a move received -> each recipient's frame
+written, in whichever Daphne process) beside what the clients saw of the same
+thing (a move sent -> each seat received), and
+``vipgame_action_state_seconds`` for moves (received -> published).
+
+    python -m bench.tables --tables 100 --game tienlen --seconds 60 --clients 4
     python -m bench.tables --tables 10 --game mix --idle 2000
 """
 
@@ -34,12 +44,12 @@ import statistics
 import tempfile
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.players import GAMES, Run, TableSpec, create_tables, money_checks, players_for
-from bench.probes import Probes
+from bench.clients import GRACE_S, Measured, Spread, Window, play_here, play_spread
+from bench.players import GAMES, TableSpec, create_tables, money_checks
+from bench.probes import Probes, Sample, parse, quantile, total
 from bench.stack import (
     RESULTS,
     Monitor,
@@ -51,29 +61,9 @@ from bench.stack import (
     wait_until,
 )
 
-GRACE_S = 15.0
-
 
 def server_urls(stack: Stack) -> list[str]:
     return [f"ws://127.0.0.1:{port}" for port in stack.ports]
-
-
-async def drive(
-    specs: list[TableSpec],
-    urls: list[str],
-    warmup: float,
-    seconds: float,
-    think: float = 0.0,
-    ramp: float = 0.0,
-) -> Run:
-    """Play until the window closes, then listen a little longer (no new moves)
-    so that the last moves' states can arrive. The players connect over the
-    first ``ramp`` seconds of the warm-up."""
-    start = time.perf_counter()
-    run = Run((start + warmup, start + warmup + seconds), think)
-    players = players_for(run, specs, urls)
-    await asyncio.gather(*(p.play(run.window[1] + GRACE_S, ramp) for p in players))
-    return run
 
 
 async def idle_sockets(count: int, specs: list[TableSpec], urls: list[str]) -> list[Any]:
@@ -135,52 +125,102 @@ def backlog_sampler(stop: threading.Event, samples: list[tuple[float, int, int, 
         connection.close()
 
 
-def summarise(run: Run, seconds: float) -> dict[str, Any]:
-    latencies: list[float] = []
-    acks: list[float] = []
-    lost = 0
-    refused: Counter[str] = Counter()
-    versions: Counter[tuple[int, int]] = Counter()
-    measured = [a for a in run.actions.values() if run.in_window(a.sent)]
-    for action in measured:
-        if action.refused:
-            refused[action.refused] += 1
-            continue
-        if action.version is None:
-            lost += 1
-            continue
-        versions[(action.table, action.version)] += 1
-        if action.acked is not None:
-            acks.append((action.acked - action.sent) * 1000)
-        reached = run.reached_all(action.table, action.version)
-        if reached is None:
-            lost += 1
-        else:
-            latencies.append((reached - action.sent) * 1000)
-    pings = [p * 1000 for p in run.pings]
+def summarise(found: Measured, seconds: float) -> dict[str, Any]:
+    """What the clients saw in the window (``bench.clients.measure``, merged)."""
+    latencies = found.latencies
     return {
-        "actions": len(measured),
-        "actions_per_s": len(measured) / seconds,
+        "actions": found.actions,
+        "actions_per_s": found.actions / seconds,
         "latency_ms": {q: percentile(latencies, q) for q in (50, 95, 99)},
         "latency_mean_ms": statistics.fmean(latencies) if latencies else None,
-        "ack_ms": {q: percentile(acks, q) for q in (50, 95, 99)},
-        "ping_ms": {q: percentile(pings, q) for q in (50, 95, 99)},
-        "pings": len(pings),
-        "lost_actions": lost,
-        "duplicated_actions": sum(1 for n in versions.values() if n > 1),
-        "acked_as_duplicate": sum(1 for a in measured if a.duplicate),
-        "refused_actions": dict(refused),
-        "errors": dict(run.errors),
-        "resent": dict(run.resent),
-        "reconnects": run.reconnects,
-        "socket_error_times": [round(t, 1) for t in run.error_times],
+        # One per seat a move reached: what vipgame_move_fanout_seconds counts.
+        "each_seat_ms": {q: percentile(found.each_seat, q) for q in (50, 95, 99)},
+        "ack_ms": {q: percentile(found.acks, q) for q in (50, 95, 99)},
+        "ping_ms": {q: percentile(found.pings, q) for q in (50, 95, 99)},
+        "pings": len(found.pings),
+        "lost_actions": found.lost,
+        "duplicated_actions": found.duplicated,
+        "acked_as_duplicate": found.acked_as_duplicate,
+        "refused_actions": dict(found.refused),
+        "errors": dict(found.errors),
+        "resent": dict(found.resent),
+        "reconnects": found.reconnects,
+        "socket_error_times": found.error_times,
     }
 
 
-def benchmark(args: argparse.Namespace) -> dict[str, Any]:
+def scrape(port: int) -> Sample:
+    """The servers' metrics now (every process's: ``PROMETHEUS_MULTIPROC_DIR``
+    is shared, so one Daphne's ``/metrics`` adds them all up)."""
+    import requests
+
+    return parse(requests.get(f"http://127.0.0.1:{port}/metrics", timeout=30).text)
+
+
+def server_side(first: Sample, last: Sample, game: str) -> dict[str, Any]:
+    """The server's own latency between two scrapes: a move received -> each
+    recipient's frame written, and -> published; quantiles from the buckets
+    (interpolated within one, as Prometheus's histogram_quantile)."""
+    match = {} if game == "mix" else {"game": game}
+
+    def ms(name: str, q: float, **labels: str) -> float | None:
+        found = quantile(q, first, last, name, **labels)
+        return None if found is None else round(found * 1000, 1)
+
+    fanout = "vipgame_move_fanout_seconds"
+    frames = total(last, f"{fanout}_count", **match) - total(first, f"{fanout}_count", **match)
+    seconds = total(last, f"{fanout}_sum", **match) - total(first, f"{fanout}_sum", **match)
+    state = "vipgame_action_state_seconds"
+    return {
+        "frames": int(frames),
+        "fanout_ms": {q: ms(fanout, q / 100, **match) for q in (50, 95, 99)},
+        "fanout_mean_ms": round(1000 * seconds / frames, 1) if frames else None,
+        "fanout_within_150ms": (
+            round(
+                (
+                    total(last, f"{fanout}_bucket", le="0.15", **match)
+                    - total(first, f"{fanout}_bucket", le="0.15", **match)
+                )
+                / frames,
+                4,
+            )
+            if frames
+            else None
+        ),
+        "published_ms": {q: ms(state, q / 100, action="act", **match) for q in (50, 95, 99)},
+    }
+
+
+def client_side(spread: Spread) -> dict[str, Any]:
+    """Each client process's share, CPU and loop lag, and the worst of them."""
+    lags = [p["loop_lag"] for p in spread.processes]
+
+    def worst(key: str, q: int | None = None) -> float | None:
+        values = [lag[key] if q is None else lag[key][q] for lag in lags]
+        present = [v for v in values if v is not None]
+        return round(max(present), 1) if present else None
+
+    return {
+        "processes": len(spread.processes),
+        "per_process": spread.processes,
+        "loop_lag_worst_ms": {
+            "p50": worst("ms", 50),
+            "p99": worst("ms", 99),
+            "max": worst("max_ms"),
+        },
+    }
+
+
+def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict[str, Any]:
+    """``database_url``: run on this database as it is (the tests'), Django
+    already set up; otherwise on a fresh one (``bench.stack``)."""
     result: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "json"}}
-    with tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp, Stack(Path(tmp)) as stack:
-        setup_django()
+    with (
+        tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp,
+        Stack(Path(tmp), database_url=database_url) as stack,
+    ):
+        if database_url is None:
+            setup_django()
         specs = create_tables(args.tables, args.game)
         with Monitor(stack.processes) as monitor:
             if args.idle:
@@ -197,16 +237,26 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 threading.Timer(at, lambda into: into.update(monitor.machine_cpu()), (into,))
                 for at, into in ((args.warmup, cpu_before), (args.warmup + args.seconds, cpu_after))
             ]
-            for timer in timers:
-                timer.start()
+            # The servers' metrics at the window's start (and, below, once the
+            # players are done: every frame of the window's moves written).
+            scraped: dict[str, Sample] = {}
+            timers.append(
+                threading.Timer(args.warmup, lambda: scraped.update(first=scrape(stack.ports[0])))
+            )
             urls = server_urls(stack)
+            plan = Window(args.warmup, args.seconds, args.think, args.ramp, args.grace)
             # /readyz every second and /metrics every 5 s, as in production.
             with Probes(stack.ports[0]) as probes:
-                run = asyncio.run(
-                    drive(specs, urls, args.warmup, args.seconds, args.think, args.ramp)
-                )
+                if args.clients > 1:
+                    spread = play_spread(
+                        specs, urls, args.clients, plan, on_start=lambda: start(timers)
+                    )
+                else:
+                    start(timers)
+                    spread = play_here(specs, urls, plan)
             for timer in timers:
                 timer.join()
+            scraped["last"] = scrape(stack.ports[0])
             stop.set()
             sampler.join()
         # Let the last settlements land (up to 30 s) before the money checks.
@@ -214,8 +264,12 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
         unsettled = Hand.objects.filter(ended_at__isnull=False, settled=False)
         wait_until(lambda: not unsettled.exists(), 30, 0.5)
-        load = summarise(run, args.seconds)
-        window = [x for x in samples if run.in_window(x[0])]
+        load = summarise(spread.measured, args.seconds)
+
+        def in_window(at: float) -> bool:
+            return spread.window[0] <= at < spread.window[1]
+
+        window = [x for x in samples if in_window(x[0])]
         if len(window) >= 2:
             span = window[-1][0] - window[0][0]
             load["hands_per_s"] = (window[-1][1] - window[0][1]) / span
@@ -226,11 +280,13 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "last": window[-1][3],
             }
         result["load"] = load
-        messages = sum(run.received.values())
-        load["messages_received"] = dict(run.received)
+        messages = sum(spread.measured.received.values())
+        load["messages_received"] = dict(spread.measured.received)
         load["bytes_per_message"] = (
-            round(sum(run.received_bytes.values()) / messages) if messages else None
+            round(sum(spread.measured.received_bytes.values()) / messages) if messages else None
         )
+        result["server_latency"] = server_side(scraped["first"], scraped["last"], args.game)
+        result["clients"] = client_side(spread)
         result["servers"] = {
             name: {
                 "cpu_s": round(cpu_after[name] - cpu_before.get(name, 0.0), 2),
@@ -241,10 +297,11 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
             }
             for name in stack.processes
         }
-        result["machine"] = machine_time(
-            cpu_used(cpu_before, cpu_after), load["actions"], args.seconds
-        )
-        result["probes"] = probes.summary(run.window)
+        used = cpu_used(cpu_before, cpu_after)
+        if args.clients > 1:  # the load client is the client processes, not this one
+            used["client"] = spread.cpu_s
+        result["machine"] = machine_time(used, load["actions"], args.seconds)
+        result["probes"] = probes.summary(spread.window)
         result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
     if args.ceiling:
@@ -261,6 +318,11 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 load["actions_per_s"] / result["ceiling"]["broadcasts_per_s"], 3
             )
     return result
+
+
+def start(timers: list[threading.Timer]) -> None:
+    for timer in timers:
+        timer.start()
 
 
 def report(result: dict[str, Any]) -> None:
@@ -294,6 +356,9 @@ def report(result: dict[str, Any]) -> None:
          f"{load.get('messages_received')}, {load.get('bytes_per_message')} B"),
         ("action -> every seat, p50/p95/p99 ms",
          " / ".join(ms(load["latency_ms"][q]) for q in (50, 95, 99))),
+        ("move -> each seat (clients saw), p50/p95/p99 ms",
+         " / ".join(ms(load["each_seat_ms"][q]) for q in (50, 95, 99))),
+        *server_rows(result),
         ("ack to the mover, p50/p95/p99 ms",
          " / ".join(ms(load["ack_ms"][q]) for q in (50, 95, 99))),
         ("ping round trip, p50/p95/p99 ms",
@@ -330,6 +395,43 @@ def report(result: dict[str, Any]) -> None:
         print(f"  {name:<{width}}  {value}")
 
 
+def server_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """The server's own latency (its metrics) and each client process's lag,
+    beside what the clients saw: the difference is the clients' (and the
+    kernel's) share."""
+
+    def ms(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
+    server, clients = result.get("server_latency"), result.get("clients")
+    rows = []
+    if server:
+        within = server["fanout_within_150ms"]
+        rows += [
+            ("server: move received -> each frame written, p50/p95/p99 ms",
+             " / ".join(ms(server["fanout_ms"][q]) for q in (50, 95, 99))
+             + f"  ({server['frames']} frames, "
+             + ("-" if within is None else f"{100 * within:.1f} %") + " within 150 ms)"),
+            ("server: move received -> published, p50/p95/p99 ms",
+             " / ".join(ms(server["published_ms"][q]) for q in (50, 95, 99))),
+        ]  # fmt: skip
+    if clients:
+        worst = clients["loop_lag_worst_ms"]
+        rows.append(
+            ("client processes; loop lag of the worst, p50/p99/max ms",
+             f"{clients['processes']}; {ms(worst['p50'])} / {ms(worst['p99'])} / "
+             f"{ms(worst['max'])}")
+        )  # fmt: skip
+        for n, part in enumerate(clients["per_process"]):
+            lag = part["loop_lag"]
+            rows.append(
+                (f"  client {n}: sockets, cpu s, loop lag p50/p99/max ms",
+                 f"{part['sockets']}, {part['cpu_s']}, {ms(lag['ms'][50])} / "
+                 f"{ms(lag['ms'][99])} / {ms(lag['max_ms'])}")
+            )  # fmt: skip
+    return rows
+
+
 def machine_parts(machine: dict[str, Any]) -> str:
     parts = machine["ms_per_action"]
     return (
@@ -355,13 +457,18 @@ def machine_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def main() -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--game", choices=[*GAMES, "mix"], default="tienlen")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--warmup", type=float, default=10)
     parser.add_argument("--idle", type=int, default=0, help="idle sockets to measure first")
+    parser.add_argument(
+        "--clients", type=int, default=1,
+        help="client processes the tables are spread over, each with its own event loop "
+        "(default 1: this process)",
+    )  # fmt: skip
     parser.add_argument(
         "--think", type=float, default=0.0,
         help="mean seconds a player thinks before moving (uniform 0.5-1.5 times it); 0: at once",
@@ -378,8 +485,16 @@ def main() -> None:
         "--ramp", type=float, default=0.0,
         help="connect the players over this many seconds of the warm-up (default: all at once)",
     )  # fmt: skip
+    parser.add_argument(
+        "--grace", type=float, default=GRACE_S,
+        help="seconds the players listen after the window for the last moves' states",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments().parse_args()
     result = benchmark(args)
     report(result)
     RESULTS.mkdir(parents=True, exist_ok=True)

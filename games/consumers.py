@@ -342,6 +342,7 @@ class RoomSocket(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         self.received_at = time.perf_counter()  # an action's latency starts here
+        self.received_wall = time.time()  # (a move's, to frames written in other processes)
         self.heard_any_at = time.monotonic()
         if self.closed:
             return  # what the client sent before the close arrived
@@ -409,13 +410,16 @@ class RoomSocket(AsyncWebsocketConsumer):
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send_text(json.dumps(content, ensure_ascii=False, separators=(",", ":")))
 
-    async def send_text(self, text: str) -> None:
+    async def send_text(self, text: str) -> bool:
+        """Write a frame to the socket; False if it was closed (nothing sent)."""
         if self.closed:
-            return
+            return False
         try:
             await self.send(text_data=text)
         except Disconnected:  # the client went away before its disconnect arrived
             self.closed = True
+            return False
+        return True
 
     async def handle(self, message: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -735,8 +739,8 @@ class TableSocket(RoomSocket):
                 await self._join(publish.public_group(self.table_id))
         if text is None:
             await self.send_json(payload)
-        else:
-            await self.send_text(text)
+        elif await self.send_text(text):
+            fanned_out(payload)
         await self._send_ahead()
 
     async def handle(self, message: dict[str, Any]) -> None:
@@ -765,7 +769,9 @@ class TableSocket(RoomSocket):
         if not self.user.is_authenticated:
             await self.refuse(PermissionDenied(), client_id)
             return
-        received = publish.action_received.set(publish.ActionTiming(self.received_at, kind))
+        received = publish.action_received.set(
+            publish.ActionTiming(self.received_at, kind, received_wall=self.received_wall)
+        )
         try:
             result = await handler(self, message)
         except AccountInactive as err:
@@ -906,7 +912,8 @@ class TableSocket(RoomSocket):
                 self.filling_gap = asyncio.ensure_future(self._fill_gap())
             return
         self.last_version = event["v"]
-        await self.send_text(event["text"])
+        if await self.send_text(event["text"]):
+            fanned_out(event)
         await self._send_ahead()
 
     async def _send_ahead(self) -> None:
@@ -918,7 +925,8 @@ class TableSocket(RoomSocket):
                 self.ahead = {b: e for b, e in self.ahead.items() if b > self.last_version}
                 return
             self.last_version = event["v"]
-            await self.send_text(event["text"])
+            if await self.send_text(event["text"]):
+                fanned_out(event)
 
     async def _fill_gap(self) -> None:
         """The full state when what a held-back delta waits for does not come
@@ -934,6 +942,14 @@ class TableSocket(RoomSocket):
 
     async def table_chat(self, event: dict[str, Any]) -> None:
         await self.send_json(event["payload"])
+
+
+def fanned_out(event: dict[str, Any]) -> None:
+    """A move's state or delta (``publish.stamped``) was just written to this
+    socket: from the move's arrival, in whichever process, to here."""
+    moved_at = event.get("moved_at")
+    if moved_at is not None:
+        metrics.move_fanned_out(str(event.get("game")), time.time() - moved_at)
 
 
 ACTIONS = {

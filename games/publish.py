@@ -76,13 +76,17 @@ class EventLike(Protocol):
 @dataclass
 class ActionTiming:
     """Set by the table socket while it handles an action: when it was received
-    (perf_counter) and its type. The first state that action publishes is
-    measured against it (vipgame_action_state_seconds); later ones (the same
-    action's presence update) are not."""
+    (perf_counter, and the wall clock as ``received_wall``) and its type. The
+    first state that action publishes is measured against it
+    (vipgame_action_state_seconds); later ones (the same action's presence
+    update) are not. A move's (``act``) first state also carries
+    ``received_wall`` to every recipient's socket, in whichever process, which
+    measures its frame written (vipgame_move_fanout_seconds)."""
 
     received: float
     action: str
     claimed: bool = False
+    received_wall: float | None = None
 
 
 action_received: ContextVar[ActionTiming | None] = ContextVar("action_received", default=None)
@@ -713,6 +717,7 @@ def send(messages: Sequence[Message], *, game: str = "") -> None:
     """
     timing = action_received.get()
     sent = None
+    out = encoded(messages)
     if timing is not None and not timing.claimed and game:
         timing.claimed = True
         started, action = timing.received, timing.action
@@ -720,4 +725,20 @@ def send(messages: Sequence[Message], *, game: str = "") -> None:
         def sent() -> None:
             metrics.action_published(game, action, time.perf_counter() - started)
 
-    notify.send(encoded(messages), sent=sent)
+        if action == "act" and timing.received_wall is not None:
+            out = stamped(out, timing.received_wall, game)
+    notify.send(out, sent=sent)
+
+
+def stamped(messages: Sequence[Message], received_wall: float, game: str) -> list[Message]:
+    """A move's states and deltas with the moment the move was received (the
+    wall clock: the recipient's socket may be in another process, or host) and
+    its game, for the recipient's socket to observe once its frame is written
+    (``vipgame_move_fanout_seconds``). In the channel layer's event only: the
+    frame sent to the client (``text``) stays as it was."""
+    return [
+        (group, {**message, "moved_at": received_wall, "game": game})
+        if message.get("type") == "table.state"
+        else (group, message)
+        for group, message in messages
+    ]

@@ -8,6 +8,7 @@ from asgiref.sync import async_to_sync
 
 from games import services
 from games.models import HandEvent, Seat
+from games.plugins import engine_for
 from kernel.ops import heartbeat
 from vipgame.ops import scrape
 from wallet.models import Account
@@ -197,6 +198,63 @@ def test_open_sockets_by_kind_and_action_latency(tables, make_user):
         await seat.close()
         assert value("vipgame_sockets_open", kind="lobby") == open_before["lobby"]
         assert value("vipgame_sockets_open", kind="table") == open_before["table"]
+
+    async_to_sync(scenario)()
+
+
+def test_a_move_is_timed_to_every_recipients_frame_written(tables, dealer, make_user):
+    """Issue 33 item 7: from a move received on a socket to its state's frame
+    written on each socket that is sent it (the seats and a spectator), one
+    observation each; the actions that are not moves and a refused move, none."""
+    game = "tienlen"
+    dealer.stack(*ORDINARY)
+    lan, minh, khoa = make_user(), make_user(), make_user()
+    table = services.table_create(owner=lan, game=game, stake=1, seat_count=2)
+    services.table_sit(table_id=table.pk, user=lan)
+    services.table_sit(table_id=table.pk, user=minh)
+    services.table_ready(table_id=table.pk, user=lan)
+    services.table_ready(table_id=table.pk, user=minh)
+    table.refresh_from_db()
+    hand = table.current_hand
+    assert hand is not None
+    users = {p["position"]: p["user_id"] for p in hand.players}
+    tokens = {lan.pk: token_for(lan), minh.pk: token_for(minh), khoa.pk: token_for(khoa)}
+
+    def count() -> float:
+        return value("vipgame_move_fanout_seconds_count", game=game)
+
+    async def scenario():
+        sockets = [Client(f"/ws/tables/{table.pk}/", tokens[u]) for u in (lan.pk, minh.pk, khoa.pk)]
+        for socket in sockets:
+            assert await socket.connect()
+            await socket.until(lambda m: m["type"] == "state" and m["hand"] is not None)
+        before = count()
+        below_10s = value("vipgame_move_fanout_seconds_bucket", game=game, le="10.0")
+        mover = next(s for s in sockets if s.state["you"] in s.state["actors"])
+        assert users[mover.state["seat"]] in (lan.pk, minh.pk)
+        view = mover.state["hand"]["view"]
+        move = engine_for(game).bot_action(view, seed=1)
+        version = mover.state["v"]
+        await mover.send(type="act", id="m1", v=version, action=move)
+        await mover.until(lambda m: m["type"] == "ack" and m["id"] == "m1")
+        for socket in sockets:  # the seats' and the spectator's frames
+            await socket.until(lambda m: m["type"] == "state" and m["v"] > version)
+        for _ in range(100):  # observed just after each frame was written
+            if count() >= before + 3:
+                break
+            await sockets[0].ws.receive_nothing(timeout=0.02)
+        assert count() == before + 3
+        assert value("vipgame_move_fanout_seconds_bucket", game=game, le="10.0") == below_10s + 3
+        # Not a move (a ping, a sync), and a move refused: nothing observed.
+        await mover.send(type="sync", v=0)
+        await mover.until(lambda m: m["type"] == "state")
+        await mover.send(type="act", id="m2", v=version, action=move)
+        await mover.until(lambda m: m["type"] == "error" and m["id"] == "m2")
+        for socket in sockets:
+            await socket.settle()
+        assert count() == before + 3
+        for socket in sockets:
+            await socket.close()
 
     async_to_sync(scenario)()
 
