@@ -124,15 +124,30 @@ export function mountDrawers(root, { rulesUrl = "" } = {}) {
   apply();
 }
 
-/** Toasts start just below the lowest top seat: placed when one comes, when
- * the seats are redrawn (every state) and when the felt changes size. */
+const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** Toasts start just below the lowest top seat, or, where they would cover a
+ * card of the centre (the pile a chop is about, the board), just below the
+ * centre's cards: placed when one comes, when the seats are redrawn (every
+ * state) and when the felt changes size. */
 export function placeToasts(felt, toast) {
   const place = () => {
     if (!toast.childElementCount) return;
     const box = felt.getBoundingClientRect();
+    const inside = box.top + felt.clientTop; // (the toast's top is from inside the felt's rim)
     let below = 0;
-    for (const seat of felt.querySelectorAll(".seat.top")) below = Math.max(below, seat.getBoundingClientRect().bottom - box.top);
-    toast.style.top = `${Math.round(below + 6)}px`;
+    for (const seat of felt.querySelectorAll(".seat.top")) below = Math.max(below, seat.getBoundingClientRect().bottom - inside);
+    const cards = [...felt.querySelectorAll("[data-center] .card")]
+      .map((card) => card.getBoundingClientRect()).filter((r) => r.width && r.height);
+    const at = (top) => {
+      toast.style.top = `${Math.round(top)}px`;
+      const shown = [...toast.children].map((n) => n.getBoundingClientRect()).filter((r) => r.height);
+      const fits = shown.every((r) => r.bottom <= box.bottom - 0.03 * box.height);
+      return fits && !shown.some((r) => cards.some((c) => meets(r, c)));
+    };
+    if (at(below + 6) || !cards.length) return;
+    const under = Math.max(...cards.map((c) => c.bottom)) - inside + 6;
+    if (!at(under)) at(below + 6); // (no room below them either: as before)
   };
   new MutationObserver(place).observe(toast, { childList: true });
   new MutationObserver(place).observe(felt, { childList: true });

@@ -5,7 +5,7 @@ One table per game, against bots: mid-hand and at the result the page is
 resized to each size and checked: the page does not scroll, my cards, my
 buttons, the Tiến Lên pile, every seat and every revealed Mậu Binh chi are
 inside the viewport, my bar stays under the table, and nothing covers what it
-must not (a toast and the top seat, a seat and the centre: its heading, the
+must not (a toast and the top seat or the centre's cards, a seat and the centre: its heading, the
 pile, the board; a seat and another, but on a phone on its side; the dealer
 chip and its avatar); no emoji in the table's own
 marks (none shows in Debian's Chromium). At the result, the result
@@ -114,6 +114,9 @@ PROBLEMS = """() => {
   for (const toast of all("[data-flash]")) {
     for (const seat of all(".seat.top")) {
       if (covers(toast, seat)) problems.push(`a toast covers the top seat ${seat.dataset.seat}`);
+    }
+    for (const card of all("[data-center] .card")) {
+      if (covers(toast, card)) problems.push(`a toast covers a card of the centre at ${at(card)}`);
     }
   }
   // Seats apart (a phone on its side has no room for four revealed Mậu Binh
