@@ -441,3 +441,34 @@ class ChatFlag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reporter} → #{self.report_id}"
+
+
+class RoomBeat(models.Model):
+    """When the sweeper last ran to its end (one row, games.outages): a gap of
+    more than ``OUTAGE_GAP`` between two runs is an outage."""
+
+    at = models.DateTimeField(_("at"))
+
+    class Meta:
+        verbose_name = _("sweeper beat")
+        verbose_name_plural = _("sweeper beats")
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class Outage(models.Model):
+    """A time the room could not serve (games.outages: PostgreSQL, Redis or
+    every worker down): a player's clock that ran during one is given again,
+    not run out on them."""
+
+    started_at = models.DateTimeField(_("started at"), db_index=True)
+    ended_at = models.DateTimeField(_("ended at"), db_index=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = _("outage")
+        verbose_name_plural = _("outages")
+
+    def __str__(self) -> str:
+        return f"{self.started_at:%Y-%m-%d %H:%M:%S} – {self.ended_at:%H:%M:%S}"

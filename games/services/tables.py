@@ -18,7 +18,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games import clock, publish, selectors
+from games import clock, outages, publish, selectors
 from games import seeds as seed_source
 from games.errors import (
     AccountInactive,
@@ -52,6 +52,7 @@ from games.plugins import PLUGINS, plugin_for
 from games.selectors import can_view
 from kernel import limits, notify
 from kernel.errors import PermissionDenied
+from kernel.ops import metrics
 from kernel.retry import retried, timed_out
 
 from .hands import hand_timeout, maybe_deal
@@ -190,7 +191,13 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
     ):
         return False
     work.timer_fired(table.clock, (clock.now() - table.deadline).total_seconds())
-    if table.clock == Table.Clock.READY:
+    started = table.clock_started_at
+    if started is not None and _players_clock(work) and outages.during(started, table.deadline):
+        # The room was down while it ran: nobody could answer it. Given again.
+        kind = table.clock
+        work.set_clock(kind, int((table.deadline - started).total_seconds() * 1000))
+        metrics.clock_given_again(kind)
+    elif table.clock == Table.Clock.READY:
         _ready_timeout(work)
     elif table.clock == Table.Clock.SEEDS:
         work.clear_clock()
@@ -202,6 +209,18 @@ def table_timeout(*, table_id: int, clock_version: int) -> bool:
         hand_timeout(work)
     work.commit()
     return True
+
+
+def _players_clock(work: TableWork) -> bool:
+    """The table's clock runs for players (the ready clock, a turn, an
+    arrange), not for the table (the summary, the seeds' wait, a reveal)."""
+    kind = work.table.clock
+    if kind == Table.Clock.READY:
+        return True
+    if kind in (Table.Clock.SUMMARY, Table.Clock.SEEDS):
+        return False
+    engine_clock = work.plugin.engine.clocks.get(kind)
+    return engine_clock is not None and engine_clock.for_actors
 
 
 def _ready_timeout(work: TableWork) -> None:

@@ -87,6 +87,16 @@ SWEEPER_SECONDS = Histogram(
     "Duration of one sweeper run.",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
+OUTAGES = Counter(
+    "vipgame_outages",
+    "Outages seen by the sweeper (no run for longer than games.outages.OUTAGE_GAP).",
+)
+OUTAGE_SECONDS = Counter("vipgame_outage_seconds", "Seconds of the outages seen by the sweeper.")
+CLOCKS_GIVEN_AGAIN = Counter(
+    "vipgame_clocks_given_again",
+    "Players' clocks given again whole because they ran during an outage, by clock.",
+    ["clock"],
+)
 HANDS = Counter("vipgame_hands", "Hands dealt and finished, by game and event.", ["game", "event"])
 BOTS_REFUSED = Counter(
     "vipgame_bots_refused",
@@ -168,3 +178,12 @@ def bot_refused(reason: str) -> None:
 
 def sweeper_ran(seconds: float) -> None:
     SWEEPER_SECONDS.observe(seconds)
+
+
+def outage_seen(seconds: float) -> None:
+    OUTAGES.inc()
+    OUTAGE_SECONDS.inc(seconds)
+
+
+def clock_given_again(kind: str) -> None:
+    CLOCKS_GIVEN_AGAIN.labels(kind).inc()

@@ -1,0 +1,132 @@
+"""Issue 33 item 5: a seat is not lost to an outage the player did not cause.
+A player's clock (the ready clock, a turn) that ran while the room was down
+(no sweeper run for longer than games.outages.OUTAGE_GAP) is given again,
+whole, instead of running out on them; the table's own clocks (a Mậu Binh
+reveal, the summary) run out as always; and the sweeper records the outage."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import outages, services, tasks
+from games.models import Hand, HandEvent, Outage, Seat, Table
+from games.plugins import engine_for
+
+from ..seeds import ORDINARY
+from .driver import in_play
+from .test_tables import two_player_table
+
+pytestmark = pytest.mark.django_db
+
+
+def well(tables, seconds):
+    """``seconds`` pass with the sweeper running every 2 s."""
+    for _ in range(seconds // 2):
+        tables.clock.advance(seconds=2)
+        outages.beat()
+
+
+def test_the_sweeper_records_a_gap_as_an_outage(tables):
+    outages.beat()
+    well(tables, 10)
+    tables.clock.advance(seconds=12)  # the longest gap that is not one
+    assert outages.beat() is None
+    started = tables.clock.now()
+    tables.clock.advance(seconds=40)  # PostgreSQL down: no run
+
+    outage = outages.beat()
+
+    assert outage is not None
+    assert (outage.started_at, outage.ended_at) == (started, tables.clock.now())
+    assert list(Outage.objects.all()) == [outage]
+
+
+def test_a_ready_clock_that_ran_during_an_outage_is_given_again(tables, make_user):
+    table, lan, minh = two_player_table(make_user)
+    outages.beat()
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    length = table.deadline - table.clock_started_at
+
+    tables.clock.advance(seconds=5)
+    tables.clock.advance(seconds=30)  # the room is down: minh cannot ready
+    assert tables.fire(table)  # the timer task, as the room comes back
+
+    assert Seat.objects.filter(table=table, user=minh).exists()  # not stood up
+    again = Table.objects.get(pk=table.pk)
+    assert again.clock == "ready"
+    assert again.clock_version > table.clock_version
+    assert (again.clock_started_at, again.deadline - again.clock_started_at) == (
+        tables.clock.now(),
+        length,
+    )
+
+    # The room well again: the clock given again runs out as any other.
+    well(tables, int(length.total_seconds()))
+    assert tables.fire(again)
+    assert not Seat.objects.filter(table=table, user=minh).exists()
+
+
+def test_a_turn_that_ran_during_an_outage_is_not_a_time_out(tables, dealer, make_user):
+    def open_table():
+        table, lan, minh = two_player_table(make_user)
+        for user in (lan, minh):
+            services.table_ready(table_id=table.pk, user=user)
+        return table
+
+    table = in_play(dealer, open_table)
+    outages.beat()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    events = HandEvent.objects.filter(hand=hand).count()
+    turn = Table.objects.get(pk=table.pk)
+    tables.clock.advance(seconds=2)
+    outages.beat()
+    tables.clock.advance(seconds=60)  # Redis down: no move arrives, no sweeper
+
+    tasks.sweeper()  # the first run after: fires the overdue turn, sees the outage
+
+    after = Table.objects.get(pk=table.pk)
+    assert after.clock == "turn"
+    assert after.deadline - after.clock_started_at == turn.deadline - turn.clock_started_at
+    assert HandEvent.objects.filter(hand=hand).count() == events  # nothing played for them
+    assert set(Seat.objects.filter(table=table).values_list("timeouts", flat=True)) == {0}
+    assert Outage.objects.count() == 1
+
+
+def test_a_clock_that_started_after_the_outage_runs_out(tables, make_user):
+    table, lan, minh = two_player_table(make_user)
+    outages.beat()
+    tables.clock.advance(seconds=40)
+    outages.beat()  # an outage, over
+    services.table_ready(table_id=table.pk, user=lan)
+    table.refresh_from_db()
+    well(tables, 20)
+
+    assert tables.fire(table)
+
+    assert not Seat.objects.filter(table=table, user=minh).exists()
+
+
+def test_the_tables_own_clocks_run_out_as_always(tables, dealer, make_user):
+    """A Mậu Binh reveal is the table's pace, not a player's clock."""
+    dealer.stack(*ORDINARY)  # no instant win: the hand reaches the reveal
+    table, lan, minh = two_player_table(make_user, game="maubinh")
+    for user in (lan, minh):
+        services.table_ready(table_id=table.pk, user=user)
+    table.refresh_from_db()
+    hand = Hand.objects.get(pk=table.current_hand_id)
+    engine = engine_for("maubinh")
+    state = engine.loads(hand.state)
+    for user in (lan, minh):
+        player = next(i for i, p in enumerate(hand.players) if p["user_id"] == user.pk)
+        action = engine.bot_action(engine.view(state, player), seed=0)
+        services.table_act(table_id=table.pk, user=user, action=action)
+    table.refresh_from_db()
+    assert table.clock == "reveal"
+    outages.beat()
+    tables.clock.advance(seconds=40)  # down during the reveal
+
+    assert tables.fire(table)
+
+    after = Hand.objects.get(pk=hand.pk)
+    assert after.state["reveal_step"] > hand.state["reveal_step"] or after.ended_at is not None
