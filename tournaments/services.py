@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Max
-from django.utils import timezone
 
 from accounts.models import User
+from games import clock
 from games.errors import AccountInactive
 from games.plugins import PLUGINS, plugin_for
 from kernel.errors import PermissionDenied
@@ -230,7 +230,7 @@ def _start(tournament: Tournament) -> None:
             reason=f"tournament {tournament.pk}: entry fees",
         )
     tournament.status = Status.RUNNING
-    tournament.started_at = timezone.now()
+    tournament.started_at = clock.now()
     tournament.save(update_fields=["status", "started_at"])
 
 
@@ -302,7 +302,7 @@ def _pay(tournament: Tournament) -> None:
         reason=f"tournament {tournament.pk}: prizes",
     )
     tournament.status = Status.FINISHED
-    tournament.ended_at = timezone.now()
+    tournament.ended_at = clock.now()
     tournament.save(update_fields=["status", "ended_at"])
 
 
@@ -336,9 +336,20 @@ def tournament_cancel(*, tournament_id: int, reason: str) -> Tournament:
     )
     tournament.status = Status.CANCELLED
     tournament.cancel_reason = reason
-    tournament.ended_at = timezone.now()
+    tournament.ended_at = clock.now()
     tournament.save(update_fields=["status", "cancel_reason", "ended_at"])
     return tournament
+
+
+def level_in_play(tournament: Tournament) -> tuple[levels.Level, float | None] | None:
+    """The level a running tournament plays now and the seconds until the next
+    one (None: the last level holds); None before the start and once over.
+    (The tables read it at each deal: the next step of issue 31.)"""
+    if tournament.status != Status.RUNNING or tournament.started_at is None:
+        return None
+    elapsed = (clock.now() - tournament.started_at).total_seconds()
+    schedule = levels.loads(tournament.levels)
+    return levels.level_at(schedule, elapsed), levels.next_level_in(schedule, elapsed)
 
 
 def picture(tournament: Tournament) -> dict[str, Any]:

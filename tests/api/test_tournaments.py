@@ -130,3 +130,20 @@ def test_the_detail_shows_places_and_prizes_when_it_is_over(api, make_user):
         lan.pk: (2, 0),
         minh.pk: (1, 200),
     }
+
+
+def test_the_level_in_play_rises_with_time_once_it_runs(api, make_user, tables):
+    tournament = services.tournament_create(
+        game="holdem", seats=2, buy_in=10, fee=0, level_seconds=60
+    )
+    registering = api().get(url(f"tournaments/{tournament.pk}")).json()
+    for player in (make_user(), make_user()):
+        services.tournament_register(tournament_id=tournament.pk, user=player)
+
+    first = api().get(url(f"tournaments/{tournament.pk}")).json()["level"]
+    tables.clock.advance(seconds=150)
+    third = api().get(url(f"tournaments/{tournament.pk}")).json()["level"]
+
+    assert registering["level"] is None
+    assert (first["number"], first["big_blind"], first["next_in"]) == (1, 20, 60)
+    assert (third["number"], third["big_blind"], third["next_in"]) == (3, 40, 30)

@@ -7,11 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments import levels, payouts
+from tournaments import levels, payouts, services
 from tournaments.models import Entry, Tournament
-
-#: The entries that hold a place (as ``tournaments.services.IN``).
-HOLDING = (Entry.Status.REGISTERED, Entry.Status.PLAYING, Entry.Status.FINISHED)
 
 
 class LevelOut(serializers.Serializer[dict[str, Any]]):
@@ -23,6 +20,12 @@ class LevelOut(serializers.Serializer[dict[str, Any]]):
     small_blind = serializers.IntegerField(help_text="Poker (0 otherwise).")
     big_blind = serializers.IntegerField(help_text="Poker (0 otherwise).")
     ante = serializers.IntegerField(help_text="Poker, each player (0 otherwise).")
+
+
+class LevelNowOut(LevelOut):
+    next_in = serializers.FloatField(
+        allow_null=True, help_text="Seconds until the next level (null: this is the last)."
+    )
 
 
 class EntryOut(serializers.ModelSerializer[Entry]):
@@ -73,9 +76,12 @@ class TournamentDetailOut(TournamentOut):
     mine = serializers.SerializerMethodField(
         help_text="You hold a place in it (registered, playing or finished)."
     )
+    level = serializers.SerializerMethodField(
+        help_text="The level in play while it runs (null before the start and once over)."
+    )
 
     class Meta(TournamentOut.Meta):
-        fields = (*TournamentOut.Meta.fields, "levels", "prizes", "entries", "mine")
+        fields = (*TournamentOut.Meta.fields, "levels", "prizes", "entries", "mine", "level")
         read_only_fields = fields
 
     @extend_schema_field(LevelOut(many=True))
@@ -99,3 +105,11 @@ class TournamentDetailOut(TournamentOut):
             and e.status != Entry.Status.REFUNDED
             for e in obj.entries.all()
         )
+
+    @extend_schema_field(LevelNowOut(allow_null=True))
+    def get_level(self, obj: Tournament) -> dict[str, Any] | None:
+        now = services.level_in_play(obj)
+        if now is None:
+            return None
+        level, next_in = now
+        return {**level.as_dict(), "next_in": next_in}
