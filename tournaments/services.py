@@ -200,10 +200,10 @@ def tournament_unregister(*, tournament_id: int, user: User) -> Entry:
     """Give the place back before the start: the buy-in and the fee, exactly."""
     _lock_player(user)
     tournament = _lock(tournament_id)
+    _require_registering(tournament)  # (over or started first: nobody can leave then)
     entry = Entry.objects.filter(tournament=tournament, player=user, status__in=IN).first()
     if entry is None:
         raise NotRegistered()
-    _require_registering(tournament)
     paid = tournament.buy_in + tournament.fee
     wallet.ledger_post(
         key=f"{_entry_key(entry)}:refund",

@@ -267,3 +267,14 @@ def test_each_game_keeps_a_monotone_schedule_of_its_own_levels(plugin):
     assert made.level_kind == plugin.tournament_levels
     assert (schedule[0].big_blind > 0) == (plugin.tournament_levels == "blinds")
     assert schedule[0].stake == (20 if plugin.tournament_levels == "blinds" else 10)
+
+
+def test_nobody_unregisters_from_a_cancelled_one(make_user):
+    lan, minh = make_user(), make_user()
+    tournament = sit_and_go()
+    services.tournament_register(tournament_id=tournament.pk, user=lan)
+    services.tournament_cancel(tournament_id=tournament.pk, reason="test")
+
+    for user in (lan, minh):
+        with pytest.raises(services.TournamentOver):
+            services.tournament_unregister(tournament_id=tournament.pk, user=user)
