@@ -4,6 +4,8 @@ check after each test also checks every prize pool: tests/tables.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from games.plugins import PLUGINS
@@ -247,13 +249,14 @@ def test_what_may_be_created(make_user):
 
     assert set(games) == {p.game for p in PLUGINS.values() if p.tournament_seats}
     assert made.levels[0]["number"] == 1
-    for bad in (
+    bad_ones: list[dict[str, Any]] = [
         {"game": "chess", "seats": 2, "buy_in": 10},
         {"game": game, "seats": 3, "buy_in": 10},
         {"game": game, "seats": sizes[0], "buy_in": 0},
         {"game": game, "seats": sizes[0], "buy_in": 10, "fee": 11},
         {"game": game, "seats": sizes[0], "buy_in": 10, "level_seconds": 1},
-    ):
+    ]
+    for bad in bad_ones:
         with pytest.raises(services.BadTournament):
             services.tournament_create(**bad)
 
