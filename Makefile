@@ -58,7 +58,7 @@ lint: $(VENV)/.dev
 	$(BIN)/lint-imports
 
 types: $(VENV)/.dev
-	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules
+	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules tournaments/levels.py tournaments/payouts.py
 	$(BIN)/mypy .
 
 # pytest-xdist: each worker has its own test database and Redis keys. The
@@ -86,7 +86,7 @@ test-fast-suite:
 
 test-rules: $(VENV)/.dev
 	$(BIN)/ruff check games/rules tests/rules
-	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules
+	$(BIN)/mypy --config-file= --strict --python-version 3.11 games/rules tournaments/levels.py tournaments/payouts.py
 	$(BIN)/pytest -p no:django -o addopts="" -q tests/rules
 
 # Refresh the .po files after changing translatable strings (needs GNU gettext).

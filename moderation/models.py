@@ -23,6 +23,7 @@ class AuditEntry(models.Model):
         ADJUST_REJECT = "adjust_reject", _("Balance adjustment rejected")
         REPORT_DISMISS = "report_dismiss", _("Chat report dismissed")
         REPORT_MUTE = "report_mute", _("Chat report upheld: author muted")
+        TOURNAMENT_CANCEL = "tourney_cancel", _("Tournament cancelled")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -29,6 +29,9 @@ from games.models import ChatReport, Seat, Table
 from kernel.errors import PermissionDenied
 from kernel.notify import tell_user_on_commit
 from kernel.retry import retried
+from tournaments import services as tournaments
+from tournaments.errors import TournamentNotFound
+from tournaments.models import Tournament
 from wallet import services as wallet
 from wallet.errors import InvalidAmount
 from wallet.models import Adjustment
@@ -301,6 +304,28 @@ def table_force_close(*, by: User, table_id: int, reason: str) -> AuditEntry:
         reason=reason,
         before=before,
         after=_table_picture(table),
+    )
+
+
+@retried
+def tournament_cancel(*, by: User, tournament_id: int, reason: str) -> AuditEntry:
+    """Call a tournament off: every entry gets its buy-in and fee back exactly
+    (``tournaments.services.tournament_cancel``), in the audit log with the
+    entries and the pool before and after."""
+    _require_staff(by)
+    reason = _require_reason(reason)
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise TournamentNotFound()
+    before = tournaments.picture(tournament)
+    tournament = tournaments.tournament_cancel(tournament_id=tournament_id, reason=reason)
+    return audit_record(
+        actor=by,
+        action=Action.TOURNAMENT_CANCEL,
+        target=tournament,
+        reason=reason,
+        before=before,
+        after=tournaments.picture(tournament),
     )
 
 

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Hand, Table
+from tournaments.models import Entry, Tournament
 from wallet.models import Account, LedgerTransaction
 
 
@@ -151,13 +152,38 @@ class AfterCommit:
 
 
 def assert_money_consistent() -> None:
-    """Σ balances = 0 and every finished hand settled exactly once."""
+    """Σ balances = 0, every finished hand settled exactly once, and every
+    tournament's prize pool holds what its state says (assert_pools_exact)."""
     assert Account.objects.aggregate(total=Sum("balance"))["total"] in (0, None)
     assert not Account.objects.exclude(kind=Account.Kind.ISSUANCE).filter(balance__lt=0).exists()
+    assert_pools_exact()
     for hand in Hand.objects.filter(ended_at__isnull=False):
         assert hand.settled, f"hand {hand.pk} not settled"
         count = LedgerTransaction.objects.filter(idempotency_key=f"hand:{hand.pk}:settle").count()
         assert count <= 1
+
+
+def assert_pools_exact() -> None:
+    """A tournament's pool (tournaments.services) holds Σ (buy-in + fee) of its
+    entries while it registers, buy-in x entrants while it runs, nothing once
+    it is over; its entries' prizes add up to buy-in x entrants when it
+    finished; and no prize pool belongs to no tournament."""
+    pools = dict(Account.objects.filter(kind=Account.Kind.PRIZE_POOL).values_list("key", "balance"))
+    status = Tournament.Status
+    for tournament in Tournament.objects.all():
+        entries = tournament.entries.filter(
+            status__in=[Entry.Status.REGISTERED, Entry.Status.PLAYING, Entry.Status.FINISHED]
+        )
+        count = entries.count()
+        expected: int = {
+            status.REGISTERING.value: (tournament.buy_in + tournament.fee) * count,
+            status.RUNNING.value: tournament.buy_in * count,
+        }.get(tournament.status, 0)
+        assert pools.pop(tournament.pool_key, 0) == expected, f"tournament {tournament.pk}"
+        if tournament.status == status.FINISHED:
+            prizes = entries.aggregate(total=Sum("prize"))["total"]
+            assert prizes == tournament.buy_in * count, f"tournament {tournament.pk} prizes"
+    assert not any(pools.values()), f"prize pools of no tournament: {pools}"
 
 
 def payload_cards(payload: Any) -> set[str]:

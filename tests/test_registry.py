@@ -29,7 +29,7 @@ OWN = [
     # browser game brings its own steps)
     ROOT / "tests/e2e/test_feel.py",
 ]
-SCANNED = ["tests", "games", "moderation", "wallet", "accounts", "kernel", "vipgame"]
+SCANNED = ["tests", "games", "moderation", "tournaments", "wallet", "accounts", "kernel", "vipgame"]
 
 
 def strings(node: ast.AST) -> set[str]:

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "vipgame.ops",
     "wallet",
     "games",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

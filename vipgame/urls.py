@@ -46,6 +46,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("wallet.api.urls")),
     path("", include("games.api.urls")),
     path("", include("push.urls")),
+    path("", include("tournaments.api.urls")),
 ]
 
 urlpatterns = [

@@ -12,6 +12,9 @@ class Account(models.Model):
         SEAT = "seat", _("Seat escrow")
         HOUSE = "house", _("House")
         ISSUANCE = "issuance", _("Issuance")
+        # A tournament's prize pool (``tournament:<id>:pool``, no owner): the
+        # buy-ins and, until the start, the entry fees (tournaments.services).
+        PRIZE_POOL = "prize_pool", _("Prize pool")
 
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     key = models.CharField(_("key"), max_length=120, unique=True)
@@ -69,6 +72,10 @@ class LedgerTransaction(models.Model):
         BOT_LOAN = "bot_loan", _("Chips lent to a bot")
         BOT_RETURN = "bot_return", _("Chips back from a bot")
         HOUSE_FLOAT = "house_float", _("House float")
+        TOURNAMENT_ENTRY = "tourney_entry", _("Tournament entry")
+        TOURNAMENT_REFUND = "tourney_refund", _("Tournament entry refunded")
+        TOURNAMENT_FEE = "tourney_fee", _("Tournament entry fees")
+        TOURNAMENT_PRIZE = "tourney_prize", _("Tournament prizes")
 
     idempotency_key = models.CharField(_("idempotency key"), max_length=200, unique=True)
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)

@@ -146,6 +146,12 @@ def account_for_user(*, user: User) -> Account:
     return account
 
 
+def prize_pool_account(*, key: str) -> Account:
+    """A prize pool's account (kind ``prize_pool``, no owner), made on first use."""
+    account, _ = Account.objects.get_or_create(key=key, defaults={"kind": Account.Kind.PRIZE_POOL})
+    return account
+
+
 def _fingerprint(kind: str, amounts: Mapping[int, int], hand_id: int | None) -> str:
     payload = {"kind": kind, "amounts": sorted(amounts.items()), "hand": hand_id}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

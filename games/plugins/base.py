@@ -123,6 +123,12 @@ class GamePlugin:
     #: What backs a seat and how a hand is paid (games.plugins.money): a hold
     #: on the wallet, or a buy-in to a seat escrow.
     money: ClassVar[MoneyModel] = WalletHolds()
+    #: Sit & Go (issue 31): the table sizes a tournament of this game may have
+    #: (empty: the game has no tournaments), and what its levels raise
+    #: (``tournaments.levels``: ``"blinds"``, small and big blind and ante, or
+    #: ``"stake"``, the chips per scoring unit).
+    tournament_seats: ClassVar[tuple[int, ...]] = ()
+    tournament_levels: ClassVar[str] = "stake"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The money model's knobs are the game's too (one home: the model's).

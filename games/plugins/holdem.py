@@ -30,6 +30,8 @@ class Holdem(GamePlugin):
     blurb = _("Texas Hold'em: two cards, five on the board, four betting rounds.")
     schema_name = "Holdem"
     seats = Range(2, 9)
+    tournament_seats = (6, 2)
+    tournament_levels = "blinds"
     # The action clock is the table's turn clock (turn_seconds), the player
     # count its seat_count and the buy-in its buy_in_min/max: not rule knobs
     # (the ruleset's own min_players/max_players and buy_in_*_big_blinds keep

@@ -55,6 +55,7 @@ class MauBinh(GamePlugin):
     blurb = _("Arrange 13 cards into three hands and beat every opponent.")
     schema_name = "MauBinh"
     seats = Range(2, 4)
+    tournament_seats = (4,)
     presets = (("vipgame", "VIPGAME"), ("maubinh_com", "maubinh.com"), ("classic", _("Classic")))
     # The phases' clocks: arrange (everyone at once), then each chi's reveal.
     clock_seconds = {"arrange": "arrange_seconds", "reveal": "reveal_seconds"}

@@ -46,6 +46,7 @@ class TienLen(GamePlugin):
     blurb = _("Be the first to play all your cards; chop the 2s!")
     schema_name = "TienLen"
     seats = Range(2, 4)
+    tournament_seats = (4,)
     clock_seconds = {"turn": "turn_seconds"}
     knobs = {
         "cong_penalty": number(0, 52),

@@ -34,6 +34,7 @@ CREATING = {
     "/api/v1/chat/{message_id}/report",
     "/api/v1/tables/{table_id}/invitations",
     "/api/v1/me/push/subscriptions",
+    "/api/v1/tournaments/{tournament_id}/register",
 }
 
 

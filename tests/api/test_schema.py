@@ -26,6 +26,7 @@ from games import services, sql
 from games.models import Hand
 from games.plugins import engine_for
 from kernel import limits
+from tournaments import services as tournaments
 
 pytestmark = pytest.mark.django_db
 OPERATIONS = {
@@ -82,6 +83,10 @@ OPERATIONS = {
     ("delete", "/api/v1/me/push/subscriptions/{subscription_id}"),
     ("get", "/api/v1/me/push/preferences"),
     ("patch", "/api/v1/me/push/preferences"),
+    ("get", "/api/v1/tournaments"),
+    ("get", "/api/v1/tournaments/{tournament_id}"),
+    ("post", "/api/v1/tournaments/{tournament_id}/register"),
+    ("post", "/api/v1/tournaments/{tournament_id}/unregister"),
 }
 
 
@@ -143,6 +148,8 @@ def player(tables, make_user):
     ids = {"table_id": [poker.pk, other.pk, 0], "hand_id": [hand.pk, 0]}
     issued = session_start(user=lan)
     ids["session_id"] = [issued.session.pk, 0]
+    sit_and_go = tournaments.tournament_create(game="holdem", seats=6, buy_in=10, fee=1)
+    ids["tournament_id"] = [sit_and_go.pk, 0]
     return lan, issued.access, ids
 
 

@@ -130,7 +130,7 @@ def test_the_served_schema_is_valid_openapi(client):
 # staff pages', the ledger's internal checks, and base classes.
 NOT_REST = {
     # base classes (each subclass has its own code)
-    "error", "game_error", "moderation_error", "wallet_error",
+    "error", "game_error", "moderation_error", "wallet_error", "tournament_error",
     # the table socket only (docs/protocol.md)
     "bad_message", "bad_chat", "bad_switch", "bad_leave", "chat_muted",
     "chat_rate_limited", "sync_rate_limited", "too_many_sockets", "account_banned",
@@ -142,6 +142,8 @@ NOT_REST = {
     # the ledger's own invariants, never a player's request
     "unbalanced_transaction", "hold_not_pending", "idempotency_conflict",
     "seat_occupied", "account_closed", "unknown_account", "invalid_amount",
+    # tournaments made by the house or staff, and players out: the tables' call
+    "bad_tournament", "not_playing",
     # answered by the API's handler for any operation (docs/api.md)
     "server_error",
 }  # fmt: skip

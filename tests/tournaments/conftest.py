@@ -1,0 +1,3 @@
+from ..services.conftest import money_checked
+
+__all__ = ["money_checked"]

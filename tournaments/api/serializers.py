@@ -1,0 +1,115 @@
+"""What the tournaments API answers (read-only shapes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tournaments import levels, payouts, services
+from tournaments.models import Entry, Tournament
+
+
+class LevelOut(serializers.Serializer[dict[str, Any]]):
+    number = serializers.IntegerField(help_text="From 1.")
+    seconds = serializers.IntegerField(help_text="How long it lasts (the last one holds).")
+    stake = serializers.IntegerField(
+        help_text="The table's stake: Poker's big blind, else the chips per scoring unit."
+    )
+    small_blind = serializers.IntegerField(help_text="Poker (0 otherwise).")
+    big_blind = serializers.IntegerField(help_text="Poker (0 otherwise).")
+    ante = serializers.IntegerField(help_text="Poker, each player (0 otherwise).")
+
+
+class LevelNowOut(LevelOut):
+    next_in = serializers.FloatField(
+        allow_null=True, help_text="Seconds until the next level (null: this is the last)."
+    )
+
+
+class EntryOut(serializers.ModelSerializer[Entry]):
+    user_id = serializers.IntegerField(source="player_id")
+    name = serializers.CharField(source="player.shown_name")
+
+    class Meta:
+        model = Entry
+        fields = ("user_id", "name", "is_bot", "status", "place", "prize", "registered_at")
+        read_only_fields = fields
+
+
+class TournamentOut(serializers.ModelSerializer[Tournament]):
+    registered = serializers.IntegerField(help_text="Places taken.")
+
+    class Meta:
+        model = Tournament
+        fields: tuple[str, ...] = (
+            "id",
+            "kind",
+            "game",
+            "seats",
+            "buy_in",
+            "fee",
+            "status",
+            "registered",
+            "allow_bots",
+            "starting_chips",
+            "level_kind",
+            "created_at",
+            "started_at",
+            "ended_at",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+
+class TournamentDetailOut(TournamentOut):
+    levels = serializers.SerializerMethodField(help_text="The level schedule, fixed at creation.")
+    prizes = serializers.SerializerMethodField(
+        help_text=(
+            "The pool (`buy_in` x `seats`) paid by place, first place first (the odd "
+            "chips to first place; players out in one hand share their places' prizes)."
+        )
+    )
+    entries = serializers.SerializerMethodField(
+        help_text="Who registered (not those who unregistered), in order of registration."
+    )
+    mine = serializers.SerializerMethodField(
+        help_text="You hold a place in it (registered, playing or finished)."
+    )
+    level = serializers.SerializerMethodField(
+        help_text="The level in play while it runs (null before the start and once over)."
+    )
+
+    class Meta(TournamentOut.Meta):
+        fields = (*TournamentOut.Meta.fields, "levels", "prizes", "entries", "mine", "level")
+        read_only_fields = fields
+
+    @extend_schema_field(LevelOut(many=True))
+    def get_levels(self, obj: Tournament) -> list[dict[str, int]]:
+        return levels.dumps(levels.loads(obj.levels))
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_prizes(self, obj: Tournament) -> list[int]:
+        return list(payouts.prizes(obj.buy_in * obj.seats, obj.seats))
+
+    @extend_schema_field(EntryOut(many=True))
+    def get_entries(self, obj: Tournament) -> list[dict[str, Any]]:
+        shown = [e for e in obj.entries.all() if e.status != Entry.Status.UNREGISTERED]
+        return EntryOut(shown, many=True).data  # type: ignore[return-value]
+
+    def get_mine(self, obj: Tournament) -> bool:
+        user = self.context.get("user")
+        return user is not None and any(
+            e.player_id == user.pk
+            and e.status != Entry.Status.UNREGISTERED
+            and e.status != Entry.Status.REFUNDED
+            for e in obj.entries.all()
+        )
+
+    @extend_schema_field(LevelNowOut(allow_null=True))
+    def get_level(self, obj: Tournament) -> dict[str, Any] | None:
+        now = services.level_in_play(obj)
+        if now is None:
+            return None
+        level, next_in = now
+        return {**level.as_dict(), "next_in": next_in}

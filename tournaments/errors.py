@@ -1,0 +1,65 @@
+"""Tournament refusals: a stable code and a message in the player's language."""
+
+from django.utils.translation import gettext_lazy as _
+
+from kernel.errors import ServiceError
+
+
+class TournamentError(ServiceError):
+    code = "tournament_error"
+
+
+class TournamentNotFound(TournamentError):
+    code = "tournament_not_found"
+    template = _("That tournament does not exist.")
+    status = 404
+
+
+class BadTournament(TournamentError):
+    """A tournament the game does not offer (its table sizes, its levels) or
+    whose numbers are out of range."""
+
+    code = "bad_tournament"
+    template = _("This game has no such tournament: %(why)s")
+
+
+class TournamentFull(TournamentError):
+    code = "tournament_full"
+    template = _("This tournament is full.")
+    status = 409
+
+
+class AlreadyRegistered(TournamentError):
+    code = "already_registered"
+    template = _("You are already registered for this tournament.")
+    status = 409
+
+
+class NotRegistered(TournamentError):
+    code = "not_registered"
+    template = _("You are not registered for this tournament.")
+    status = 409
+
+
+class TournamentStarted(TournamentError):
+    """Registering or unregistering after the start."""
+
+    code = "tournament_started"
+    template = _("This tournament has already started.")
+    status = 409
+
+
+class TournamentOver(TournamentError):
+    """Finished or cancelled: nothing more can happen to it."""
+
+    code = "tournament_over"
+    template = _("This tournament is over.")
+    status = 409
+
+
+class NotPlaying(TournamentError):
+    """A result for a player who is not (or no longer) playing in it."""
+
+    code = "not_playing"
+    template = _("That player is not playing in this tournament.")
+    status = 409
