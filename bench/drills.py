@@ -8,6 +8,10 @@
   + 5 s.
 * ``redis``: restart Redis (the stack's own; everything in it is lost) mid-hand.
   Players resync and play on; hands keep finishing.
+* ``sentinel``: every role on a Sentinel-watched primary (bench/sentinel.py);
+  ``kill -9`` the primary mid-hand. The sentinels promote the replica, every
+  process follows it (no process exits or is restarted), and every table
+  moves again within ``SENTINEL_MOVES_AGAIN_S`` of the kill.
 * ``postgres``: PostgreSQL ends every connection of the servers mid-hand,
   twice (``pg_terminate_backend``, as a restart or a fail-over would). The
   messages in flight get ``server_error``, the sockets stay open, hands keep
@@ -259,6 +263,81 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     return result
 
 
+# The bound the fail-over drill holds every table to, from the primary's death
+# to the table's next move: the sentinels' down-after (1 s here), their vote
+# and the promotion (about 1-3 s), the processes' reconnections, and the
+# players' own reconnection back-off (up to 8 s) on a machine that may be
+# loaded. Measured: docs/operations.md "Redis".
+SENTINEL_MOVES_AGAIN_S = 20.0
+
+
+def moved_again(specs: list[TableSpec], after: float) -> dict[int, float]:
+    """table -> seconds from ``after`` to its first hand event since."""
+    from datetime import UTC, datetime
+
+    from django.db.models import Min
+
+    from games.models import HandEvent
+
+    moment = datetime.fromtimestamp(after, tz=UTC)
+    first = (
+        HandEvent.objects.filter(hand__table__in=[s.id for s in specs], created_at__gt=moment)
+        .values("hand__table")
+        .annotate(first=Min("created_at"))
+    )
+    return {row["hand__table"]: round(row["first"].timestamp() - after, 2) for row in first}
+
+
+def drill_sentinel(stack: Stack, tables: int) -> dict[str, Any]:
+    """Kill the Redis primary mid-hand: the sentinels promote the replica and
+    every table moves again within ``SENTINEL_MOVES_AGAIN_S``; no process
+    exits (nothing supervises them here), every interrupted hand completes."""
+    group = stack.sentinels
+    assert group is not None, "the sentinel drill needs Stack(sentinels=True)"
+    specs, run, thread, interrupted = players_mid_hand(stack, tables, "ds")
+    killed_at = time.time()
+    old = group.kill_primary()
+    new = group.wait_for_failover(old, timeout=30)
+    promoted_s = round(time.time() - killed_at, 2) if new else None
+    moved = wait_until(
+        lambda: (found := moved_again(specs, killed_at)) and len(found) == len(specs) and found,
+        timeout=SENTINEL_MOVES_AGAIN_S + 10,
+    ) or moved_again(specs, killed_at)
+    completed = wait_until(lambda: finished_hands(interrupted), timeout=30)
+    more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 30)
+    run.stop()
+    thread.join(timeout=30)
+    exited = sorted(name for name, p in stack.processes.items() if p.poll() is not None)
+    result: dict[str, Any] = {
+        "drill": "sentinel",
+        "tables": tables,
+        "hands_interrupted": len(interrupted),
+        "interrupted_hands_completed": bool(completed and interrupted),
+        "replica_promoted_after_s": promoted_s,
+        "moved_again_after_s": moved,
+        "bound_s": SENTINEL_MOVES_AGAIN_S,
+        "hands_completed_after_kill": hands_finished_since(specs, killed_at),
+        "processes_exited": exited,
+        "reconnects": run.reconnects,
+        "errors": dict(run.errors),
+        "resent": dict(run.resent),
+    }
+    result["passed"] = bool(
+        completed
+        and interrupted
+        and more
+        and new
+        and len(moved) == len(specs)
+        and max(moved.values()) <= SENTINEL_MOVES_AGAIN_S
+        and not exited
+    )
+    # Losing the primary makes libraries log what they cannot prevent (the
+    # channel layer's receive task, Celery's consumer restarting its steps):
+    # listed in the result, not counted as failures.
+    final_checks(stack, result, specs, quiet_logs=False)
+    return result
+
+
 def drill_postgres(stack: Stack, tables: int) -> dict[str, Any]:
     """PostgreSQL ends every connection of the servers mid-hand, twice, as a
     restart or a fail-over would: what was in flight is answered with
@@ -294,6 +373,7 @@ DRILLS: dict[str, Callable[[Stack, int], dict[str, Any]]] = {
     "celery": drill_celery,
     "redis": drill_redis,
     "postgres": drill_postgres,
+    "sentinel": drill_sentinel,
 }
 
 
@@ -301,7 +381,9 @@ def run_drill(
     name: str, tables: int, workdir: Path, database_url: str | None = None
 ) -> dict[str, Any]:
     """One drill on a stack of its own (``database_url``: the tests' database)."""
-    with Stack(workdir, database_url=database_url, own_redis=name == "redis") as stack:
+    with Stack(
+        workdir, database_url=database_url, own_redis=name == "redis", sentinels=name == "sentinel"
+    ) as stack:
         if database_url is None:
             setup_django()
             from django.db import connections
@@ -330,7 +412,9 @@ def main() -> None:
             result = run_drill(name, args.tables, Path(tmp))
             logs = RESULTS / f"drill-{name}-logs"
             shutil.rmtree(logs, ignore_errors=True)
-            shutil.copytree(tmp, logs, ignore=shutil.ignore_patterns("*.sock", "pg", "beat-*"))
+            shutil.copytree(
+                tmp, logs, ignore=shutil.ignore_patterns("*.sock", "pg", "beat-*", "*.rdb")
+            )
         results.append(result)
         print(json.dumps(result, indent=2, default=str))
     write_results(results, f"drills-{args.drill}")

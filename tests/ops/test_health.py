@@ -97,7 +97,7 @@ def test_no_sweeper_run_recorded_is_still_ready(client):
 
 def test_redis_at_a_dead_address_is_not_ready(client, settings):
     heartbeat.record_sweeper_run()
-    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.REDIS_CACHE_URL = f"redis://127.0.0.1:{free_port()}/0"
     started = time.monotonic()
     response = client.get("/readyz")
     assert time.monotonic() - started < 3
