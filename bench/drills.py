@@ -10,8 +10,8 @@
   Players resync and play on; hands keep finishing.
 * ``sentinel``: every role on a Sentinel-watched primary (bench/sentinel.py);
   ``kill -9`` the primary mid-hand. The sentinels promote the replica, every
-  process follows it (no process exits or is restarted), and every table
-  moves again within ``SENTINEL_MOVES_AGAIN_S`` of the kill.
+  process follows it (no process exits or is restarted), and no table pauses
+  longer than ``SENTINEL_MOVES_AGAIN_S``.
 * ``postgres``: PostgreSQL ends every connection of the servers mid-hand,
   twice (``pg_terminate_backend``, as a restart or a fail-over would). The
   messages in flight get ``server_error``, the sockets stay open, hands keep
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import shutil
 import subprocess
@@ -263,48 +264,65 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     return result
 
 
-# The bound the fail-over drill holds every table to, from the primary's death
-# to the table's next move: the sentinels' down-after (1 s here), their vote
-# and the promotion (about 1-3 s), the processes' reconnections, and the
-# players' own reconnection back-off (up to 8 s) on a machine that may be
-# loaded. Measured: docs/operations.md "Redis".
+# The bound the fail-over drill holds every table to: its longest pause (no
+# hand event) from the primary's death until play has gone on for a while
+# on the promoted replica. A move needs only PostgreSQL, but the others at
+# the table hear of it through the channel layer: what was published while
+# there was no primary is lost, and they catch up at their next ping (every
+# 10 s) or when the turn's clock fires (the sweeper, through the broker, once
+# it is back). Measured: docs/operations.md "Redis: roles, Sentinel, fail-over".
 SENTINEL_MOVES_AGAIN_S = 20.0
 
 
-def moved_again(specs: list[TableSpec], after: float) -> dict[int, float]:
-    """table -> seconds from ``after`` to its first hand event since."""
+def event_times(specs: list[TableSpec], after: float) -> dict[int, list[float]]:
+    """table -> the times of its hand events since ``after``, in order."""
     from datetime import UTC, datetime
-
-    from django.db.models import Min
 
     from games.models import HandEvent
 
     moment = datetime.fromtimestamp(after, tz=UTC)
-    first = (
-        HandEvent.objects.filter(hand__table__in=[s.id for s in specs], created_at__gt=moment)
-        .values("hand__table")
-        .annotate(first=Min("created_at"))
-    )
-    return {row["hand__table"]: round(row["first"].timestamp() - after, 2) for row in first}
+    times: dict[int, list[float]] = {s.id: [] for s in specs}
+    for table, at in (
+        HandEvent.objects.filter(hand__table__in=list(times), created_at__gt=moment)
+        .order_by("created_at")
+        .values_list("hand__table", "created_at")
+    ):
+        times[table].append(at.timestamp())
+    return times
+
+
+def longest_pauses(times: dict[int, list[float]], start: float, end: float) -> dict[int, float]:
+    """table -> its longest time without a hand event between ``start`` and ``end``."""
+    pauses = {}
+    for table, moments in times.items():
+        points = [start, *(t for t in moments if t <= end), end]
+        pauses[table] = round(max(b - a for a, b in itertools.pairwise(points)), 2)
+    return pauses
 
 
 def drill_sentinel(stack: Stack, tables: int) -> dict[str, Any]:
     """Kill the Redis primary mid-hand: the sentinels promote the replica and
-    every table moves again within ``SENTINEL_MOVES_AGAIN_S``; no process
-    exits (nothing supervises them here), every interrupted hand completes."""
+    no table pauses longer than ``SENTINEL_MOVES_AGAIN_S``; no process exits
+    (nothing supervises them here), every interrupted hand completes."""
     group = stack.sentinels
     assert group is not None, "the sentinel drill needs Stack(sentinels=True)"
     specs, run, thread, interrupted = players_mid_hand(stack, tables, "ds")
     killed_at = time.time()
     old = group.kill_primary()
     new = group.wait_for_failover(old, timeout=30)
-    promoted_s = round(time.time() - killed_at, 2) if new else None
-    moved = wait_until(
-        lambda: (found := moved_again(specs, killed_at)) and len(found) == len(specs) and found,
-        timeout=SENTINEL_MOVES_AGAIN_S + 10,
-    ) or moved_again(specs, killed_at)
-    completed = wait_until(lambda: finished_hands(interrupted), timeout=30)
-    more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 30)
+    promoted_at = time.time()
+
+    def played_on() -> bool:
+        """Every table has moved for a while on the new primary."""
+        times = event_times(specs, promoted_at)
+        return all(moments and moments[-1] > promoted_at + 8 for moments in times.values())
+
+    wait_until(played_on, timeout=SENTINEL_MOVES_AGAIN_S + 20)
+    completed = wait_until(lambda: finished_hands(interrupted), timeout=20)
+    more = wait_until(lambda: hands_finished_since(specs, killed_at) >= 2 * len(specs), 20)
+    ended_at = time.time()
+    times = event_times(specs, killed_at)
+    pauses = longest_pauses(times, killed_at, ended_at)
     run.stop()
     thread.join(timeout=30)
     exited = sorted(name for name, p in stack.processes.items() if p.poll() is not None)
@@ -313,9 +331,11 @@ def drill_sentinel(stack: Stack, tables: int) -> dict[str, Any]:
         "tables": tables,
         "hands_interrupted": len(interrupted),
         "interrupted_hands_completed": bool(completed and interrupted),
-        "replica_promoted_after_s": promoted_s,
-        "moved_again_after_s": moved,
+        "replica_promoted_after_s": round(promoted_at - killed_at, 2) if new else None,
+        "longest_pause_s": pauses,
         "bound_s": SENTINEL_MOVES_AGAIN_S,
+        "watched_s": round(ended_at - killed_at, 1),
+        "moves_after_kill": {table: len(moments) for table, moments in times.items()},
         "hands_completed_after_kill": hands_finished_since(specs, killed_at),
         "processes_exited": exited,
         "reconnects": run.reconnects,
@@ -327,8 +347,7 @@ def drill_sentinel(stack: Stack, tables: int) -> dict[str, Any]:
         and interrupted
         and more
         and new
-        and len(moved) == len(specs)
-        and max(moved.values()) <= SENTINEL_MOVES_AGAIN_S
+        and max(pauses.values()) <= SENTINEL_MOVES_AGAIN_S
         and not exited
     )
     # Losing the primary makes libraries log what they cannot prevent (the

@@ -27,7 +27,7 @@ def test_drill(tmp_path, drill):
 
 def test_sentinel_failover_drill(tmp_path):
     """Every role on a Sentinel-watched primary; the primary is killed mid-hand:
-    the replica is promoted, every table moves again within the stated bound,
+    the replica is promoted, no table pauses longer than the stated bound,
     no process exits, and every hand that was interrupted completes."""
     result = run_drill("sentinel", 2, tmp_path, database_url=processes.test_database_url())
     print(result)  # (the measured times, with -s)
@@ -40,7 +40,7 @@ def test_sentinel_failover_drill(tmp_path):
     assert result["replica_promoted_after_s"] is not None, result
     assert result["processes_exited"] == [], result
     assert result["interrupted_hands_completed"], result
-    moved = result["moved_again_after_s"]
-    assert len(moved) == 2, result
-    assert max(moved.values()) <= SENTINEL_MOVES_AGAIN_S, result
+    pauses = result["longest_pause_s"]
+    assert len(pauses) == 2, result
+    assert max(pauses.values()) <= SENTINEL_MOVES_AGAIN_S, result
     assert result["passed"], result
