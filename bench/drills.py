@@ -7,7 +7,7 @@
   start a new one. The sweeper (beat) fires every clock within its deadline
   + 5 s.
 * ``redis``: restart Redis (the stack's own; everything in it is lost) mid-hand.
-  Players resync and play on; hands keep finishing.
+  Players resync and play on; hands keep finishing; no process exits.
 * ``sentinel``: every role on a Sentinel-watched primary (bench/sentinel.py);
   ``kill -9`` the primary mid-hand. The sentinels promote the replica, every
   process follows it (no process exits or is restarted), and no table pauses
@@ -239,7 +239,7 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
     stack.supervise()
     specs, run, thread, interrupted = players_mid_hand(stack, tables, "dr")
     restarted_at = time.time()
-    stack.restart_redis()
+    stack.restart_redis(down_for=3.2)  # (as long as the restart of issue 33)
     more = wait_until(lambda: hands_finished_since(specs, restarted_at) >= 2 * len(specs), 60)
     completed = wait_until(lambda: finished_hands(interrupted), timeout=10)
     run.stop()
@@ -255,11 +255,13 @@ def drill_redis(stack: Stack, tables: int) -> dict[str, Any]:
         "errors": dict(run.errors),
         "resent": dict(run.resent),
     }
-    result["passed"] = bool(completed and interrupted and more)
-    # Losing Redis makes two libraries log tracebacks we cannot prevent: the
-    # Celery worker exits (kombu's redis transport, celery/kombu#582: the
-    # supervisor starts it again) and channels_redis's cleanup task reports the
-    # lost connection. They are listed in the result, not counted as failures.
+    # Every process outlives Redis (the worker retries its broker without end;
+    # kombu 5.7 no longer dies on the stale connection, celery/kombu#2582):
+    # the supervisor, there as systemd is in production, restarts none.
+    result["passed"] = bool(completed and interrupted and more and not stack.restarts)
+    # Losing Redis makes libraries log tracebacks we cannot prevent (Celery's
+    # consumer restarting its steps, channels_redis's receive task reporting
+    # the lost connection). They are listed in the result, not counted as failures.
     final_checks(stack, result, specs, quiet_logs=False)
     return result
 
