@@ -227,10 +227,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Unset: the embedded Redis of `make run` (refused when DEBUG=0, vipgame/checks.py).
 REDIS_URL_SET = bool(env.str("REDIS_URL", default=""))
 REDIS_URL = env.str("REDIS_URL", default="") or f"unix://{VAR_DIR / 'redis.sock'}"
-# Redis by role (docs/operations.md "Redis"), each REDIS_URL unless set: the
-# channel layer, Celery's broker, and the cache with the rate limits, socket
-# caps and heartbeats. Any of them may be redis+sentinel://host:port,.../<master>[/<db>]
-# (kernel/redis_urls.py): a Sentinel-watched primary, followed through a fail-over.
+# Redis by role (docs/operations.md "Redis: roles, Sentinel, fail-over"), each
+# REDIS_URL unless set: the channel layer, Celery's broker, and the cache with
+# the rate limits, socket caps and heartbeats. Any of them may be
+# redis+sentinel://host:port,.../<master>[/<db>] (kernel/redis_urls.py): a
+# Sentinel-watched primary, followed through a fail-over.
 REDIS_CHANNELS_URL = env.str("REDIS_CHANNELS_URL", default="") or REDIS_URL
 REDIS_BROKER_URL = env.str("REDIS_BROKER_URL", default="") or REDIS_URL
 REDIS_CACHE_URL = env.str("REDIS_CACHE_URL", default="") or REDIS_URL
@@ -347,9 +348,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A worker (and beat) outlives its broker: at start and after losing it, it
 # retries the connection without end instead of exiting (the default gives up
-# after 100 tries, about 2 h, and Celery 6 stops retrying at start by default),
-# and a lost connection is found within the socket time-out or the health
-# checks below (docs/operations.md "Redis"; tests/test_redis_roles.py restarts it).
+# after 100 tries, 2 s apart growing to 30 s: about 45 min), and a lost
+# connection is found within the socket time-out or the health checks below
+# (docs/operations.md "Redis: roles, Sentinel, fail-over"; tests/test_redis_roles.py
+# restarts Redis under a worker).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
