@@ -1,10 +1,10 @@
 """Redis addresses by role, and the Sentinel form of each.
 
 Redis has three roles here (docs/operations.md "Redis: roles, Sentinel,
-fail-over"): the channel layer
-(``REDIS_CHANNELS_URL``), Celery's broker (``REDIS_BROKER_URL``) and the cache
-with the rate limits, socket caps, push index and heartbeats
-(``REDIS_CACHE_URL``). Each defaults to ``REDIS_URL``: one Redis still works.
+fail-over"): the channel layer (``REDIS_CHANNELS_URL``), Celery's broker
+(``REDIS_BROKER_URL``) and the cache with the rate limits, socket caps, push
+index and heartbeats (``REDIS_CACHE_URL``). Each defaults to ``REDIS_URL``:
+one Redis still works.
 
 Any of them may name a Sentinel-watched primary instead of a server::
 
