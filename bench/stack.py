@@ -193,6 +193,8 @@ class Stack:
         elif self.own_redis or not env.get("REDIS_URL"):
             self.start_redis()
             env["REDIS_URL"] = f"unix://{self.redis_socket}"
+            for role in ("REDIS_CHANNELS_URL", "REDIS_BROKER_URL", "REDIS_CACHE_URL"):
+                env.pop(role, None)  # (every role on this one)
         env.update(
             DEBUG="0",
             SECRET_KEY=secrets.token_urlsafe(50),
