@@ -26,6 +26,11 @@ def _client(url: str, timeout: float) -> redis.Redis:
     )
 
 
+def client_for(url: str) -> redis.Redis:
+    """The same of any Redis (``/readyz`` pings each role's)."""
+    return _client(url, settings.READY_TIMEOUT_S)
+
+
 def redis_client() -> redis.Redis:
     """A small client of our own (short time-outs) for probes and metrics, of
     the cache's Redis (where the heartbeat is)."""
