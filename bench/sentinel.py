@@ -14,6 +14,8 @@ slow moment is not taken for a death. Nothing is written to disk.
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -137,6 +139,14 @@ class SentinelGroup:
         process = self.servers.pop(port)
         process.kill()
         process.wait()
+        return port
+
+    def freeze_primary(self) -> int:
+        """``SIGSTOP`` the primary: its connections stay open and its host
+        answers TCP, but nothing it is sent is ever answered (a hung process,
+        a host swapping), so only time-outs find it out; returns its port."""
+        port = self.primary() or self.primary_port
+        os.kill(self.servers[port].pid, signal.SIGSTOP)
         return port
 
     def wait_for_failover(self, old: int, timeout: float) -> int | None:

@@ -281,3 +281,51 @@ def test_the_worker_outlives_a_redis_restart(tmp_path, over):
     finally:
         server.kill()
         server.wait()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_leaves_a_hung_primary_for_the_promoted_replica(tmp_path):
+    """The primary hangs (``SIGSTOP``: its TCP connections stay open, nothing
+    is answered) and the sentinels promote the replica. Only time-outs can
+    tell the worker and its beat that their connections are dead: with them
+    (the broker's socket time-out and health checks), the sweeper runs again
+    on the new primary within ``HUNG_PRIMARY_BOUND_S``."""
+    prefix = f"hung-{os.getpid()}"
+    with SentinelGroup(tmp_path) as group:
+        env = processes.process_env(
+            tmp_path,
+            REDIS_URL=group.url(0),
+            REDIS_CHANNELS_URL=group.url(0),
+            REDIS_BROKER_URL=group.url(1),
+            REDIS_CACHE_URL=group.url(2),
+            CACHE_PREFIX=prefix,
+            CELERY_QUEUE=prefix,
+        )
+        cache = redis_urls.client(group.url(2), socket_timeout=1, socket_connect_timeout=1)
+        key = f"{prefix}:ops:sweeper_last_run"
+
+        def heartbeat_since(moment: float) -> bool:
+            try:
+                raw = cache.get(key)
+            except redis.RedisError:
+                return False
+            return raw is not None and float(raw) > moment
+
+        log = tmp_path / "worker.log"
+        with processes.running(processes.celery_worker(tmp_path, beat=True), env, log) as worker:
+            assert wait_until(lambda: heartbeat_since(0), 60), log.read_text(errors="replace")
+            hung = group.freeze_primary()
+            frozen_at = time.time()
+            assert group.wait_for_failover(hung, timeout=30)
+            resumed = wait_until(lambda: heartbeat_since(frozen_at), HUNG_PRIMARY_BOUND_S)
+            assert resumed, log.read_text(errors="replace")[-4000:]
+            assert worker.poll() is None
+            print(f"sweeper ran again {time.time() - frozen_at:.1f} s after the primary hung")
+
+
+# The broker's reads time out after REDIS_SOCKET_TIMEOUT_S (5 s), its blocking
+# pops once overdue by 5 s: the worker's consumer, its start-up steps (mingle)
+# and beat's publisher each meet a hung connection at most once, then the
+# next run of the sweeper (2 s) and a loaded machine.
+HUNG_PRIMARY_BOUND_S = 45.0

@@ -356,12 +356,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_SOCKET_TIMEOUT_S
-# (kombu drops the keepalive options on a unix socket by itself.) Reads wait
-# longer than kombu's blocking pop (1 s) plus the health check.
+# (kombu drops the keepalive options on a unix socket by itself.) A reply
+# waited for longer than the socket time-out (longer than kombu's blocking
+# pop, 1 s), or a blocking pop overdue by the health check interval, drops the
+# connection: a primary that hangs with its connections open (TCP keepalives
+# are answered) is left within seconds (tests/test_redis_roles.py, "hung").
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": REDIS_SOCKET_TIMEOUT_S,
-    "socket_timeout": REDIS_SOCKET_TIMEOUT_S + 10,
-    "health_check_interval": 10,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+    "health_check_interval": 5,
     "socket_keepalive": True,
     "socket_keepalive_options": redis_keepalive(REDIS_BROKER_URL).get(
         "socket_keepalive_options", {}
