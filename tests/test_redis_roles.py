@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import redis
 
+from bench import sentinel
 from bench.sentinel import SentinelGroup
 from bench.stack import wait_until
 from kernel import redis_urls
@@ -215,7 +216,7 @@ def redis_server(port: int | None, socket: Path | None, log: Path) -> subprocess
         where += ["--unixsocket", str(socket)]
     with log.open("ab") as out:
         server = subprocess.Popen(
-            ["redis-server", *where, "--save", "", "--appendonly", "no"],
+            [sentinel.redis_server(), *where, "--save", "", "--appendonly", "no"],
             stdout=out,
             stderr=subprocess.STDOUT,
         )
