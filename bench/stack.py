@@ -3,8 +3,10 @@ Daphne processes and one Celery worker with beat, all started here.
 
 PostgreSQL and Redis come from ``DATABASE_URL`` / ``REDIS_URL`` or are embedded
 ones; the benchmark gets a fresh database ``<name>_bench``. Drills that restart
-Redis always get a Redis server of their own. Processes can be killed and
-restarted by name (``daphne-a``, ``daphne-b``, ``celery``).
+Redis always get a Redis server of their own; the fail-over drill gets a
+Sentinel-watched primary and replica (``sentinels=True``, bench/sentinel.py),
+one database per role. Processes can be killed and restarted by name
+(``daphne-a``, ``daphne-b``, ``celery``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from push.keys import vapid_environment
+
+if TYPE_CHECKING:
+    from bench.sentinel import SentinelGroup
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -132,7 +137,9 @@ class Stack:
 
     ``database_url``: use this database as it is (tests pass theirs); otherwise
     a fresh ``<name>_bench`` is created and migrated. ``own_redis``: start a
-    Redis server for this stack alone (needed to restart it).
+    Redis server for this stack alone (needed to restart it). ``sentinels``:
+    a primary, a replica and three sentinels of its own (``self.sentinels``),
+    every role on its ``redis+sentinel://`` URL.
     """
 
     def __init__(
@@ -141,12 +148,15 @@ class Stack:
         *,
         database_url: str | None = None,
         own_redis: bool = False,
+        sentinels: bool = False,
         log_level: str = "WARNING",
         extra_env: dict[str, str] | None = None,
     ) -> None:
         self.workdir = workdir
         self.database_url = database_url
         self.own_redis = own_redis
+        self.use_sentinels = sentinels
+        self.sentinels: SentinelGroup | None = None
         self.log_level = log_level
         self.extra_env = extra_env or {}
         self.ports = (free_port(), free_port())
@@ -172,9 +182,19 @@ class Stack:
 
                 env["DATABASE_URL"] = devpostgres.start(self.workdir)
             env["DATABASE_URL"] = fresh_database(env["DATABASE_URL"])
-        if self.own_redis or not env.get("REDIS_URL"):
+        if self.use_sentinels:
+            from bench.sentinel import SentinelGroup
+
+            self.sentinels = SentinelGroup(self.workdir).__enter__()
+            # (REDIS_URL too: production refuses to start without it)
+            env["REDIS_URL"] = env["REDIS_CHANNELS_URL"] = self.sentinels.url(0)
+            env["REDIS_BROKER_URL"] = self.sentinels.url(1)
+            env["REDIS_CACHE_URL"] = self.sentinels.url(2)
+        elif self.own_redis or not env.get("REDIS_URL"):
             self.start_redis()
             env["REDIS_URL"] = f"unix://{self.redis_socket}"
+            for role in ("REDIS_CHANNELS_URL", "REDIS_BROKER_URL", "REDIS_CACHE_URL"):
+                env.pop(role, None)  # (every role on this one)
         env.update(
             DEBUG="0",
             SECRET_KEY=secrets.token_urlsafe(50),
@@ -240,6 +260,8 @@ class Stack:
         if self.redis is not None:
             self.redis.terminate()
             self.redis.wait()
+        if self.sentinels is not None:
+            self.sentinels.__exit__(None, None, None)
 
     # -- processes ----------------------------------------------------------------
 

@@ -186,6 +186,11 @@ class RoomSocket(AsyncWebsocketConsumer):
             # while it connects, or in a delivery's catch-up)
             logger.warning("socket closed, Redis or the database is unreachable: %s", exc)
             with contextlib.suppress(Exception):
+                if not self.counted:
+                    # Not accepted yet (the socket caps are in Redis): a close
+                    # now is an HTTP 403, which a client cannot tell from a
+                    # refusal; accepted and closed, it sees 1012 and comes back.
+                    await send({"type": "websocket.accept"})
                 await send({"type": "websocket.close", "code": SERVICE_RESTART})
             with contextlib.suppress(Exception):  # presence; the groups went with Redis
                 await asyncio.wait_for(self.disconnect(SERVICE_RESTART), timeout=5)

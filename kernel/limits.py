@@ -102,14 +102,14 @@ def _client() -> Any:
     is bound to the asyncio context: through ``asyncio.to_thread`` each call
     built a new one, with a new pool and a new connection (bench/RESULTS.md,
     "bench.tables": half of a bench.tables run's Redis connections, 2026-11-24)."""
-    return _client_for(settings.CACHES["default"]["LOCATION"])
+    return _client_for(settings.REDIS_CACHE_URL)
 
 
 @lru_cache(maxsize=4)
 def _client_for(location: str) -> Any:
-    import redis
+    from kernel import redis_urls
 
-    return redis.Redis.from_url(
+    return redis_urls.client(
         location,
         socket_timeout=settings.REDIS_SOCKET_TIMEOUT_S,
         socket_connect_timeout=settings.REDIS_SOCKET_TIMEOUT_S,

@@ -24,13 +24,13 @@ KINDS = ("turn", "hand", "invite")  # (push.notices.TURN, HAND, INVITE)
 
 @lru_cache(maxsize=4)
 def _client_for(location: str) -> Any:
-    import redis
+    from kernel import redis_urls
 
-    return redis.Redis.from_url(location, socket_timeout=2)
+    return redis_urls.client(location, socket_timeout=2, socket_connect_timeout=2)
 
 
 def _client() -> Any:
-    return _client_for(settings.CACHES["default"]["LOCATION"])
+    return _client_for(settings.REDIS_CACHE_URL)
 
 
 def _key(kind: str) -> str:

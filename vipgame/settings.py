@@ -16,6 +16,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from kernel import redis_urls
 from kernel.ops.errors import init as sentry_init
 from kernel.ops.logconfig import logging_config
 
@@ -227,37 +228,54 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Unset: the embedded Redis of `make run` (refused when DEBUG=0, vipgame/checks.py).
 REDIS_URL_SET = bool(env.str("REDIS_URL", default=""))
 REDIS_URL = env.str("REDIS_URL", default="") or f"unix://{VAR_DIR / 'redis.sock'}"
+# Redis by role (docs/operations.md "Redis: roles, Sentinel, fail-over"), each
+# REDIS_URL unless set: the channel layer, Celery's broker, and the cache with
+# the rate limits, socket caps and heartbeats. Any of them may be
+# redis+sentinel://host:port,.../<master>[/<db>] (kernel/redis_urls.py): a
+# Sentinel-watched primary, followed through a fail-over.
+REDIS_CHANNELS_URL = env.str("REDIS_CHANNELS_URL", default="") or REDIS_URL
+REDIS_BROKER_URL = env.str("REDIS_BROKER_URL", default="") or REDIS_URL
+REDIS_CACHE_URL = env.str("REDIS_CACHE_URL", default="") or REDIS_URL
 # Every Redis connection (cache and limits, channel layer, Celery's broker)
 # over TCP probes a silent peer: a Redis host that dies or is cut off is found
 # within about REDIS_KEEPALIVE_IDLE_S + REDIS_KEEPALIVE_INTERVAL_S x
 # REDIS_KEEPALIVE_COUNT seconds instead of the kernel's two hours. The cache's
-# and the limits' commands wait at most REDIS_SOCKET_TIMEOUT_S for a reply.
+# and the limits' commands wait at most REDIS_SOCKET_TIMEOUT_S for a reply, and
+# every connection (to Redis or to a sentinel) at most that long to open.
 REDIS_KEEPALIVE_IDLE_S = env.int("REDIS_KEEPALIVE_IDLE_S", default=5)
 REDIS_KEEPALIVE_INTERVAL_S = env.int("REDIS_KEEPALIVE_INTERVAL_S", default=2)
 REDIS_KEEPALIVE_COUNT = env.int("REDIS_KEEPALIVE_COUNT", default=3)
 REDIS_SOCKET_TIMEOUT_S = env.float("REDIS_SOCKET_TIMEOUT_S", default=5.0)
-REDIS_KEEPALIVE: dict[str, Any] = (
-    {}
-    if REDIS_URL.startswith("unix://")
-    else {
-        "socket_keepalive": True,
-        "socket_keepalive_options": {
-            option: value
-            for option, value in (
-                (getattr(socket, "TCP_KEEPIDLE", None), REDIS_KEEPALIVE_IDLE_S),
-                (getattr(socket, "TCP_KEEPINTVL", None), REDIS_KEEPALIVE_INTERVAL_S),
-                (getattr(socket, "TCP_KEEPCNT", None), REDIS_KEEPALIVE_COUNT),
-            )
-            if option is not None
-        },
-    }
-)
+
+
+REDIS_TCP_KEEPALIVE: dict[str, Any] = {
+    "socket_keepalive": True,
+    "socket_keepalive_options": {
+        option: value
+        for option, value in (
+            (getattr(socket, "TCP_KEEPIDLE", None), REDIS_KEEPALIVE_IDLE_S),
+            (getattr(socket, "TCP_KEEPINTVL", None), REDIS_KEEPALIVE_INTERVAL_S),
+            (getattr(socket, "TCP_KEEPCNT", None), REDIS_KEEPALIVE_COUNT),
+        )
+        if option is not None
+    },
+}
+
+
+def redis_keepalive(url: str) -> dict[str, Any]:
+    return redis_urls.keepalive(url, REDIS_TCP_KEEPALIVE)
+
+
+# (the cache's: kernel.limits, push.index and kernel.ops.heartbeat use it too)
+REDIS_KEEPALIVE: dict[str, Any] = redis_keepalive(REDIS_CACHE_URL)
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": REDIS_URL,
+        # (a list: a string is split at commas, which a Sentinel URL has)
+        "LOCATION": [REDIS_CACHE_URL],
         "KEY_PREFIX": env.str("CACHE_PREFIX", default="vipgame"),
         "OPTIONS": {
+            "pool_class": redis_urls.pool_class(REDIS_CACHE_URL),
             "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
             "socket_connect_timeout": REDIS_SOCKET_TIMEOUT_S,
             **REDIS_KEEPALIVE,
@@ -270,8 +288,8 @@ CHANNEL_LAYERS = {
         # pipeline, kernel/channel_layer.py): a publish per group and one
         # subscription per process, about a quarter less CPU per move than the
         # list-based layer in bench/tables.py, and it re-subscribes by itself
-        # after Redis restarts. Messages are best effort either way: clients
-        # resync by version.
+        # after Redis restarts or fails over. Messages are best effort either
+        # way: clients resync by version.
         "BACKEND": env.str(
             "CHANNEL_BACKEND", default="kernel.channel_layer.PipelinedPubSubChannelLayer"
         ),
@@ -280,12 +298,13 @@ CHANNEL_LAYERS = {
             # list-based layer's blocking pop: its idle consumers would die every
             # 5 s (django/channels_redis#422). Reads must outlast the pop.
             "hosts": [
-                {
-                    "address": REDIS_URL,
-                    "socket_timeout": 15,
-                    "health_check_interval": 30,
-                    **REDIS_KEEPALIVE,
-                }
+                redis_urls.channel_host(
+                    REDIS_CHANNELS_URL,
+                    socket_timeout=15,
+                    socket_connect_timeout=REDIS_SOCKET_TIMEOUT_S,
+                    health_check_interval=30,
+                    **redis_keepalive(REDIS_CHANNELS_URL),
+                )
             ],
             "prefix": env.str("CHANNEL_PREFIX", default="asgi"),
             "capacity": 1000,  # these two: the list-based layer only
@@ -302,10 +321,8 @@ WS_SILENT_CLOSE_S = env.float("WS_SILENT_CLOSE_S", default=45.0)
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)
 
-CELERY_BROKER_URL = (
-    "redis+socket://" + REDIS_URL.removeprefix("unix://")
-    if REDIS_URL.startswith("unix://")
-    else REDIS_URL
+CELERY_BROKER_URL, _BROKER_SENTINEL_OPTIONS = redis_urls.celery_broker(
+    REDIS_BROKER_URL, REDIS_SOCKET_TIMEOUT_S
 )
 # Named queues: table timers, settlement, bots and the rest (the sweeper, holds).
 # A worker started without -Q consumes all of them; a busy site can give timers
@@ -330,12 +347,30 @@ CELERY_TASK_ROUTES = {
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker (and beat) outlives its broker: at start and after losing it, it
+# retries the connection without end instead of exiting (the default gives up
+# after 100 tries, 2 s apart growing to 30 s: about 45 min), and a lost
+# connection is found within the socket time-out or the health checks below
+# (docs/operations.md "Redis: roles, Sentinel, fail-over"; tests/test_redis_roles.py
+# restarts Redis under a worker).
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# (kombu drops the keepalive options on a unix socket by itself)
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_SOCKET_TIMEOUT_S
+# (kombu drops the keepalive options on a unix socket by itself.) A reply
+# waited for longer than the socket time-out (longer than kombu's blocking
+# pop, 1 s), or a blocking pop overdue by the health check interval, drops the
+# connection: a primary that hangs with its connections open (TCP keepalives
+# are answered) is left within seconds (tests/test_redis_roles.py, "hung").
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": REDIS_SOCKET_TIMEOUT_S,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+    "health_check_interval": 5,
     "socket_keepalive": True,
-    "socket_keepalive_options": REDIS_KEEPALIVE.get("socket_keepalive_options", {}),
+    "socket_keepalive_options": redis_keepalive(REDIS_BROKER_URL).get(
+        "socket_keepalive_options", {}
+    ),
+    **_BROKER_SENTINEL_OPTIONS,
 }
 # No task runs for long: past the soft limit it gets SoftTimeLimitExceeded (the
 # transaction rolls back; settlement retries), past the hard one its process is

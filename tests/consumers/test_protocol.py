@@ -311,6 +311,33 @@ def test_a_message_the_database_cannot_answer_gets_an_error_and_the_socket_stays
     run(scenario)
 
 
+def test_a_handshake_while_redis_is_away_is_accepted_and_closed_for_a_restart(
+    make_user, monkeypatch
+):
+    """The socket caps are counted in Redis before the socket is accepted:
+    while Redis restarts or fails over, the handshake is accepted and closed
+    with 1012 (the client reconnects), not refused with a 403 that no client
+    can tell from a refusal (issue 33: 41 handshakes refused in a 3.2 s restart)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from games import consumers
+
+    table = services.table_create(owner=make_user(), game="tienlen", stake=1)
+
+    def away(*_args):
+        raise RedisConnectionError("Error 111 connecting to 10.0.0.5:6379. Connection refused.")
+
+    async def scenario():
+        monkeypatch.setattr(consumers.limits, "socket_join", away)
+        watcher = Client(f"/ws/tables/{table.pk}/")
+        connected, _ = await watcher.ws.connect(timeout=5)
+        assert connected
+        closed = await watcher.ws.receive_output(timeout=5)
+        assert closed == {"type": "websocket.close", "code": 1012}
+
+    run(scenario)
+
+
 def test_a_socket_whose_connect_the_database_cannot_answer_is_closed_for_a_restart(
     make_user, monkeypatch
 ):

@@ -97,7 +97,7 @@ def test_no_sweeper_run_recorded_is_still_ready(client):
 
 def test_redis_at_a_dead_address_is_not_ready(client, settings):
     heartbeat.record_sweeper_run()
-    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.REDIS_CACHE_URL = f"redis://127.0.0.1:{free_port()}/0"
     started = time.monotonic()
     response = client.get("/readyz")
     assert time.monotonic() - started < 3
@@ -166,3 +166,18 @@ def test_the_probes_answer_at_their_exact_paths_only(client, path):
     assert response.status_code == 404
     assert b"checks" not in response.content
     assert b"# HELP" not in response.content
+
+
+def test_redis_split_by_role_is_checked_role_by_role(client, settings):
+    """One Redis: one check. A channel layer's Redis of its own that does not
+    answer fails the process's readiness under its own name."""
+    assert set(client.get("/readyz").json()["checks"]) == {"database", "redis"}
+    settings.REDIS_CHANNELS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    same = settings.REDIS_CACHE_URL  # (another spelling of it: a broker's that answers)
+    settings.REDIS_BROKER_URL = same + ("&" if "?" in same else "?") + "health_check_interval=1"
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    checks = response.json()["checks"]
+    assert checks["redis_channels"] == {"ok": False, "error": "ConnectionError"}
+    assert checks["redis_broker"]["ok"] is True
+    assert checks["redis"]["ok"] is True

@@ -91,7 +91,7 @@ def test_celery_queue_lengths_and_sweeper_age(settings):
 def test_redis_down_still_answers(settings, client):
     from ..processes import free_port
 
-    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.REDIS_BROKER_URL = settings.REDIS_CACHE_URL = f"redis://127.0.0.1:{free_port()}/0"
     settings.READY_TIMEOUT_S = 0.5
     response = client.get("/metrics")
     assert response.status_code == 200

@@ -4,8 +4,9 @@
 process* can serve (issue 33): its database connection answers, through the
 pooler if there is one, running a statement the way the hot path runs it
 (prepared, or unnamed behind a pooler: ``games.sql.prepares``), and its Redis
-answers; each check with a short time-out (``READY_TIMEOUT_S``). Two round
-trips in all: cheap enough to poll every second.
+answers (each role's, when they are split); each check with a short time-out
+(``READY_TIMEOUT_S``). Two round trips in all with one Redis: cheap enough to
+poll every second.
 
 What is true of the whole room (the sweeper's age, the settlement backlog) is
 not readiness: every process would fail it together, and a balancer would
@@ -26,7 +27,7 @@ from django.conf import settings
 from django.db import connection
 
 from games import sql
-from kernel.ops.heartbeat import redis_client, sweeper_key
+from kernel.ops.heartbeat import client_for, redis_client, sweeper_key
 
 logger = logging.getLogger(__name__)
 
@@ -114,4 +115,21 @@ def _check_redis() -> dict[str, Any]:
 def readiness() -> tuple[bool, dict[str, Any]]:
     """This process's checks, and whether all passed."""
     checks = {"database": _check_database(), "redis": _check_redis()}
+    # Redis split by role (docs/operations.md "Redis: roles, Sentinel,
+    # fail-over"): each other one this process uses is pinged too.
+    for role, url in (
+        ("redis_channels", settings.REDIS_CHANNELS_URL),
+        ("redis_broker", settings.REDIS_BROKER_URL),
+    ):
+        if url != settings.REDIS_CACHE_URL:
+            checks[role] = _ping(url)
     return all(c["ok"] for c in checks.values()), checks
+
+
+def _ping(url: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        client_for(url).ping()
+    except (redis.RedisError, OSError) as exc:
+        return {"ok": False, "error": type(exc).__name__}
+    return {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}

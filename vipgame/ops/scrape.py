@@ -124,16 +124,16 @@ class ScrapeCollector(Collector):
             "vipgame_celery_queue_length", "Tasks waiting in each Celery queue.", labels=["queue"]
         )
         try:
-            client = heartbeat.redis_client()
             names = celery_queues()
-            with client.pipeline(transaction=False) as pipe:
+            # (the broker's and the cache's Redis: one server unless split by role)
+            with heartbeat.broker_client().pipeline(transaction=False) as pipe:
                 for name in names:
                     pipe.llen(name)
                     for step in PRIORITY_STEPS:
                         pipe.llen(f"{name}\x06\x16{step}")
                 pipe.hlen("unacked")
-                pipe.get(heartbeat.sweeper_key())
                 results = pipe.execute()
+            results.append(heartbeat.redis_client().get(heartbeat.sweeper_key()))
         except (redis.RedisError, OSError) as exc:
             logger.warning("metrics: Redis unreachable: %s", exc)
             up.add_metric([], 0)
