@@ -388,7 +388,7 @@ export class TableShell {
       "div",
       { class: classes.join(" "), "data-seat": seat.position, "data-name": seat.name },
       seatAvatar(seat, ring,
-        dealer ? h("span", { class: "dealer", title: _("Dealer") }, "D") : null,
+        dealer ? h("span", { class: "dealer", title: _("Dealer"), "aria-hidden": "true" }, "D") : null,
         h("span", { class: `dot ${seat.connected ? "on" : "off"}` })),
       h("div", { class: "plate", onclick: () => showProfile(seat) },
         h("span", { class: "name", "data-seat-name": "" }, seat.name),
