@@ -42,8 +42,11 @@ export function keepFocus(root, draw) {
     root.querySelector("[data-mine] [data-roving] [tabindex='0']"),
     ...root.querySelectorAll("[data-mine] button, [data-controls] button"),
   ];
-  const target = candidates.find(usable);
-  if (target) target.focus({ preventScroll: true });
+  for (const target of candidates) {
+    if (!usable(target)) continue;
+    target.focus({ preventScroll: true });
+    if (document.activeElement === target) return; // (a card on the felt takes no focus)
+  }
 }
 
 const remembered = {}; // each roving group's current item (by its data-card)
