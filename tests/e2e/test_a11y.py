@@ -21,6 +21,7 @@ from .conftest import (
     DESKTOP,
     E2E_TABLE_DEFAULTS,
     PASSWORD,
+    PHONE,
     in_a_thread,
     leave_now,
     sign_up,
@@ -163,6 +164,13 @@ def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
         if found:
             failures[where] = found
 
+    def on_a_phone(where: str) -> None:
+        """The same page as a 360 px phone shows it (drawers, my bar), then back."""
+        page.set_viewport_size(PHONE)
+        page.wait_for_timeout(300)
+        check(f"{where} (phone)")
+        page.set_viewport_size(DESKTOP)
+
     for path in ("/", "/accounts/login/", "/accounts/signup/", "/rules/"):
         page.goto(site.url + path)
         check(path)
@@ -175,15 +183,18 @@ def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
     for path in (*signed_in, "/tables/history/"):
         page.goto(site.url + path)
         check(path)
+    on_a_phone("/tables/")
 
     hands: dict[str, int] = {}
     for game in browser_games():
         bot_table(page, site, game)
         page.wait_for_function(MID_HAND[game], timeout=30_000)
         check(f"{game} mid-hand")
+        on_a_phone(f"{game} mid-hand")
         play_to_the_result(page, game)
         page.wait_for_selector("[data-summary]:not([hidden])")
         check(f"{game} result")
+        on_a_phone(f"{game} result")
         hands[game] = int(page.evaluate("window.vipTable.state.hand.id"))
         leave_now(page)
 
