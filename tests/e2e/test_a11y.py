@@ -24,6 +24,7 @@ from .conftest import (
     PHONE,
     in_a_thread,
     leave_now,
+    shot,
     sign_up,
     switch_language,
 )
@@ -349,19 +350,28 @@ def test_a_whole_tien_len_hand_by_keyboard(pages, site):
         if card is None:
             keys.press("s")  # pass
         else:  # one card: to my cards, to it by the arrows, Space, then Play
-            keys.press("h")
-            here, last = view["hand"].index(card), len(view["hand"]) - 1
-            if here <= last - here:
-                keys.press("Home")
-                keys.press("ArrowRight", here)
-            else:
-                keys.press("End")
-                keys.press("ArrowLeft", last - here)
+            hand = view["hand"]
+            if state["focus"] not in hand:
+                keys.press("h")  # to my cards: the one the keyboard was last on
+            at = hand.index(page.evaluate(STATE)["focus"])
+            want, last = hand.index(card), len(hand) - 1
+            # the fewest keys: the arrows from here, or Home or End first
+            way = min(
+                (abs(want - at), None, "ArrowRight" if want > at else "ArrowLeft"),
+                (1 + want, "Home", "ArrowRight"),
+                (1 + last - want, "End", "ArrowLeft"),
+                key=lambda option: option[0],
+            )
+            if way[1]:
+                keys.press(way[1])
+            keys.press(way[2], way[0] - (1 if way[1] else 0))
             keys.press("Space")
             selections += 1
             after = page.evaluate(STATE)
             assert after["focus"] == card, "focus left the card selected"
             assert after["selected"] == [card]
+            if selections == 1:
+                shot(page, "a11y-tienlen-keyboard")
             keys.press("p")
         page.wait_for_function("(v) => window.vipTable.state.v > v", arg=state["v"])
         seen = page.evaluate("window.vipTable.state.v")
@@ -399,6 +409,7 @@ def test_a_whole_mau_binh_hand_by_keyboard(pages, site):
     assert swapped[0][0] == start[2][0]
     assert swapped[2][0] == start[0][0]
     assert page.evaluate(STATE)["focus"] is not None, "focus fell after the swap"
+    shot(page, "a11y-maubinh-keyboard")
     keys.press("1")
     keys.press("Space")
     keys.press("3")
