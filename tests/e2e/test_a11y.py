@@ -190,6 +190,13 @@ def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
     for game in browser_games():
         bot_table(page, site, game)
         page.wait_for_function(MID_HAND[game], timeout=30_000)
+        # a busy chat and event log (each a scrolling region then)
+        page.evaluate(
+            """() => { for (let i = 0; i < 60; i++) {
+                 window.vipTable.chatLine({ id: -1 - i, name: "An", text: `line ${i}` });
+                 window.vipTable.announce(`event ${i}`);
+               } }"""
+        )
         check(f"{game} mid-hand")
         on_a_phone(f"{game} mid-hand")
         play_to_the_result(page, game)
