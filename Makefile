@@ -93,7 +93,7 @@ test-rules: $(VENV)/.dev
 messages: export DEBUG ?= 1
 messages: $(VENV)/.dev
 	$(BIN)/python manage.py makemessages -l vi -l en --no-obsolete -i ".venv/*" -i "var/*"
-	$(BIN)/python manage.py makemessages -d djangojs -l vi -l en --no-obsolete -i ".venv/*" -i "var/*" -i "static/vendor/*"
+	$(BIN)/python manage.py makemessages -d djangojs -l vi -l en --no-obsolete -i ".venv/*" -i "var/*" -i "static/vendor/*" -i "tests/e2e/vendor/*"
 
 clean:
 	rm -rf $(VENV) var

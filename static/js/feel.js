@@ -90,7 +90,7 @@ export class Feel {
     for (const arc of this.shell.felt.querySelectorAll("[data-ring]")) {
       const avatar = arc.closest(".avatar");
       let label = avatar.querySelector("[data-ring-seconds]");
-      if (!label) avatar.append(label = h("span", { class: "ring-seconds", "data-ring-seconds": "" }));
+      if (!label) avatar.append(label = h("span", { class: "ring-seconds", "data-ring-seconds": "", "aria-hidden": "true" }));
       if (label.textContent !== seconds) label.textContent = seconds;
     }
     const second = clockSecond(state, now);

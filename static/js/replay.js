@@ -95,6 +95,7 @@ const shell = {
   announce: (message, kind = "info") => flash(message, kind),
   flash: (message, kind = "info") => flash(message, kind),
   eventLog: h("ol"),
+  live: { say: () => {} }, // (the replay says each step in its own live line, `now`)
 };
 
 function flash(message, kind) {

@@ -2,7 +2,7 @@
 // chat, the reconnecting banner, sit / ready / leave, the fairness panel and
 // the summary. Each game module draws its own parts (static/js/games/*.js).
 import { h, replace, svg, $ } from "./dom.js";
-import { _, fmt, chips } from "./i18n.js";
+import { _, fmt, chips, signed } from "./i18n.js";
 import { Connection } from "./socket.js";
 import { applyDelta } from "./delta.js";
 import { showBalance } from "./balance.js";
@@ -15,6 +15,7 @@ import { resultCard } from "./result.js";
 import { icon } from "./icons.js";
 import { seatAvatar, showProfile } from "./profile.js";
 import { reportAcked, reportButton } from "./chatreport.js";
+import { LiveRegion, installShortcuts, keepFocus, shortcut } from "./access.js";
 
 const RING = 2 * Math.PI * 46;
 const PHRASES = [
@@ -46,8 +47,10 @@ export class TableShell {
     // A tap in progress: the server's updates wait for it (see holdWhilePressed).
     this.pressing = false;
     this.held = null;
+    this.live = new LiveRegion();
     this.build();
     this.holdWhilePressed();
+    installShortcuts(root);
     this.feel = new Feel(this);
     const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
     this.conn = new Connection(`/ws/tables/${config.table}/${query}`, {
@@ -67,7 +70,7 @@ export class TableShell {
     this.statusLine = h("div", { class: "status-line", "data-status": "" });
     this.felt = h("div", { class: "felt", "data-felt": "" });
     this.center = h("div", { class: "center", "data-center": "" });
-    this.toast = h("div", { class: "toast", "aria-live": "polite", "data-toast": "" });
+    this.toast = h("div", { class: "toast", "data-toast": "" }); // (said by the live region)
     this.summary = h("div", { class: "summary", hidden: true, "data-summary": "" });
     this.dialog = h("div", { class: "dialog", hidden: true, role: "alertdialog", "aria-modal": "true", "data-confirm": "" });
     this.felt.append(this.center, this.toast);
@@ -105,7 +108,7 @@ export class TableShell {
         h("summary", {}, _("Fairness (provably fair)")), this.fair),
       h("details", { class: "panel log", "data-drawer": "log" }, h("summary", {}, _("What happened")), this.eventLog),
     );
-    replace(r, this.banner, this.dialog, this.statusLine,
+    replace(r, this.live.node, this.banner, this.dialog, this.statusLine,
       h("div", { class: "play" }, h("div", { class: "felt-box" }, this.felt), this.mine, this.summary, this.controls), side);
   }
 
@@ -240,6 +243,27 @@ export class TableShell {
     }
     this.render();
     this.feel.changed(before, state);
+    this.tellTurnAndResult(before, state);
+  }
+
+  /** The live region says when it becomes my turn (with my clock's seconds)
+   * and, once, each hand's result for me. */
+  tellTurnAndResult(before, state) {
+    const hand = state.hand;
+    if (!hand || state.you === null || state.you === undefined) return;
+    if (!before && hand.finished) this.resultSaid = hand.id; // (opening the table: history, not news)
+    const mine = (s) => s && s.hand && s.hand.id === hand.id && !s.hand.finished && (s.actors || []).includes(s.you);
+    if (mine(state) && !mine(before)) {
+      const c = state.clock;
+      const seconds = c ? Math.max(0, Math.ceil((c.deadline - this.conn.now()) / 1000)) : null;
+      this.live.say(seconds === null ? _("Your turn.") : fmt(_("Your turn: %(s)s seconds."), { s: seconds }));
+    }
+    const result = hand.finished && hand.result;
+    if (result && !result.voided && this.resultSaid !== hand.id && this.notMine !== hand.id && typeof state.you === "number") {
+      this.resultSaid = hand.id;
+      const net = (result.chips || result.net.map((n) => n * result.unit))[state.you];
+      this.live.say(fmt(_("Hand #%(n)s over: %(chips)s chips for you."), { n: hand.number, chips: signed(net) }));
+    }
   }
 
   /** A click is a press and a release on the same element: an update drawn in
@@ -298,7 +322,12 @@ export class TableShell {
 
   // -- rendering -----------------------------------------------------------
 
+  /** Draws the table, keeping the keyboard's focus on the same control. */
   render() {
+    keepFocus(this.root, () => this.draw());
+  }
+
+  draw() {
     const ctx = this.ctx;
     this.renderStatus(ctx);
     this.renderSeats(ctx);
@@ -388,7 +417,7 @@ export class TableShell {
       "div",
       { class: classes.join(" "), "data-seat": seat.position, "data-name": seat.name },
       seatAvatar(seat, ring,
-        dealer ? h("span", { class: "dealer", title: _("Dealer") }, "D") : null,
+        dealer ? h("span", { class: "dealer", title: _("Dealer"), "aria-hidden": "true" }, "D") : null,
         h("span", { class: `dot ${seat.connected ? "on" : "off"}` })),
       h("div", { class: "plate", onclick: () => showProfile(seat) },
         h("span", { class: "name", "data-seat-name": "" }, seat.name),
@@ -435,7 +464,7 @@ export class TableShell {
       const between = t.status === "waiting" || t.status === "summary";
       if (between && !mySeat.ready && !mySeat.leaving && !mySeat.sitting_out) {
         items.push(h("button", {
-          type: "button", class: "button ready", "data-action": "ready",
+          type: "button", class: "button ready", "data-action": "ready", ...shortcut("r"),
           onclick: () => this.request({ type: "ready", client_seed: this.clientSeed, commitment: this.state.table.next_commitment }),
         }, _("Ready")));
       }
@@ -628,6 +657,7 @@ export class TableShell {
 
   flash(text, kind = "info") {
     const node = h("div", { class: `flash ${kind}`, "data-flash": kind }, text);
+    this.live.say(text);
     this.toast.append(node);
     setTimeout(() => node.remove(), kind === "error" ? 4000 : 2600);
   }

@@ -5,6 +5,7 @@ import { _, fmt, chips } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { actionText, handName, streetName } from "../poker.js";
 import { dealtInTurns } from "../fairness.js";
+import { shortcut } from "../access.js";
 
 const local = { key: null, raiseTo: null };
 
@@ -40,9 +41,9 @@ function actions(ctx) {
       local.raiseTo = Math.min(legal.raise.max, Math.max(legal.raise.min, local.raiseTo || legal.raise.min));
     }
     local.key = key;
-    parts.push(h("button", { type: "button", class: "button ghost", "data-action": "fold", onclick: () => ctx.act({ type: "fold" }) }, _("Fold")));
-    if (legal.check) parts.push(h("button", { type: "button", class: "button", "data-action": "check", onclick: () => ctx.act({ type: "check" }) }, _("Check")));
-    if (legal.call) parts.push(h("button", { type: "button", class: "button", "data-action": "call", onclick: () => ctx.act({ type: "call" }) }, fmt(_("Call %(amount)s"), { amount: chips(legal.call) })));
+    parts.push(h("button", { type: "button", class: "button ghost", "data-action": "fold", ...shortcut("f"), onclick: () => ctx.act({ type: "fold" }) }, _("Fold")));
+    if (legal.check) parts.push(h("button", { type: "button", class: "button", "data-action": "check", ...shortcut("k"), onclick: () => ctx.act({ type: "check" }) }, _("Check")));
+    if (legal.call) parts.push(h("button", { type: "button", class: "button", "data-action": "call", ...shortcut("c"), onclick: () => ctx.act({ type: "call" }) }, fmt(_("Call %(amount)s"), { amount: chips(legal.call) })));
     if (legal.raise) {
       const { min, max } = legal.raise;
       const step = Math.max(1, view.stake);
@@ -52,10 +53,10 @@ function actions(ctx) {
         oninput: (e) => { local.raiseTo = Number(e.target.value); value.textContent = chips(local.raiseTo); },
       });
       parts.push(h("span", { class: "raise" }, slider, value,
-        h("button", { type: "button", class: "button", "data-action": "raise", onclick: () => ctx.act({ type: "raise", to: Math.min(max, Math.max(min, local.raiseTo)) }) }, _("Raise")),
+        h("button", { type: "button", class: "button", "data-action": "raise", ...shortcut("r"), onclick: () => ctx.act({ type: "raise", to: Math.min(max, Math.max(min, local.raiseTo)) }) }, _("Raise")),
         h("span", { class: "muted" }, `${chips(min)}–${chips(max)}`)));
     }
-    if (legal.all_in) parts.push(h("button", { type: "button", class: "button danger", "data-action": "all-in", onclick: () => ctx.act({ type: "all_in" }) }, fmt(_("All-in %(amount)s"), { amount: chips(legal.all_in) })));
+    if (legal.all_in) parts.push(h("button", { type: "button", class: "button danger", "data-action": "all-in", ...shortcut("a"), onclick: () => ctx.act({ type: "all_in" }) }, fmt(_("All-in %(amount)s"), { amount: chips(legal.all_in) })));
     parts.push(h("span", { class: "your-turn", "data-your-turn": "" }, _("Your turn!")));
   }
   parts.push(h("span", { class: "muted bank", "data-time-bank": bank }, fmt(_("Time bank: %(s)s s"), { s: bank })));
@@ -126,7 +127,10 @@ const game = {
 
   events(ctx, events) {
     for (const e of events) {
-      if (e.type === "acted") ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
+      if (e.type === "acted") {
+        ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)} ${actionText(e)}`));
+        ctx.shell.live.say(`${ctx.nameOf(e.player)} ${actionText(e)}`);
+      }
       else if (e.type === "board_dealt") ctx.shell.announce(`${streetName(e.street)}: ${text(e.cards)}`, "info");
       else if (e.type === "hands_ranked") {
         for (const hand of e.hands) ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(hand.player)}: ${handName(hand.category, hand.best)} ${text(hand.best)}`));

@@ -7,6 +7,7 @@ import { cardEl, cardRow, backs, text } from "../cards.js";
 import { handName, lung, HAND_NAMES_VI, INSTANT_NAMES_VI } from "../chi.js";
 import { dealtInTurns } from "../fairness.js";
 import { against } from "../result.js";
+import { HAND_KEY, rovingCards, shortcut } from "../access.js";
 
 const RANK_ORDER = "23456789TJQKA";
 const byRank = (a, b) => RANK_ORDER.indexOf(b[0]) - RANK_ORDER.indexOf(a[0]) || a.localeCompare(b);
@@ -96,43 +97,49 @@ function arrangeArea(ctx) {
   const broken = lung(rows[0], rows[1], rows[2], rules);
   const submitted = own.submission && own.submission.chi1.join() === rows[0].join()
     && own.submission.chi2.join() === rows[1].join() && own.submission.chi3.join() === rows[2].join();
+  // A card selected, then another: the two swap (by a tap, Space or Enter).
+  const pick = (card) => {
+    if (local.selected && local.selected !== card) swap(ctx, local.selected, card);
+    else { local.selected = local.selected === card ? null : card; ctx.shell.render(); }
+  };
+  const cardRows = [];
   const rowNodes = rows.map((cards, r) => {
     const name = handName(cards, rules);
     const cardNodes = cards.map((card) => {
       const node = cardEl(card, { extra: local.selected === card ? "selected" : "" });
       node.setAttribute("draggable", "true");
-      node.setAttribute("tabindex", "0");
-      node.addEventListener("click", () => {
-        if (local.selected && local.selected !== card) swap(ctx, local.selected, card);
-        else { local.selected = local.selected === card ? null : card; ctx.shell.render(); }
-      });
-      node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.click(); } });
+      node.addEventListener("click", () => pick(card));
       node.addEventListener("dragstart", (e) => { e.dataTransfer.setData("text/plain", card); e.dataTransfer.effectAllowed = "move"; });
       node.addEventListener("dragover", (e) => { e.preventDefault(); node.classList.add("drop"); });
       node.addEventListener("dragleave", () => node.classList.remove("drop"));
       node.addEventListener("drop", (e) => { e.preventDefault(); swap(ctx, e.dataTransfer.getData("text/plain"), card); });
       return node;
     });
+    cardRows.push(cardNodes);
     return h("div", { class: `chi-row${broken === String(r + 1) ? " bad" : ""}`, "data-chi": r + 1 },
-      h("div", { class: "chi-label" }, h("span", { class: "chi-n" }, `Chi ${r + 1}`),
+      h("div", { class: "chi-label", id: `chi-label-${r + 1}` }, h("span", { class: "chi-n" }, `Chi ${r + 1}`),
         h("span", { class: "chi-name", "data-chi-name": r + 1 }, nameVi(name))),
-      h("div", { class: "cards" }, cardNodes));
+      h("div", { class: "cards", role: "listbox", "aria-labelledby": `chi-label-${r + 1}`, "aria-describedby": "arrange-keys", "aria-keyshortcuts": HAND_KEY, "aria-orientation": "horizontal" }, cardNodes));
   });
+  // The 13 cards are one tab stop: arrows move (Up/Down between the chi, 1-3
+  // to a chi's first card), Space or Enter selects and swaps (static/js/access.js).
+  rovingCards("arrange", cardRows, { selected: (card) => local.selected === card, onToggle: pick });
   const hints = (own.hints || []).map((hint, i) => h("button", {
     type: "button", class: "button small ghost", "data-hint": i + 1, onclick: () => choose(ctx, hint),
   }, fmt(_("Hint %(n)s"), { n: i + 1 })));
-  return h("div", { class: "arrange" },
+  return h("div", { class: "arrange", "data-roving": "arrange" },
     own.instant ? h("div", { class: "instant-note", "data-instant": own.instant },
       fmt(_("Instant win: %(name)s! It is declared for you automatically."), { name: instantVi(own.instant) })) : null,
     broken ? h("div", { class: "lung-warning", role: "alert", "data-lung": "" },
       fmt(_("Binh lủng! Chi %(chi)s is stronger than the chi above it: you would lose all three chi."), { chi: broken }))
       : h("div", { class: "lung-ok" }, _("Valid arrangement: chi 1 ≥ chi 2 ≥ chi 3.")),
     h("p", { class: "muted hint-line" }, _("Tap two cards to swap them, or drag a card onto another.")),
+    h("p", { class: "sr-only", id: "arrange-keys", "data-keys-hint": "" }, _("Keyboard: H goes to the cards, the arrow keys move between them, 1 2 3 go to a chi, Space selects a card and swaps it with the next one chosen.")),
     rowNodes,
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "button ghost", "data-action": "auto", onclick: () => choose(ctx, own.instant_arrangement || own.suggestion) }, _("Auto-arrange")),
+      h("button", { type: "button", class: "button ghost", "data-action": "auto", ...shortcut("a"), onclick: () => choose(ctx, own.instant_arrangement || own.suggestion) }, _("Auto-arrange")),
       hints,
-      h("button", { type: "button", class: "button", "data-action": "submit", onclick: () => submit(ctx) },
+      h("button", { type: "button", class: "button", "data-action": "submit", ...shortcut("s"), onclick: () => submit(ctx) },
         own.submission ? _("Submit again") : _("Submit"))),
     own.submission ? h("p", { class: "submitted-note", "data-submitted": "" },
       submitted ? _("Submitted. You may rearrange and submit again until everyone is done.") : _("You changed your cards since you submitted: submit again.")) : null,

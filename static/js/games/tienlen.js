@@ -5,6 +5,7 @@ import { _, fmt, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { dealtInTurns } from "../fairness.js";
 import { COMBOS_VI, TOI_TRANG_VI } from "../terms.js";
+import { cardListAttrs, rovingCards, shortcut } from "../access.js";
 
 const COMBOS = COMBOS_VI;
 const TOI_TRANG = TOI_TRANG_VI;
@@ -31,6 +32,11 @@ function reasonText(p) {
 
 function myCards(ctx) {
   const view = ctx.view;
+  const toggle = (card) => {
+    if (local.selected.has(card)) local.selected.delete(card);
+    else local.selected.add(card);
+    ctx.shell.render();
+  };
   if (local.hand !== ctx.hand.id) {
     local.hand = ctx.hand.id;
     local.selected = new Set();
@@ -44,26 +50,22 @@ function myCards(ctx) {
     if (hints && hints.has(card)) classes.push("playable");
     if (hints && !hints.has(card)) classes.push("dim");
     const node = cardEl(card, { extra: classes.join(" ") });
-    node.setAttribute("tabindex", "0");
-    node.addEventListener("click", () => {
-      if (local.selected.has(card)) local.selected.delete(card);
-      else local.selected.add(card);
-      ctx.shell.render();
-    });
-    node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); node.click(); } });
+    node.addEventListener("click", () => toggle(card));
     return node;
   });
+  // One tab stop: the arrow keys move between the cards, Space selects (static/js/access.js).
+  rovingCards("hand", [cards], { selected: (card) => local.selected.has(card), onToggle: toggle });
   const play = () => {
     const chosen = view.hand.filter((c) => local.selected.has(c));
     if (!chosen.length) return;
     ctx.act({ type: "play", cards: chosen });
   };
   return h("div", { class: "tl-mine" },
-    h("div", { class: "cards hand", "data-my-hand": "" }, cards),
+    h("div", { class: "cards hand", "data-my-hand": "", ...cardListAttrs("hand", _("My cards")) }, cards),
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "button", "data-action": "play", disabled: !myTurn || !local.selected.size, onclick: play }, _("Play")),
-      h("button", { type: "button", class: "button ghost", "data-action": "pass", disabled: !myTurn || !(view.hints && view.hints.can_pass), onclick: () => ctx.act({ type: "pass" }) }, _("Pass")),
-      h("button", { type: "button", class: "button ghost small", "data-action": "clear", disabled: !local.selected.size, onclick: () => { local.selected.clear(); ctx.shell.render(); } }, _("Clear")),
+      h("button", { type: "button", class: "button", "data-action": "play", ...shortcut("p"), disabled: !myTurn || !local.selected.size, onclick: play }, _("Play")),
+      h("button", { type: "button", class: "button ghost", "data-action": "pass", ...shortcut("s"), disabled: !myTurn || !(view.hints && view.hints.can_pass), onclick: () => ctx.act({ type: "pass" }) }, _("Pass")),
+      h("button", { type: "button", class: "button ghost small", "data-action": "clear", ...shortcut("c"), disabled: !local.selected.size, onclick: () => { local.selected.clear(); ctx.shell.render(); } }, _("Clear")),
       myTurn ? h("span", { class: "your-turn", "data-your-turn": "" }, _("Your turn!")) : null,
       view.must_include && myTurn ? h("span", { class: "muted" }, fmt(_("Your play must include %(card)s"), { card: text([view.must_include]) })) : null));
 }
@@ -131,13 +133,17 @@ const game = {
       if (e.type === "played") {
         const combo = COMBOS[e.combination] || e.combination;
         if (e.chop) ctx.shell.announce(fmt(_("%(name)s chops with %(combo)s!"), { name: ctx.nameOf(e.player), combo }), "big");
-        else ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
+        else {
+          ctx.shell.eventLog.prepend(h("li", {}, `${ctx.nameOf(e.player)}: ${combo} ${text(e.cards)}`));
+          ctx.shell.live.say(fmt(_("%(name)s plays %(combo)s: %(cards)s"), { name: ctx.nameOf(e.player), combo, cards: text(e.cards) }));
+        }
       } else if (e.type === "chop_settled") {
         ctx.shell.announce(fmt(_("Chặt! %(loser)s pays %(winner)s %(units)s units"), { loser: ctx.nameOf(e.payer), winner: ctx.nameOf(e.payee), units: e.amount }), "big");
       } else if (e.type === "instant_won") {
         ctx.shell.announce(fmt(_("%(name)s: tới trắng — %(kind)s!"), { name: ctx.nameOf(e.player), kind: TOI_TRANG[e.kind] || e.kind }), "big");
       } else if (e.type === "passed") {
         ctx.shell.eventLog.prepend(h("li", {}, fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) })));
+        ctx.shell.live.say(fmt(_("%(name)s passes"), { name: ctx.nameOf(e.player) }));
       } else if (e.type === "hand_finished" && e.winner !== null) {
         ctx.shell.announce(fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(e.winner) }), "big");
       }
