@@ -4,34 +4,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0016_one_event_naming'),
+        ("games", "0016_one_event_naming"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Outage',
+            name="Outage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started_at', models.DateTimeField(db_index=True, verbose_name='started at')),
-                ('ended_at', models.DateTimeField(db_index=True, verbose_name='ended at')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("started_at", models.DateTimeField(db_index=True, verbose_name="started at")),
+                ("ended_at", models.DateTimeField(db_index=True, verbose_name="ended at")),
             ],
             options={
-                'verbose_name': 'outage',
-                'verbose_name_plural': 'outages',
-                'ordering': ['-started_at'],
+                "verbose_name": "outage",
+                "verbose_name_plural": "outages",
+                "ordering": ["-started_at"],
             },
         ),
         migrations.CreateModel(
-            name='RoomBeat',
+            name="RoomBeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(verbose_name='at')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("at", models.DateTimeField(verbose_name="at")),
             ],
             options={
-                'verbose_name': 'sweeper beat',
-                'verbose_name_plural': 'sweeper beats',
+                "verbose_name": "sweeper beat",
+                "verbose_name_plural": "sweeper beats",
             },
         ),
     ]
