@@ -37,7 +37,7 @@ from kernel.errors import Busy, NotFound, PermissionDenied, ServerError, Service
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
-from kernel.ops import context, metrics
+from kernel.ops import context, metrics, spread
 from kernel.retry import timed_out
 
 from .ws_auth import header, user_for_token
@@ -201,14 +201,30 @@ class RoomSocket(AsyncWebsocketConsumer):
             if self.counted:
                 self.counted = False
                 metrics.socket_closed(self.kind)
+                spread.forget(self)
 
     async def accept(self, subprotocol: str | None = None, headers: Any = None) -> None:
         await super().accept(subprotocol, headers)
         if not self.counted:
             self.counted = True
             metrics.socket_opened(self.kind)
+            spread.track(self)
         self.heard_any_at = time.monotonic()
         self._watch_silence(settings.WS_SILENT_CLOSE_S)
+
+    def spread_rank(self) -> int:
+        """Which sockets a crowded process closes first (kernel.ops.spread):
+        the lobby's (0), a watcher's (1), a seated player's last (2)."""
+        if self.kind != "table":
+            return 0
+        return 2 if getattr(self, "seated", False) else 1
+
+    async def close_to_spread(self) -> None:
+        """Closed to reconnect to another process (1012: the page comes back
+        at once and catches up)."""
+        if not getattr(self, "closed", False):
+            self.closed = True
+            await self.close(code=SERVICE_RESTART)
 
     def _watch_silence(self, after: float) -> None:
         """Close the socket when its client has sent nothing (not even its

@@ -317,6 +317,12 @@ CHANNEL_LAYERS = {
 # closed with 4410: a frozen client or one whose network went without a close
 # (docs/protocol.md "Close codes"). 0: never.
 WS_SILENT_CLOSE_S = env.float("WS_SILENT_CLOSE_S", default=45.0)
+# Sockets spread again across the Daphne processes (kernel.ops.spread): every
+# WS_SPREAD_INTERVAL_S (0: never) a process holding more than the mean by
+# WS_SPREAD_SLACK of it and at least WS_SPREAD_MIN sockets closes some (1012).
+WS_SPREAD_INTERVAL_S = env.float("WS_SPREAD_INTERVAL_S", default=15.0)
+WS_SPREAD_SLACK = env.float("WS_SPREAD_SLACK", default=0.2)
+WS_SPREAD_MIN = env.int("WS_SPREAD_MIN", default=20)
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;
 # the load benchmark's clients, with no think time, get a higher one).
 WS_RATE_LIMIT = env.int("WS_RATE_LIMIT", default=30)

@@ -43,6 +43,11 @@ SOCKETS_OPEN = Gauge(
 SOCKETS_OPENED = Counter(
     "vipgame_sockets_opened", "WebSocket connections accepted, by kind.", ["kind"]
 )
+SOCKETS_SPREAD = Counter(
+    "vipgame_sockets_spread",
+    "WebSockets closed (1012) by a process holding more than its share, to reconnect "
+    "to an emptier one (kernel.ops.spread).",
+)
 SOCKETS_SILENT = Counter(
     "vipgame_sockets_silent_closed",
     "WebSockets closed (4410) because their client sent nothing, not even its ping, "
@@ -140,6 +145,10 @@ def socket_opened(kind: str) -> None:
 
 def socket_closed(kind: str) -> None:
     SOCKETS_OPEN.labels(kind).dec()
+
+
+def socket_spread() -> None:
+    SOCKETS_SPREAD.inc()
 
 
 def socket_silent(kind: str) -> None:
