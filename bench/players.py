@@ -195,6 +195,7 @@ class Player:
         urls: list[str],
         *,
         chaos: float = 0.0,
+        pong_timeout: float = 0.0,
     ) -> None:
         from games.rules.holdem.engine import ENGINE as holdem
         from games.rules.maubinh.engine import ENGINE as maubinh
@@ -205,6 +206,11 @@ class Player:
         self.urls = [f"{u}/ws/tables/{spec.id}/" for u in urls]
         self.token = spec.tokens[position]
         self.chaos = chaos
+        # As the page's socket.js: a ping not answered within this many seconds
+        # means the path to the server froze (a host cut off): drop the socket
+        # and reconnect. 0: wait on it (the server or TCP ends it).
+        self.pong_timeout = pong_timeout
+        self.last_pong = 0.0
         self.pending: str | None = None
         self.move: dict[str, Any] | None = None  # the pending move, to send again
         self.resent = 0  # times the pending move was sent again
@@ -268,8 +274,17 @@ class Player:
         """Every 10 s, as docs/protocol.md asks of clients."""
         await asyncio.sleep(self.rng.random() * PING_S)
         while time.perf_counter() < until:
-            await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
-            await asyncio.sleep(PING_S)
+            sent = time.perf_counter()
+            await ws.send(json.dumps({"type": "ping", "t": sent}))
+            if not self.pong_timeout:
+                await asyncio.sleep(PING_S)
+                continue
+            await asyncio.sleep(self.pong_timeout)
+            if self.last_pong < sent:
+                self.run.errors["socket:pong_timeout"] += 1
+                ws.transport.abort()  # (recv fails: the player reconnects)
+                return
+            await asyncio.sleep(max(0.0, PING_S - self.pong_timeout))
 
     async def _listen(self, ws: Any, until: float) -> None:
         while True:
@@ -302,12 +317,11 @@ class Player:
                     self.run.actions[message["id"]].refused = message.get("code")
                 if message.get("id") == self.pending:
                     self.pending = None
-            elif (
-                kind == "pong"
-                and isinstance(message.get("t"), float)
-                and self.run.in_window(message["t"])
-            ):
-                self.run.pings.append(now - message["t"])
+            elif kind == "pong":
+                self.last_pong = now
+                sent = message.get("t")
+                if isinstance(sent, float) and self.run.in_window(sent):
+                    self.run.pings.append(now - sent)
             if self.chaos and self.rng.random() < self.chaos:
                 raise Dropped
 
