@@ -248,6 +248,10 @@ class Player:
                     self.run.sockets.add(ws)
                     self.backoff = RECONNECT_FIRST_S
                     self.pending, self.syncing = None, None
+                    # A ready or buy-in sent on the socket that dropped may be
+                    # lost with its server: as on the page (the button shows
+                    # again), the state after this sync decides whether to send it.
+                    self.readied_for, self.bought_for = None, None
                     await ws.send(json.dumps({"type": "sync", "v": 0}))
                     pinger = asyncio.create_task(self._ping(ws, until))
                     try:

@@ -20,7 +20,8 @@ address, as "Adding machines" says), nginx from deploy/nginx/vipgame.conf
 with the upstream listing both app hosts. PostgreSQL runs as the `postgres`
 user from a fresh ``initdb`` in a temporary directory; the application
 reaches it through PgBouncer with ``DB_STARTUP_OPTIONS=0`` and the session
-bounds on the role, as "PgBouncer" documents. Migrations run once, from app1,
+bounds on the role, as "PgBouncer" documents (its ini and ALTER ROLE lines are
+read from docs/operations.md). Migrations run once, from app1,
 directly on PostgreSQL. Needs root (``ip netns``).
 """
 
@@ -48,16 +49,38 @@ ADDRESSES = {"proxy": f"{HOST_NET}.2", "data": f"{HOST_NET}.10",
              "app1": f"{HOST_NET}.11", "app2": f"{HOST_NET}.12"}  # fmt: skip
 APP_HOSTS = ("app1", "app2")
 WEB_PORTS = (8001, 8002)  # the vipgame-web@PORT units of each app host
-# What the role gets (docs/operations.md "PgBouncer": the bounds on the role).
-ROLE_SETTINGS = {
-    "lock_timeout": "'2s'",
-    "statement_timeout": "'15s'",
-    "idle_in_transaction_session_timeout": "'5s'",
-    "tcp_keepalives_idle": "5",
-    "tcp_keepalives_interval": "2",
-    "tcp_keepalives_count": "3",
-    "tcp_user_timeout": "10000",
-}
+OPERATIONS = ROOT / "docs" / "operations.md"
+
+
+def documented(start: str, fence: str) -> str:
+    """The first ``fence`` code block after ``start`` in docs/operations.md."""
+    text = OPERATIONS.read_text()
+    after = text[text.index(start) :]
+    block = after[after.index(f"```{fence}\n") + len(fence) + 4 :]
+    return block[: block.index("```")]
+
+
+def role_settings() -> list[str]:
+    """The ``ALTER ROLE vipgame SET ...`` lines of "PgBouncer", as documented."""
+    sql = documented("every server connection PgBouncer opens gets them", "sql")
+    lines = [line.rstrip(";") for line in sql.splitlines() if line.startswith("ALTER ROLE")]
+    assert len(lines) >= 3, sql
+    return lines
+
+
+def pgbouncer_ini(auth_file: Path) -> str:
+    """The documented /etc/pgbouncer/pgbouncer.ini with the data host's
+    address, no password (trust) and no unix socket; every swap must apply."""
+    ini = documented("**Setup** (`/etc/pgbouncer/pgbouncer.ini`", "ini")
+    swaps = [
+        ("listen_addr = 10.0.0.10", f"listen_addr = {ADDRESSES['data']}\nunix_socket_dir ="),
+        ("auth_type = scram-sha-256", "auth_type = trust"),
+        ("auth_file = /etc/pgbouncer/userlist.txt", f"auth_file = {auth_file}"),
+    ]
+    for old, new in swaps:
+        assert ini.count(old) == 1, f"operations.md's pgbouncer.ini no longer has {old!r}"
+        ini = ini.replace(old, new)
+    return ini
 
 
 def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -259,8 +282,8 @@ class Hosts:
 
         with psycopg.connect(self.admin_url("postgres", "postgres"), autocommit=True) as conn:
             conn.execute("CREATE ROLE vipgame LOGIN")
-            for name, value in ROLE_SETTINGS.items():
-                conn.execute(f"ALTER ROLE vipgame SET {name} = {value}")
+            for statement in role_settings():
+                conn.execute(statement)
             conn.execute("CREATE DATABASE vipgame OWNER vipgame")
 
     def start_pgbouncer(self) -> None:
@@ -268,17 +291,7 @@ class Hosts:
         here.mkdir()
         here.chmod(0o755)
         (here / "users.txt").write_text('"vipgame" ""\n')
-        # docs/operations.md "PgBouncer", with trust auth and this network's address.
-        (here / "pgbouncer.ini").write_text(
-            "[databases]\nvipgame = host=127.0.0.1 port=5432 dbname=vipgame\n"
-            "[pgbouncer]\n"
-            f"listen_addr = {ADDRESSES['data']}\nlisten_port = 6432\nunix_socket_dir =\n"
-            f"auth_type = trust\nauth_file = {here / 'users.txt'}\n"
-            "pool_mode = transaction\ndefault_pool_size = 40\nreserve_pool_size = 5\n"
-            "max_client_conn = 2000\nserver_idle_timeout = 60\n"
-            "query_wait_timeout = 10\nidle_transaction_timeout = 10\n"
-            "tcp_keepalive = 1\ntcp_keepidle = 5\ntcp_keepintvl = 2\ntcp_keepcnt = 3\n"
-        )
+        (here / "pgbouncer.ini").write_text(pgbouncer_ini(here / "users.txt"))
         for name in ("users.txt", "pgbouncer.ini"):
             (here / name).chmod(0o644)
         command = ["/usr/sbin/pgbouncer", "-u", "postgres", str(here / "pgbouncer.ini")]
