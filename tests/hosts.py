@@ -382,16 +382,21 @@ class Hosts:
         for old, new in swaps:
             assert text.count(old) == 1, f"{SITE.name} no longer has {old!r}"
             text = text.replace(old, new)
-        servers = re.findall(r"^ *server 127\.0\.0\.1:\d+ (.*);$", text, flags=re.M)
-        assert servers, f"{SITE.name}: no upstream server lines"
-        options = servers[0]
-        text = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", text, flags=re.M)
-        upstream = "".join(
-            f"    server {ADDRESSES[role]}:{port} {options};\n"
-            for role in APP_HOSTS
-            for port in self.web_ports
-        )
-        return text.replace("upstream vipgame_web {\n", "upstream vipgame_web {\n" + upstream)
+        # Each upstream (pages and API; sockets) lists every app host's processes.
+        for name in ("vipgame_web", "vipgame_ws"):
+            head = f"upstream {name} {{\n"
+            body = text[text.index(head) + len(head) :]
+            body = body[: body.index("}")]
+            lines = re.findall(r"^ *server 127\.0\.0\.1:\d+ (.*);$", body, flags=re.M)
+            assert lines, f"{SITE.name}: no server lines in {name}"
+            kept = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", body, flags=re.M)
+            servers = "".join(
+                f"    server {ADDRESSES[role]}:{port} {lines[0]};\n"
+                for role in APP_HOSTS
+                for port in self.web_ports
+            )
+            text = text.replace(head + body, head + servers + kept)
+        return text
 
     def start_proxy(self) -> None:
         self.nginx_dir.mkdir(exist_ok=True)
