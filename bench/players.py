@@ -212,6 +212,7 @@ class Player:
         self.pong_timeout = pong_timeout
         self.last_pong = 0.0
         self.pending: str | None = None
+        self.asked: str | None = None  # the id of the last ready or buy-in sent
         self.move: dict[str, Any] | None = None  # the pending move, to send again
         self.resent = 0  # times the pending move was sent again
         self.readied_for: int | None = None
@@ -321,6 +322,8 @@ class Player:
                     self.run.actions[message["id"]].refused = message.get("code")
                 if message.get("id") == self.pending:
                     self.pending = None
+                if message.get("id") == self.asked and message.get("code") in RESEND_CODES:
+                    self._ask_again(ws)
             elif kind == "pong":
                 self.last_pong = now
                 sent = message.get("t")
@@ -364,10 +367,12 @@ class Player:
             played = table["hands_played"]
             if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:
                 self.bought_for = played
-                await ws.send(json.dumps({"type": "buy_in", "id": self.next_id(), "amount": 200}))
+                self.asked = self.next_id()
+                await ws.send(json.dumps({"type": "buy_in", "id": self.asked, "amount": 200}))
             if self.readied_for != played or seat["sitting_out"]:
                 self.readied_for = played
-                ready = {"type": "ready", "id": self.next_id(), "client_seed": secrets.token_hex(8)}
+                self.asked = self.next_id()
+                ready = {"type": "ready", "id": self.asked, "client_seed": secrets.token_hex(8)}
                 await ws.send(json.dumps(ready))
             return
         if hand is None or hand["finished"] or self.pending is not None or not hand["view"]:
@@ -404,6 +409,22 @@ class Player:
             if not delay:
                 raise
             self.pending = None  # the socket went while thinking: the listener reconnects
+
+    def _ask_again(self, ws: Any) -> None:
+        """A ready or buy-in answered ``server_error`` or ``busy`` (nothing was
+        done): as on the page, where its button shows again, it is sent again
+        after RESEND_FIRST_S if the latest state still asks for it."""
+        self.readied_for, self.bought_for, self.asked = None, None, None
+
+        async def later() -> None:
+            await asyncio.sleep(RESEND_FIRST_S)
+            if self.state is not None:
+                with contextlib.suppress(Exception):  # (the socket went: the listener reconnects)
+                    await self._decide(ws, self.state)
+
+        task = asyncio.create_task(later())
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
 
     def _send_again(self, ws: Any, error: dict[str, Any]) -> bool:
         """As the browser's socket.js: the pending move answered ``server_error``
