@@ -195,6 +195,7 @@ class Player:
         urls: list[str],
         *,
         chaos: float = 0.0,
+        pong_timeout: float = 0.0,
     ) -> None:
         from games.rules.holdem.engine import ENGINE as holdem
         from games.rules.maubinh.engine import ENGINE as maubinh
@@ -205,7 +206,13 @@ class Player:
         self.urls = [f"{u}/ws/tables/{spec.id}/" for u in urls]
         self.token = spec.tokens[position]
         self.chaos = chaos
+        # As the page's socket.js: a ping not answered within this many seconds
+        # means the path to the server froze (a host cut off): drop the socket
+        # and reconnect. 0: wait on it (the server or TCP ends it).
+        self.pong_timeout = pong_timeout
+        self.last_pong = 0.0
         self.pending: str | None = None
+        self.asked: str | None = None  # the id of the last ready or buy-in sent
         self.move: dict[str, Any] | None = None  # the pending move, to send again
         self.resent = 0  # times the pending move was sent again
         self.readied_for: int | None = None
@@ -242,6 +249,10 @@ class Player:
                     self.run.sockets.add(ws)
                     self.backoff = RECONNECT_FIRST_S
                     self.pending, self.syncing = None, None
+                    # A ready or buy-in sent on the socket that dropped may be
+                    # lost with its server: as on the page (the button shows
+                    # again), the state after this sync decides whether to send it.
+                    self.readied_for, self.bought_for = None, None
                     await ws.send(json.dumps({"type": "sync", "v": 0}))
                     pinger = asyncio.create_task(self._ping(ws, until))
                     try:
@@ -268,8 +279,17 @@ class Player:
         """Every 10 s, as docs/protocol.md asks of clients."""
         await asyncio.sleep(self.rng.random() * PING_S)
         while time.perf_counter() < until:
-            await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
-            await asyncio.sleep(PING_S)
+            sent = time.perf_counter()
+            await ws.send(json.dumps({"type": "ping", "t": sent}))
+            if not self.pong_timeout:
+                await asyncio.sleep(PING_S)
+                continue
+            await asyncio.sleep(self.pong_timeout)
+            if self.last_pong < sent:
+                self.run.errors["socket:pong_timeout"] += 1
+                ws.transport.abort()  # (recv fails: the player reconnects)
+                return
+            await asyncio.sleep(max(0.0, PING_S - self.pong_timeout))
 
     async def _listen(self, ws: Any, until: float) -> None:
         while True:
@@ -302,12 +322,13 @@ class Player:
                     self.run.actions[message["id"]].refused = message.get("code")
                 if message.get("id") == self.pending:
                     self.pending = None
-            elif (
-                kind == "pong"
-                and isinstance(message.get("t"), float)
-                and self.run.in_window(message["t"])
-            ):
-                self.run.pings.append(now - message["t"])
+                if message.get("id") == self.asked and message.get("code") in RESEND_CODES:
+                    self._ask_again(ws)
+            elif kind == "pong":
+                self.last_pong = now
+                sent = message.get("t")
+                if isinstance(sent, float) and self.run.in_window(sent):
+                    self.run.pings.append(now - sent)
             if self.chaos and self.rng.random() < self.chaos:
                 raise Dropped
 
@@ -346,10 +367,12 @@ class Player:
             played = table["hands_played"]
             if self.spec.game == "holdem" and not seat["chips"] and self.bought_for != played:
                 self.bought_for = played
-                await ws.send(json.dumps({"type": "buy_in", "id": self.next_id(), "amount": 200}))
+                self.asked = self.next_id()
+                await ws.send(json.dumps({"type": "buy_in", "id": self.asked, "amount": 200}))
             if self.readied_for != played or seat["sitting_out"]:
                 self.readied_for = played
-                ready = {"type": "ready", "id": self.next_id(), "client_seed": secrets.token_hex(8)}
+                self.asked = self.next_id()
+                ready = {"type": "ready", "id": self.asked, "client_seed": secrets.token_hex(8)}
                 await ws.send(json.dumps(ready))
             return
         if hand is None or hand["finished"] or self.pending is not None or not hand["view"]:
@@ -386,6 +409,22 @@ class Player:
             if not delay:
                 raise
             self.pending = None  # the socket went while thinking: the listener reconnects
+
+    def _ask_again(self, ws: Any) -> None:
+        """A ready or buy-in answered ``server_error`` or ``busy`` (nothing was
+        done): as on the page, where its button shows again, it is sent again
+        after RESEND_FIRST_S if the latest state still asks for it."""
+        self.readied_for, self.bought_for, self.asked = None, None, None
+
+        async def later() -> None:
+            await asyncio.sleep(RESEND_FIRST_S)
+            if self.state is not None:
+                with contextlib.suppress(Exception):  # (the socket went: the listener reconnects)
+                    await self._decide(ws, self.state)
+
+        task = asyncio.create_task(later())
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
 
     def _send_again(self, ws: Any, error: dict[str, Any]) -> bool:
         """As the browser's socket.js: the pending move answered ``server_error``

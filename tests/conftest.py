@@ -16,7 +16,7 @@ _names = itertools.count()
 # The longest tests (whole stacks killed and restarted, minutes each) run first,
 # then the other real-process and browser tests, then the rest: under
 # pytest-xdist a long test collected last would run alone at the end.
-LONGEST_FIRST = ("tests/test_topology.py", "tests/test_drills.py")
+LONGEST_FIRST = ("tests/test_topology.py", "tests/test_drills.py", "tests/test_hosts.py")
 
 
 def _run_order(item: pytest.Item) -> int:

@@ -1,0 +1,385 @@
+"""The multi-host drills (issue 33 item 6) on tests/hosts.py's namespaces:
+socket players and bot tables play through nginx on the proxy host while
+
+* ``partition``: app1 (Daphne, worker and beat) is cut off the network for
+  ``--partition-s`` seconds (its switch port down: its connections go
+  silent, nothing is closed), then let back;
+* ``kill``: every process of app2 is ``kill -9``'d (the host lost), its
+  players reconnect through nginx to app1, then the host is started again;
+* ``postgres``: PostgreSQL on the data host restarts (fast shutdown: every
+  session ended, PgBouncer's server connections with them).
+
+Each drill prints the longest pause of every table (the longest time its
+version did not move, sampled every 0.25 s from the drill's start until
+every table has finished a hand after it), the errors the players got, and
+the hands finished during and after it. At the end the hands in play finish
+and no more start, then the money checks: Σ balances = 0, no negative
+balance, nothing settled twice, no hand unsettled, no table overdue.
+(``redis-failover``: the hook for branch ``redis``'s Sentinel; not run yet.)
+
+    sudo .venv/bin/python -m tests.hostdrill --short     # what CI runs (tests/test_hosts.py)
+
+Runs as its own process: Django is set up here against the data host's
+PostgreSQL and Redis (through the admin link), not the tests' database.
+Prints one JSON line ``RESULT {...}`` and exits 0 when every check passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bench.players import Player, Run, TableSpec, create_tables, money_checks, money_ok
+from bench.stack import setup_django, wait_until
+
+from .hosts import Hosts
+
+T = TypeVar("T")
+
+# Short clocks: a move lost with a host costs a turn clock, not 90 s.
+CLOCKS: dict[str, Any] = {
+    "turn_seconds": 8,
+    "arrange_seconds": 15,
+    "summary_seconds": 2,
+    "reveal_seconds": 1,
+}
+BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
+# The page's pong time-out (static/js/socket.js): a socket through a host that
+# was cut off is given up after this long without its pong, and reopened.
+PONG_TIMEOUT_S = 6.0
+# After a drill, every table must finish a hand within this long.
+RECOVERY_S = 90.0
+
+
+def bot_tables(count: int) -> list[TableSpec]:
+    """One socket player (seat 0) and three bots a table, Hold'em and Mậu Binh
+    in turn (as tests/test_topology.py)."""
+    from accounts.sessions import token_issue
+    from bench.players import most_buy_in
+    from games import services
+    from wallet.services import player_signup
+
+    specs = []
+    for n in range(count):
+        game = ("holdem", "maubinh")[n % 2]
+        name = f"hb-{n}-{secrets.token_hex(2)}"
+        user = player_signup(username=name, display_name=f"B{n}", password="Bench-Tien-Len-42")
+        table = services.table_create(
+            owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
+        )
+        services.table_sit(
+            table_id=table.pk,
+            user=user,
+            position=0,
+            buy_in=most_buy_in(table),
+            auto_ready=False,
+        )
+        specs.append(TableSpec(table.pk, game, [token_issue(user=user)], [user.pk]))
+    return specs
+
+
+class Pauses:
+    """Samples every table's version every 0.25 s in a thread of its own:
+    ``longest()`` is each table's longest stretch without a new version since
+    ``reset()``."""
+
+    def __init__(self, tables: list[int]) -> None:
+        self.tables = tables
+        self.lock = threading.Lock()
+        self.seen: dict[int, tuple[int, float]] = {}
+        self.gaps: dict[int, float] = {}
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        from games.models import Table
+
+        try:
+            while not self.stopped.wait(0.25):
+                now = time.monotonic()
+                rows = fresh(
+                    lambda: dict(
+                        Table.objects.filter(pk__in=self.tables).values_list("pk", "version")
+                    )
+                )
+                if rows is not None:
+                    with self.lock:
+                        for table, version in rows.items():
+                            last = self.seen.get(table)
+                            if last is None or last[0] != version:
+                                self.seen[table] = (version, now)
+                            else:
+                                gap = now - last[1]
+                                self.gaps[table] = max(self.gaps.get(table, 0.0), gap)
+        finally:
+            connection.close()
+
+    def reset(self) -> None:
+        with self.lock:
+            now = time.monotonic()
+            self.seen = {t: (v, now) for t, (v, _) in self.seen.items()}
+            self.gaps = {}
+
+    def longest(self) -> dict[int, float]:
+        with self.lock:
+            return {t: round(self.gaps.get(t, 0.0), 1) for t in self.tables}
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=10)
+
+
+class Playing:
+    """The socket players, in an event loop of their own thread."""
+
+    def __init__(self, players: list[Player], run: Run) -> None:
+        self.run = run
+        self.thread = threading.Thread(target=self._main, args=(players,), daemon=True)
+        self.thread.start()
+
+    def _main(self, players: list[Player]) -> None:
+        async def everyone() -> None:
+            await asyncio.gather(*(p.play(self.run.window[1]) for p in players))
+
+        asyncio.run(everyone())
+
+    def stop(self) -> None:
+        self.run.stop()
+        self.thread.join(timeout=30)
+
+
+def hands_finished_since(tables: list[int], after: float) -> dict[int, int]:
+    """table -> hands finished and settled since ``after`` (a time.time())."""
+    from datetime import UTC, datetime
+
+    from django.db.models import Count
+
+    from games.models import Hand
+
+    moment = datetime.fromtimestamp(after, tz=UTC)
+    rows = (
+        Hand.objects.filter(table__in=tables, ended_at__gt=moment, settled=True)
+        .values("table")
+        .annotate(n=Count("pk"))
+    )
+    return {row["table"]: row["n"] for row in rows}
+
+
+def fresh(query: Callable[[], T]) -> T | None:
+    """``query()``, or None if the database connection failed (PostgreSQL
+    restarting): the connection is closed, the next call opens a new one."""
+    from django.db import DatabaseError, connection
+
+    try:
+        return query()
+    except DatabaseError:
+        connection.close()
+        return None
+
+
+def versions(tables: list[int]) -> dict[int, int]:
+    from games.models import Table
+
+    return dict(Table.objects.filter(pk__in=tables).values_list("pk", "version"))
+
+
+def every_table_moved_on(tables: list[int], after: float) -> bool:
+    moved = fresh(lambda: hands_finished_since(tables, after))
+    return moved is not None and len(moved) == len(tables)
+
+
+def drill(
+    name: str, hosts: Hosts, run: Run, pauses: Pauses, tables: list[int], args: Any
+) -> dict[str, Any]:
+    errors_before = dict(run.errors)
+    reconnects_before = run.reconnects
+    pauses.reset()
+    began = time.time()
+    detail: dict[str, Any] = {}
+    if name == "partition":
+        before = versions(tables)
+        hosts.partition("app1")
+        time.sleep(args.partition_s)
+        after = versions(tables)
+        detail["tables_that_moved_while_app1_was_cut_off"] = sum(
+            1 for t in tables if after.get(t, 0) > before.get(t, 0)
+        )
+        detail["hands_finished_while_app1_was_cut_off"] = sum(
+            hands_finished_since(tables, began).values()
+        )
+        hosts.heal("app1")
+    elif name == "kill":
+        hosts.kill_host("app2")
+        detail["moved_on_without_app2"] = bool(
+            wait_until(lambda: every_table_moved_on(tables, began), RECOVERY_S, 1)
+        )
+        hosts.start_host("app2")  # systemd's Restart=always, or the operator
+    elif name == "postgres":
+        detail["postgres_down_s"] = round(hosts.restart_postgres(), 1)
+    elif name == "redis-failover":
+        hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
+    back = time.time()
+    recovered = wait_until(lambda: every_table_moved_on(tables, back), RECOVERY_S, 1)
+    longest = pauses.longest()
+    result = {
+        "drill": name,
+        "seconds": round(time.time() - began, 1),
+        "longest_pause_s": longest,
+        "worst_pause_s": max(longest.values(), default=0.0),
+        "every_table_finished_a_hand_after": bool(recovered),
+        "errors_to_players": {
+            code: n - errors_before.get(code, 0)
+            for code, n in run.errors.items()
+            if n - errors_before.get(code, 0)
+        },
+        "reconnects": run.reconnects - reconnects_before,
+        **detail,
+    }
+    print(f"\n[{name}] " + json.dumps(result), flush=True)
+    return result
+
+
+def bound_for(name: str, args: Any) -> float:
+    """The longest a table may stand still in each drill (docs/operations.md
+    "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
+    and is noticed, plus 15 s for a loaded 2-core machine."""
+    turn = CLOCKS["turn_seconds"]
+    return {
+        # a player's socket through app1 is given up after a ping + pong
+        # time-out (10 + 6 s); clocks held by app1's worker wait for it to return
+        "partition": args.partition_s + turn + 10 + PONG_TIMEOUT_S + 15,
+        # sockets to app2 drop at once; nginx moves the next ones to app1
+        "kill": turn + 10 + 15,
+        # sessions ended; a move in flight is answered server_error and sent again
+        "postgres": turn + 10 + 15,
+    }[name]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--short", action="store_true", help="CI's form: small and quick")
+    parser.add_argument("--tables", type=int, default=6, help="socket tables (of four players)")
+    parser.add_argument("--bot-tables", type=int, default=4)
+    parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes an app host")
+    parser.add_argument("--partition-s", type=float, default=60.0)
+    parser.add_argument("--drills", default="partition,kill,postgres")
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    if args.short:
+        args.tables, args.bot_tables, args.daphnes, args.partition_s = 3, 2, 1, 20.0
+
+    # A SIGTERM (the test's time-out) still runs every clean-up below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="vipgame-hostdrill-"))
+    began = time.monotonic()
+    summary: dict[str, Any] = {"drills": [], "workdir": str(workdir)}
+    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF) as hosts:
+        summary["started_s"] = round(time.monotonic() - began, 1)
+        # This process: the data host through the admin link, the same queues.
+        os.environ.update(
+            DATABASE_URL=hosts.admin_url(),
+            REDIS_URL=f"redis://{hosts.data_ip}:6379/0",
+            CELERY_QUEUE=hosts.env["CELERY_QUEUE"],
+            SECRET_KEY=hosts.env["SECRET_KEY"],
+            SSL_CERT_FILE=str(hosts.cert),
+        )
+        setup_django()
+        humans = create_tables(args.tables, "mix", prefix="hs", **CLOCKS)
+        bots = bot_tables(args.bot_tables)
+        specs = humans + bots
+        tables = [s.id for s in specs]
+        start = time.perf_counter()
+        run = Run((start, start + 3600))
+        players = [
+            Player(run, spec, p, [hosts.wss], pong_timeout=PONG_TIMEOUT_S)
+            for spec in humans
+            for p in range(4)
+        ]
+        players += [Player(run, s, 0, [hosts.wss], pong_timeout=PONG_TIMEOUT_S) for s in bots]
+        playing = Playing(players, run)
+        pauses = Pauses(tables)
+        try:
+            dealt = wait_until(lambda: every_table_moved_on(tables, time.time() - 600), 120, 1)
+            summary["every_table_dealt_and_finished_a_hand"] = bool(dealt)
+            for name in args.drills.split(","):
+                result = drill(name, hosts, run, pauses, tables, args)
+                result["bound_s"] = bound_for(name, args)
+                result["passed"] = bool(
+                    result["every_table_finished_a_hand_after"]
+                    and result["worst_pause_s"] <= result["bound_s"]
+                    and result.get("moved_on_without_app2", True)
+                )
+                summary["drills"].append(result)
+            # Finish the hands in play, start no more.
+            run.readying = False
+            settled = wait_until(lambda: fresh(lambda: open_hands(tables)) == [], 120, 1)
+            summary["all_hands_finished"] = bool(settled)
+        finally:
+            pauses.stop()
+            playing.stop()
+        wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
+        summary["money"] = money_checks()
+        summary["overdue_tables"] = overdue(tables)
+        summary["players"] = {"reconnects": run.reconnects, "errors": dict(run.errors)}
+        summary["server_errors"] = hosts.errors_in_logs()[:30]
+        from django.db import connections
+
+        connections.close_all()
+    summary["seconds"] = round(time.monotonic() - began, 1)
+    summary["passed"] = bool(
+        summary["every_table_dealt_and_finished_a_hand"]
+        and all(d["passed"] for d in summary["drills"])
+        and summary["all_hands_finished"]
+        and money_ok(summary["money"])
+        and not summary["overdue_tables"]
+    )
+    print("RESULT " + json.dumps(summary, default=str), flush=True)
+    return 0 if summary["passed"] else 1
+
+
+# The application's own log-in limits are off (every player comes from one
+# address, the client link's), as in tests/test_topology.py.
+APP_LIMITS_OFF = {
+    "LOGIN_RATE": "none",
+    "LOGIN_FAILURE_RATE": "none",
+    "AXES_ENABLED": "0",
+    "WS_MAX_SOCKETS_PER_ADDRESS": "0",
+}
+
+
+def open_hands(tables: list[int]) -> list[int]:
+    from games.models import Hand
+
+    unfinished = Hand.objects.filter(table__in=tables).exclude(ended_at__isnull=False, settled=True)
+    return list(unfinished.values_list("pk", flat=True))
+
+
+def overdue(tables: list[int]) -> list[int]:
+    """Tables whose clock is more than 15 s past its deadline (nothing moves them)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Table
+
+    limit = timezone.now() - timedelta(seconds=15)
+    late = Table.objects.filter(pk__in=tables, deadline__lt=limit)
+    return list(late.values_list("pk", flat=True))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,492 @@
+"""Several hosts on one machine, as Linux network namespaces (issue 33 item 6):
+the multi-host topology of docs/operations.md ("Adding machines",
+"PgBouncer") built for real, so that a drill can cut a host off the network,
+kill it, or restart the database under it.
+
+    client (this process) ─ veth ─ proxy: nginx ─┐
+                                                  ├─ bridge ─ app1: Daphne, Celery worker, beat
+                                                  │         ─ app2: Daphne, Celery worker
+    this process (admin) ─ veth ─ data: PostgreSQL, PgBouncer (transaction mode), Redis
+
+The hosts share one bridge (``10.77.1.0/24``) inside a namespace of their own,
+so nothing of it is in the machine's own network; only the two veth ends of
+the client and admin links are (a /30 each in ``10.78.K.0``, K chosen free).
+Every name carries this process's id (``vip<pid>-app1``), and ``__exit__``
+removes the namespaces, links and processes even when the start failed.
+
+The processes are the deploy/ ones: Daphne, the worker and beat from the
+systemd units' ExecStart and Environment lines (Daphne bound to its host's
+address, as "Adding machines" says), nginx from deploy/nginx/vipgame.conf
+with the upstream listing both app hosts. PostgreSQL runs as the `postgres`
+user from a fresh ``initdb`` in a temporary directory; the application
+reaches it through PgBouncer with ``DB_STARTUP_OPTIONS=0`` and the session
+bounds on the role, as "PgBouncer" documents (its ini and ALTER ROLE lines are
+read from docs/operations.md). Migrations run once, from app1,
+directly on PostgreSQL. Needs root (``ip netns``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.stack import kill_group, raise_file_limit, stop_groups, wait_until
+from push.keys import vapid_environment
+
+from .topology import BIN, NGINX_MAIN, ROOT, SITE, exec_start, self_signed, unit_environment
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+HOST_NET = "10.77.1"
+ADDRESSES = {"proxy": f"{HOST_NET}.2", "data": f"{HOST_NET}.10",
+             "app1": f"{HOST_NET}.11", "app2": f"{HOST_NET}.12"}  # fmt: skip
+APP_HOSTS = ("app1", "app2")
+WEB_PORTS = (8001, 8002)  # the vipgame-web@PORT units of each app host
+OPERATIONS = ROOT / "docs" / "operations.md"
+
+
+def documented(start: str, fence: str) -> str:
+    """The first ``fence`` code block after ``start`` in docs/operations.md."""
+    text = OPERATIONS.read_text()
+    after = text[text.index(start) :]
+    block = after[after.index(f"```{fence}\n") + len(fence) + 4 :]
+    return block[: block.index("```")]
+
+
+def role_settings() -> list[str]:
+    """The ``ALTER ROLE vipgame SET ...`` lines of "PgBouncer", as documented."""
+    sql = documented("every server connection PgBouncer opens gets them", "sql")
+    lines = [line.rstrip(";") for line in sql.splitlines() if line.startswith("ALTER ROLE")]
+    assert len(lines) >= 3, sql
+    return lines
+
+
+def pgbouncer_ini(auth_file: Path) -> str:
+    """The documented /etc/pgbouncer/pgbouncer.ini with the data host's
+    address, no password (trust) and no unix socket; every swap must apply."""
+    ini = documented("**Setup** (`/etc/pgbouncer/pgbouncer.ini`", "ini")
+    swaps = [
+        ("listen_addr = 10.0.0.10", f"listen_addr = {ADDRESSES['data']}\nunix_socket_dir ="),
+        ("auth_type = scram-sha-256", "auth_type = trust"),
+        ("auth_file = /etc/pgbouncer/userlist.txt", f"auth_file = {auth_file}"),
+    ]
+    for old, new in swaps:
+        assert ini.count(old) == 1, f"operations.md's pgbouncer.ini no longer has {old!r}"
+        ini = ini.replace(old, new)
+    return ini
+
+
+def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=check)
+
+
+def free_link_net() -> int:
+    """K of a ``10.78.K.0/24`` no address or route of this machine uses."""
+    taken = ip("-o", "-4", "addr").stdout + ip("-4", "route").stdout
+    start = os.getpid() % 200 + 20
+    for k in [*range(start, 250), *range(20, start)]:
+        if f"10.78.{k}." not in taken:
+            return k
+    raise RuntimeError("no free 10.78.K.0/24")
+
+
+class Hosts:
+    """``with Hosts(workdir) as hosts:`` builds everything; see the module's doc."""
+
+    def __init__(self, workdir: Path, *, daphnes: int = 2, extra_env: dict[str, str] | None = None):
+        self.workdir = workdir
+        self.tag = str(os.getpid())
+        self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *ADDRESSES)}
+        self.k = free_link_net()
+        self.client_ip, self.proxy_ip = f"10.78.{self.k}.1", f"10.78.{self.k}.2"
+        self.admin_ip, self.data_ip = f"10.78.{self.k}.5", f"10.78.{self.k}.6"
+        self.web_ports = WEB_PORTS[:daphnes]
+        self.extra_env = extra_env or {}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.logs = workdir / "logs"
+        self.var_dir = workdir / "var"
+        self.nginx_dir = workdir / "nginx"
+        # (PostgreSQL's and PgBouncer's files: readable by their user, outside
+        # a private pytest directory)
+        self.data_dir = Path(tempfile.mkdtemp(prefix=f"vipgame-hosts-{self.tag}-"))
+        self.env: dict[str, str] = {}
+        self.cert = Path()
+        self.partitioned: set[str] = set()
+
+    # -- the network ----------------------------------------------------------------
+
+    def _link_name(self, role: str, end: str) -> str:
+        return f"v{self.tag}{role[0]}{role[-1]}{end}"[:15]
+
+    def build_network(self) -> None:
+        for name in self.ns.values():
+            ip("netns", "add", name)
+            ip("-n", name, "link", "set", "lo", "up")
+        ip("-n", self.ns["sw"], "link", "add", "br0", "type", "bridge")
+        ip("-n", self.ns["sw"], "link", "set", "br0", "up")
+        for role, address in ADDRESSES.items():
+            host, switch = self._link_name(role, "h"), self._link_name(role, "s")
+            ip("link", "add", host, "type", "veth", "peer", "name", switch)
+            ip("link", "set", host, "netns", self.ns[role])
+            ip("link", "set", switch, "netns", self.ns["sw"])
+            ip("-n", self.ns[role], "link", "set", host, "name", "eth0")
+            ip("-n", self.ns[role], "addr", "add", f"{address}/24", "dev", "eth0")
+            ip("-n", self.ns[role], "link", "set", "eth0", "up")
+            ip("-n", self.ns["sw"], "link", "set", switch, "master", "br0")
+            ip("-n", self.ns["sw"], "link", "set", switch, "up")
+        # The client's link to the proxy, the admin's to the data host: the only
+        # addresses outside the namespaces.
+        for role, mine, theirs, end in (
+            ("proxy", self.client_ip, self.proxy_ip, "c"),
+            ("data", self.admin_ip, self.data_ip, "a"),
+        ):
+            here, there = self._link_name(role, end), self._link_name(role, end.upper())
+            ip("link", "add", here, "type", "veth", "peer", "name", there)
+            ip("link", "set", there, "netns", self.ns[role])
+            ip("addr", "add", f"{mine}/30", "dev", here)
+            ip("link", "set", here, "up")
+            ip("-n", self.ns[role], "addr", "add", f"{theirs}/30", "dev", there)
+            ip("-n", self.ns[role], "link", "set", there, "up")
+
+    def remove_network(self) -> None:
+        for role, end in (("proxy", "c"), ("data", "a")):
+            ip("link", "del", self._link_name(role, end), check=False)
+        for name in self.ns.values():
+            ip("netns", "del", name, check=False)
+
+    def partition(self, role: str) -> None:
+        """Cut ``role`` off the hosts' network (its switch port down): its
+        connections go silent, nothing is closed."""
+        ip("-n", self.ns["sw"], "link", "set", self._link_name(role, "s"), "down")
+        self.partitioned.add(role)
+
+    def heal(self, role: str) -> None:
+        ip("-n", self.ns["sw"], "link", "set", self._link_name(role, "s"), "up")
+        self.partitioned.discard(role)
+
+    # -- processes ------------------------------------------------------------------
+
+    def spawn(self, name: str, role: str, command: list[str], env: dict[str, str]) -> None:
+        with (self.logs / f"{name}.log").open("ab") as out:
+            self.processes[name] = subprocess.Popen(
+                ["ip", "netns", "exec", self.ns[role], *command],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=raise_file_limit,
+            )
+
+    def as_postgres(self, command: list[str]) -> list[str]:
+        return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *command]
+
+    def answers(self, role: str, address: str, port: int) -> bool:
+        """Whether something listens on ``address:port`` as seen from ``role``."""
+        probe = f"exec 3<>/dev/tcp/{address}/{port}"
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.ns[role], "timeout", "2", "bash", "-c", probe],
+            capture_output=True,
+            check=False,
+        )
+        return done.returncode == 0
+
+    def wait_ready(self, name: str, timeout: float = 120) -> None:
+        log = self.logs / f"{name}.log"
+        kind = name.split("-")[1] if name.startswith("app") else name
+        if kind == "web":
+            role, port = name.split("-")[0], int(name.split("-")[2])
+            ready = wait_until(lambda: self.answers(role, ADDRESSES[role], port), timeout, 0.5)
+        elif kind in ("worker", "beat"):
+            marker = " ready." if kind == "worker" else "beat: Starting"
+            ready = wait_until(lambda: marker in log.read_text(errors="replace"), timeout)
+        elif kind == "postgres":
+            ready = wait_until(lambda: self.answers("data", "127.0.0.1", 5432), timeout, 0.3)
+        elif kind == "pgbouncer":
+            ready = wait_until(lambda: self.answers("data", ADDRESSES["data"], 6432), timeout, 0.3)
+        elif kind == "redis":
+            ready = wait_until(lambda: self.answers("data", ADDRESSES["data"], 6379), timeout, 0.3)
+        else:  # nginx
+            ready = wait_until(lambda: self.answers("proxy", self.proxy_ip, 443), timeout, 0.3)
+        if not ready:
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            raise AssertionError(f"{name} did not start:\n{tail}")
+
+    def kill(self, name: str) -> None:
+        """``kill -9`` the process and its children."""
+        kill_group(self.processes.pop(name))
+
+    def app_names(self, role: str) -> list[str]:
+        names = [f"{role}-web-{port}" for port in self.web_ports] + [f"{role}-worker-1"]
+        return names + ([f"{role}-beat"] if role == "app1" else [])
+
+    def kill_host(self, role: str) -> None:
+        """Every process of the app host, ``kill -9`` (the machine lost)."""
+        for name in self.app_names(role):
+            self.kill(name)
+
+    def start_host(self, role: str) -> None:
+        for name in self.app_names(role):
+            self.start_app(name)
+        for name in self.app_names(role):
+            self.wait_ready(name)
+
+    # -- the data host ----------------------------------------------------------------
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "pg"
+
+    def init_database(self) -> None:
+        self.data_dir.chmod(0o755)
+        self.pgdata.mkdir()
+        shutil.chown(self.pgdata, "postgres", "postgres")
+        subprocess.run(
+            self.as_postgres([str(PG_BIN / "initdb"), "-D", str(self.pgdata), "-U", "postgres",
+                              "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]),
+            capture_output=True, check=True,
+        )  # fmt: skip
+        with (self.pgdata / "postgresql.conf").open("a") as conf:
+            conf.write(
+                "listen_addresses = '*'\nport = 5432\n"
+                f"unix_socket_directories = '{self.pgdata}'\n"
+                "max_connections = 100\nshared_buffers = 64MB\nfsync = off\n"
+            )
+        with (self.pgdata / "pg_hba.conf").open("a") as hba:
+            hba.write("host all all 0.0.0.0/0 trust\n")
+
+    def start_postgres(self) -> None:
+        command = self.as_postgres([str(PG_BIN / "postgres"), "-D", str(self.pgdata)])
+        self.spawn("postgres", "data", command, {"PATH": os.environ["PATH"]})
+        self.wait_ready("postgres")
+
+    def restart_postgres(self) -> float:
+        """A fast shutdown (SIGINT: sessions ended, as a restart for a minor
+        upgrade does) and a start; returns the seconds it was down."""
+        process = self.processes.pop("postgres")
+        began = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=60)
+        self.start_postgres()
+        return time.monotonic() - began
+
+    def create_role(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_url("postgres", "postgres"), autocommit=True) as conn:
+            conn.execute("CREATE ROLE vipgame LOGIN")
+            for statement in role_settings():
+                conn.execute(statement)
+            conn.execute("CREATE DATABASE vipgame OWNER vipgame")
+
+    def start_pgbouncer(self) -> None:
+        here = self.data_dir / "pgbouncer"
+        here.mkdir()
+        here.chmod(0o755)
+        (here / "users.txt").write_text('"vipgame" ""\n')
+        (here / "pgbouncer.ini").write_text(pgbouncer_ini(here / "users.txt"))
+        for name in ("users.txt", "pgbouncer.ini"):
+            (here / name).chmod(0o644)
+        command = ["/usr/sbin/pgbouncer", "-u", "postgres", str(here / "pgbouncer.ini")]
+        self.spawn("pgbouncer", "data", command, {"PATH": os.environ["PATH"]})
+        self.wait_ready("pgbouncer")
+
+    def start_redis(self) -> None:
+        command = ["redis-server", "--bind", "0.0.0.0", "--port", "6379", "--protected-mode",
+                   "no", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction",
+                   "--tcp-keepalive", "5"]  # fmt: skip
+        self.spawn("redis", "data", command, {"PATH": os.environ["PATH"]})
+        self.wait_ready("redis")
+
+    def redis_failover(self) -> None:
+        """HOOK (Redis Sentinel failover drill): branch ``redis`` is building
+        Sentinel. Once it lands, start a replica and Sentinels on the data
+        host here (or a second data host), point ``REDIS_URL`` at the
+        Sentinels, and make this promote the replica (``SENTINEL FAILOVER``)."""
+        raise NotImplementedError("Redis Sentinel failover: waiting for branch `redis`")
+
+    def admin_url(self, user: str = "vipgame", database: str = "vipgame") -> str:
+        """PostgreSQL directly, from this process (the admin link)."""
+        return f"postgres://{user}@{self.data_ip}:5432/{database}"
+
+    # -- the app hosts and the proxy --------------------------------------------------
+
+    def app_env(self) -> dict[str, str]:
+        """/etc/vipgame/vipgame.env of every app host (docs/operations.md)."""
+        keep = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
+        keep.pop("SSL_CERT_FILE", None)
+        data = ADDRESSES["data"]
+        return {
+            **keep,
+            "PATH": f"{BIN}:{os.environ['PATH']}",
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": f"{self.proxy_ip},localhost",
+            "DATABASE_URL": f"postgres://vipgame@{data}:6432/vipgame",
+            "DB_STARTUP_OPTIONS": "0",
+            "REDIS_URL": f"redis://{data}:6379/0",
+            "TRUSTED_PROXIES": ADDRESSES["proxy"],
+            "VAR_DIR": str(self.var_dir),
+            "EMAIL_HOST": "127.0.0.1",
+            "DEFAULT_FROM_EMAIL": "VIPGAME <noreply@cards.example.com>",
+            **vapid_environment(),
+            "LOG_LEVEL": "WARNING",
+            "WS_RATE_LIMIT": "1000",
+            "CELERY_QUEUE": f"hosts-{self.tag}",
+            **self.extra_env,
+        }
+
+    def start_app(self, name: str) -> None:
+        role, kind, *rest = name.split("-")
+        run_dir = self.workdir / "run" / role
+        run_dir.mkdir(parents=True, exist_ok=True)
+        paths = {
+            "/srv/vipgame/.venv/bin/": f"{BIN}/",
+            "/var/lib/vipgame": str(self.var_dir),
+            "/run/vipgame-beat": str(run_dir),
+        }
+        unit_name = {"web": "vipgame-web@.service", "worker": "vipgame-worker@.service"}.get(
+            kind, "vipgame-beat.service"
+        )
+        command = exec_start(unit_name, rest[0] if rest else "", paths)
+        if kind == "web":  # "Adding machines": Daphne listens on the host's private address
+            command[command.index("--bind") + 1] = ADDRESSES[role]
+        if kind == "worker":  # (one machine's name for both hosts: the node names differ)
+            command[command.index("--hostname") + 1] = f"worker{rest[0]}@{role}"
+        env = {**self.env, **unit_environment(unit_name), "TRUSTED_PROXIES": ADDRESSES["proxy"]}
+        self.spawn(name, role, command, env)
+
+    def render_site(self, key: Path) -> str:
+        """deploy/nginx/vipgame.conf for the proxy host: its client-side
+        address, this certificate, and the upstream listing both app hosts."""
+        acme = self.nginx_dir / "acme"
+        acme.mkdir(exist_ok=True)
+        swaps = [
+            ("listen 80;", f"listen {self.proxy_ip}:80;"),
+            ("listen [::]:80;", ""),
+            ("listen 443 ssl;", f"listen {self.proxy_ip}:443 ssl;"),
+            ("listen [::]:443 ssl;", ""),
+            ("/etc/letsencrypt/live/cards.example.com/fullchain.pem", str(self.cert)),
+            ("/etc/letsencrypt/live/cards.example.com/privkey.pem", str(key)),
+            ("alias /var/lib/vipgame/static/;", f"alias {self.var_dir}/static/;"),
+            ("root /var/www/html;", f"root {acme};"),
+        ]
+        text = SITE.read_text()
+        for old, new in swaps:
+            assert text.count(old) == 1, f"{SITE.name} no longer has {old!r}"
+            text = text.replace(old, new)
+        # Each upstream (pages and API; sockets) lists every app host's processes.
+        for name in ("vipgame_web", "vipgame_ws"):
+            head = f"upstream {name} {{\n"
+            body = text[text.index(head) + len(head) :]
+            body = body[: body.index("}")]
+            lines = re.findall(r"^ *server 127\.0\.0\.1:\d+ (.*);$", body, flags=re.M)
+            assert lines, f"{SITE.name}: no server lines in {name}"
+            kept = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", body, flags=re.M)
+            servers = "".join(
+                f"    server {ADDRESSES[role]}:{port} {lines[0]};\n"
+                for role in APP_HOSTS
+                for port in self.web_ports
+            )
+            text = text.replace(head + body, head + servers + kept)
+        return text
+
+    def start_proxy(self) -> None:
+        self.nginx_dir.mkdir(exist_ok=True)
+        self.cert, key = self_signed(self.nginx_dir, addresses=[self.proxy_ip])
+        (self.nginx_dir / "site.conf").write_text(self.render_site(key))
+        (self.nginx_dir / "nginx.conf").write_text(
+            NGINX_MAIN.format(dir=self.nginx_dir, user="user root;")
+        )
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        command = [nginx, "-p", f"{self.nginx_dir}/", "-c", str(self.nginx_dir / "nginx.conf"),
+                   "-e", str(self.nginx_dir / "error.log")]  # fmt: skip
+        check = subprocess.run(
+            ["ip", "netns", "exec", self.ns["proxy"], *command, "-t"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert check.returncode == 0, check.stderr
+        self.spawn("nginx", "proxy", command, {"PATH": os.environ["PATH"]})
+        self.wait_ready("nginx")
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def __enter__(self) -> Hosts:
+        assert os.geteuid() == 0, "network namespaces need root"
+        for directory in (self.logs, self.var_dir, self.nginx_dir):
+            directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.build_network()
+            self.init_database()
+            self.start_postgres()
+            self.create_role()
+            self.start_pgbouncer()
+            self.start_redis()
+            self.env = self.app_env()
+            # Deploying: migrations once, from app1, directly on PostgreSQL (not
+            # through PgBouncer, no statement bound: docs/operations.md).
+            direct = f"postgres://vipgame@{ADDRESSES['data']}:5432/vipgame"
+            migrate = [str(BIN / "python"), "manage.py", "migrate", "-v", "0"]
+            subprocess.run(
+                ["ip", "netns", "exec", self.ns["app1"], *migrate],
+                cwd=ROOT,
+                env={**self.env, "DATABASE_URL": direct, "DB_STARTUP_OPTIONS": "1",
+                     "DB_STATEMENT_TIMEOUT_MS": "0", "DB_LOCK_TIMEOUT_MS": "0"},
+                check=True,
+            )  # fmt: skip
+            subprocess.run(
+                [str(BIN / "python"), "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=self.env,
+                check=True,
+            )
+            for role in APP_HOSTS:
+                for name in self.app_names(role):
+                    self.start_app(name)
+            self.start_proxy()
+            for role in APP_HOSTS:
+                for name in self.app_names(role):
+                    self.wait_ready(name)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Every process (SIGTERM, then SIGKILL after 10 s), the links, the
+        namespaces, PostgreSQL's files: always, whatever failed."""
+        for role in list(self.partitioned):
+            with contextlib.suppress(Exception):
+                self.heal(role)
+        stop_groups(list(self.processes.values()), timeout=10)
+        self.processes.clear()
+        self.remove_network()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    # -- looking at it --------------------------------------------------------------
+
+    @property
+    def wss(self) -> str:
+        return f"wss://{self.proxy_ip}"
+
+    @property
+    def https(self) -> str:
+        return f"https://{self.proxy_ip}"
+
+    def errors_in_logs(self) -> list[str]:
+        """Tracebacks and ERROR lines the application processes logged."""
+        found = []
+        for path in self.logs.glob("app*.log"):
+            for line in path.read_text(errors="replace").splitlines():
+                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
+                    found.append(f"{path.name}: {line.strip()}")
+        return found

@@ -1,0 +1,68 @@
+"""The multi-host drills (tests/hostdrill.py, short form) on network
+namespaces (tests/hosts.py): a proxy host with nginx, two app hosts, a data
+host with PostgreSQL, PgBouncer in transaction mode and Redis. Socket players
+and bot tables play through nginx while app1 is cut off the network for 20 s,
+app2's processes are killed, and PostgreSQL restarts; each drill's longest
+pause per table stays within its bound, every table finishes a hand after it,
+and the money holds (docs/operations.md "Multi-host drills").
+
+It runs the drill as a process of its own: Django there is set up against the
+data host's database, not this session's test database."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from .processes import ROOT
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.mark.timeout(600)
+def test_the_room_survives_a_host_cut_off_a_host_killed_and_a_database_restart(tmp_path):
+    assert os.geteuid() == 0, "network namespaces need root (CI runs the tests as root)"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.hostdrill", "--short", "--workdir", str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=540)
+    finally:
+        if process.poll() is None:  # the drill tears its hosts down on SIGTERM
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    lines = [line for line in output.splitlines() if line.startswith(("[", "RESULT "))]
+    print("\n".join(lines))
+    assert lines, output[-5000:]
+    assert lines[-1].startswith("RESULT "), output[-5000:]
+    result = json.loads(lines[-1].removeprefix("RESULT "))
+
+    assert [d["drill"] for d in result["drills"]] == ["partition", "kill", "postgres"]
+    for drill in result["drills"]:
+        assert drill["every_table_finished_a_hand_after"], drill
+        assert drill["worst_pause_s"] <= drill["bound_s"], drill
+    partition, kill, _postgres = result["drills"]
+    # The room played on while app1 was cut off, and its players came back.
+    assert partition["tables_that_moved_while_app1_was_cut_off"] > 0, partition
+    assert partition["errors_to_players"].get("socket:pong_timeout", 0) > 0, partition
+    assert kill["moved_on_without_app2"], kill
+    assert kill["reconnects"] > 0, kill
+    assert result["all_hands_finished"]
+    money = result["money"]
+    assert money["sum_of_balances"] == 0
+    assert money["negative_balances"] == 0
+    assert money["hands_unsettled"] == 0
+    assert money["settled_twice"] == 0
+    assert not result["overdue_tables"]
+    assert result["passed"], result
+    assert result["seconds"] < 400
