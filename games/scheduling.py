@@ -36,11 +36,26 @@ class Scheduler(Protocol):
 
 def _send(name: str, args: tuple[Any, ...], **options: Any) -> None:
     """Queue a task; if the broker is unreachable, say so and go on: the
-    sweeper (Celery beat) fires overdue clocks, settles and moves bots anyway."""
-    try:
-        current_app.send_task(name, args, **options)
-    except (OperationalError, RedisError, OSError) as exc:
-        logger.warning("%s%s not queued (the sweeper will catch up): %s", name, args, exc)
+    sweeper (Celery beat) fires overdue clocks, settles and moves bots anyway,
+    and what comes after this in the after-commit work (the other tasks, the
+    pushes) still runs.
+
+    A connection to the broker lost under kombu can fail as something other
+    than a broker error (the multi-host drill saw ``AttributeError: 'NoneType'
+    object has no attribute 'client'`` from its Redis transport once an app
+    host had been cut off): that is tried once more (kombu connects anew)."""
+    for attempt in (1, 2):
+        try:
+            current_app.send_task(name, args, **options)
+            return
+        except (OperationalError, RedisError, OSError) as exc:
+            logger.warning("%s%s not queued (the sweeper will catch up): %s", name, args, exc)
+            return
+        except Exception as exc:
+            if attempt == 2:
+                logger.warning("%s%s not queued (the sweeper will catch up): %r", name, args, exc)
+                return
+            logger.info("%s%s: %r from the broker's client, sending again", name, args, exc)
 
 
 class CeleryScheduler:

@@ -48,3 +48,32 @@ def test_an_unreachable_broker_is_logged_and_left_to_the_sweeper(monkeypatch, ca
             ("games.tasks.settle_hand", (12,)),
         )
     ]
+
+
+def test_a_client_fault_on_a_lost_connection_is_tried_again_then_left(monkeypatch, caplog):
+    """kombu's Redis transport, its connection lost under it, once failed with
+    an AttributeError (the multi-host drill): the task is sent again, and if
+    that fails too, it is left to the sweeper; the after-commit work after it
+    goes on."""
+    calls = []
+
+    def lost_once(name, args, **kwargs):
+        calls.append(name)
+        if len(calls) == 1:
+            raise AttributeError("'NoneType' object has no attribute 'client'")
+
+    monkeypatch.setattr(app, "send_task", lost_once)
+    CeleryScheduler().bot_move(7, 12, 1, 500)
+    assert calls == [scheduling.BOT_MOVE, scheduling.BOT_MOVE]
+
+    def lost(name, args, **kwargs):
+        raise AttributeError("'NoneType' object has no attribute 'client'")
+
+    monkeypatch.setattr(app, "send_task", lost)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="games.scheduling"):
+        CeleryScheduler().settle(12)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
+        "games.tasks.settle_hand(12,) not queued (the sweeper will catch up): "
+        "AttributeError(\"'NoneType' object has no attribute 'client'\")"
+    ]
