@@ -217,7 +217,7 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
     result: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "json"}}
     with (
         tempfile.TemporaryDirectory(prefix="vipgame-bench-") as tmp,
-        Stack(Path(tmp), database_url=database_url) as stack,
+        Stack(Path(tmp), database_url=database_url, log_level=args.log_level) as stack,
     ):
         if database_url is None:
             setup_django()
@@ -243,6 +243,16 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
             timers.append(
                 threading.Timer(args.warmup, lambda: scraped.update(first=scrape(stack.ports[0])))
             )
+            # The servers' logs written over the window (bytes per process).
+            logs_before: dict[str, int] = {}
+            logs_after: dict[str, int] = {}
+            timers += [
+                threading.Timer(at, lambda into: into.update(log_sizes(stack)), (into,))
+                for at, into in (
+                    (args.warmup, logs_before),
+                    (args.warmup + args.seconds, logs_after),
+                )
+            ]
             urls = server_urls(stack)
             plan = Window(args.warmup, args.seconds, args.think, args.ramp, args.grace)
             # /readyz every second and /metrics every 5 s, as in production.
@@ -301,6 +311,7 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
         if args.clients > 1:  # the load client is the client processes, not this one
             used["client"] = spread.cpu_s
         result["machine"] = machine_time(used, load["actions"], args.seconds)
+        result["logs"] = log_volume(logs_before, logs_after, load["actions"], args.log_level)
         result["probes"] = probes.summary(spread.window)
         result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
@@ -318,6 +329,30 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
                 load["actions_per_s"] / result["ceiling"]["broadcasts_per_s"], 3
             )
     return result
+
+
+def log_sizes(stack: Stack) -> dict[str, int]:
+    """The bytes each server process has logged so far (its log file)."""
+    return {
+        name: stack.log(name).stat().st_size for name in stack.processes if stack.log(name).exists()
+    }
+
+
+def log_volume(
+    before: dict[str, int], after: dict[str, int], actions: int, level: str
+) -> dict[str, Any]:
+    """The logs the servers wrote over the window, at ``level``: bytes per
+    process kind, and per move (docs/operations.md, "Capacity": the budget)."""
+    kinds: dict[str, int] = {}
+    for name, size in after.items():
+        kind = name.split("-")[0]
+        kinds[kind] = kinds.get(kind, 0) + size - before.get(name, 0)
+    total = sum(kinds.values())
+    return {
+        "level": level,
+        "bytes": kinds,
+        "bytes_per_move": round(total / actions, 1) if actions else None,
+    }
 
 
 def start(timers: list[threading.Timer]) -> None:
@@ -380,6 +415,13 @@ def report(result: dict[str, Any]) -> None:
              f"{server['cpu_s']} s ({server['cpu_percent']} %), {server['peak_rss_mb']} MB")
         )  # fmt: skip
     rows += machine_rows(result)
+    logs = result.get("logs")
+    if logs:
+        kinds = ", ".join(f"{kind} {size}" for kind, size in logs["bytes"].items())
+        rows.append(
+            (f"logs at {logs['level']}: bytes per move (bytes by process kind)",
+             f"{logs['bytes_per_move']} ({kinds})")
+        )  # fmt: skip
     money = result["money"]
     rows.append(
         ("money: sum, negative, unsettled, settled twice",
@@ -488,6 +530,10 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grace", type=float, default=GRACE_S,
         help="seconds the players listen after the window for the last moves' states",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-level", default="WARNING",
+        help="the servers' LOG_LEVEL (production's is INFO): the log volume per move is printed",
     )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     return parser

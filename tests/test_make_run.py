@@ -91,12 +91,17 @@ def test_the_start_up_ends_with_the_real_address_and_the_logins_in_a_box(
         ("games.tasks.sweeper", None),
         ("wallet.tasks.expire_holds", None),
         ("games.tasks.close_idle_tables", None),
-        ("games.tasks.settle_hand", "INFO"),
+        ("games.tasks.settle_hand", None),
+        ("games.tasks.table_timer", None),
+        ("games.tasks.bot_move", None),
+        ("games.tasks.bot_ready", None),
         ("vipgame.ops.tasks.clean_up", "INFO"),
     ],
 )
-def test_periodic_task_lines_are_logged_at_debug(caplog, task, level):
-    """At INFO a sweeper's lines (three every 2 s) are not written; at DEBUG they are."""
+def test_routine_task_lines_are_logged_at_debug(caplog, task, level):
+    """At INFO the lines of the routine tasks (a sweeper's, three every 2 s; a
+    table's timers, bots and settlements, with every move) are not written; at
+    DEBUG they are. The hourly clean-up stays at INFO."""
     import vipgame.celery  # noqa: F401  (installs the filter)
 
     trace = logging.getLogger("celery.app.trace")

@@ -12,13 +12,24 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-class PeriodicAtDebug(logging.Filter):
-    """Celery's INFO lines about the periodic tasks (beat sending one, a worker
-    receiving, finishing or discarding it) are logged at DEBUG instead: the
-    sweeper runs every 2 s, and three lines each time drown everything else.
-    The hourly retention run stays at INFO."""
+class RoutineAtDebug(logging.Filter):
+    """Celery's INFO lines about the routine tasks (beat sending one, a worker
+    receiving, finishing or discarding it) are logged at DEBUG instead. The
+    sweeper runs every 2 s, and a table's timers, bots' moves and
+    settlements come with the moves: at 20,000 players their three lines each
+    were 1–1.6 GB of logs an hour (issue 33), and drowned everything else.
+    Their failures and retries (WARNING, ERROR) stay; the hourly retention
+    run stays at INFO."""
 
-    TASKS = ("games.tasks.sweeper", "wallet.tasks.expire_holds", "games.tasks.close_idle_tables")
+    TASKS = (
+        "games.tasks.sweeper",
+        "wallet.tasks.expire_holds",
+        "games.tasks.close_idle_tables",
+        "games.tasks.table_timer",
+        "games.tasks.bot_move",
+        "games.tasks.bot_ready",
+        "games.tasks.settle_hand",
+    )
 
     def __init__(self, logger: logging.Logger) -> None:
         super().__init__()
@@ -36,7 +47,7 @@ class PeriodicAtDebug(logging.Filter):
 
 for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "celery.worker.request"):
     _logger = logging.getLogger(_name)
-    _logger.addFilter(PeriodicAtDebug(_logger))
+    _logger.addFilter(RoutineAtDebug(_logger))
 
 
 @worker_init.connect
