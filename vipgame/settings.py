@@ -565,7 +565,14 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     # (a push subscription's kind: its own name beside the other "kind" enums)
-    "ENUM_NAME_OVERRIDES": {"PushKindEnum": "push.models.Subscription.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "PushKindEnum": "push.models.Subscription.Kind",
+        "TournamentKindEnum": "tournaments.models.Tournament.Kind",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TournamentEntryStatusEnum": "tournaments.models.Entry.Status",
+        # A table's status keeps the name it had before tournaments had one.
+        "StatusEnum": "games.models.Table.Status",
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -10,6 +10,7 @@ from games.errors import CannotInvite, CannotInviteThem, PlayerNotFound, Private
 from games.models import Hand, Invitation
 from push import notices
 from tests.push.helpers import subscribe
+from tests.seeds import ORDINARY
 from tests.tables import statements_run
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +65,8 @@ def test_the_ready_clock_tells_those_not_ready_that_a_hand_is_about_to_start(
     assert [(n.kind, n.user_id) for n in queued] == [("hand", minh.pk)]
 
 
-def test_a_move_reads_nothing_of_push_in_its_transaction(tables, make_user, queued):
+def test_a_move_reads_nothing_of_push_in_its_transaction(tables, dealer, make_user, queued):
+    dealer.stack(*ORDINARY)  # no tới trắng: the hand does not end at the deal
     table, lan, minh = two_at_a_table(make_user)
     subscribe(lan)
     subscribe(minh, endpoint="https://push.example.test/send/minh")

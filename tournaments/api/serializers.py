@@ -28,7 +28,7 @@ class LevelNowOut(LevelOut):
     )
 
 
-class EntryOut(serializers.ModelSerializer[Entry]):
+class TournamentEntryOut(serializers.ModelSerializer[Entry]):
     user_id = serializers.IntegerField(source="player_id")
     name = serializers.CharField(source="player.shown_name")
 
@@ -92,10 +92,10 @@ class TournamentDetailOut(TournamentOut):
     def get_prizes(self, obj: Tournament) -> list[int]:
         return list(payouts.prizes(obj.buy_in * obj.seats, obj.seats))
 
-    @extend_schema_field(EntryOut(many=True))
+    @extend_schema_field(TournamentEntryOut(many=True))
     def get_entries(self, obj: Tournament) -> list[dict[str, Any]]:
         shown = [e for e in obj.entries.all() if e.status != Entry.Status.UNREGISTERED]
-        return EntryOut(shown, many=True).data  # type: ignore[return-value]
+        return TournamentEntryOut(shown, many=True).data  # type: ignore[return-value]
 
     def get_mine(self, obj: Tournament) -> bool:
         user = self.context.get("user")
