@@ -18,7 +18,14 @@ from typing import Any
 import pytest
 
 from ..registry import browser_games
-from .conftest import next_hand_if_dealt_finished, open_bot_table, shot, sign_up, table_state
+from .conftest import (
+    in_a_thread,
+    next_hand_if_dealt_finished,
+    open_bot_table,
+    shot,
+    sign_up,
+    table_state,
+)
 from .test_screen import MY_TURN_OR_DONE, mid_hand, settle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -176,6 +183,17 @@ def test_a_ten_stays_whole_in_overlapping_small_cards(pages, site):
     assert {width: rows for width, rows in cut.items() if rows} == {}
 
 
+def open_table_with_free_seats(username: str) -> None:
+    """A four-seat Tiến Lên table of mine, three seats free: its lobby card says
+    "Ghế trống" (free seat) three times, beside my name."""
+    from accounts.models import User
+    from games import services
+
+    user = User.objects.get(username=username)
+    table = services.table_create(owner=user, game="tienlen", stake=50, seat_count=4)
+    services.table_sit(table_id=table.pk, user=user)
+
+
 # Each name of the lobby's cards and of the table's seats, and whether it is
 # cut (its text wider than its box, or an ellipsis).
 NAMES_CUT = """(selector) => [...document.querySelectorAll(selector)].filter((n) => n.offsetParent)
@@ -187,9 +205,10 @@ def test_names_are_never_cut(pages, site):
     at 390×844; a tap on a seat's name gives the player's card (its full
     name) too."""
     page = pages.new(viewport=PHONE)
-    sign_up(page, site, display_name="Nguyễn Hoàng Thành Long")
+    username = sign_up(page, site, display_name="Nguyễn Hoàng Thành Long")
     open_bot_table(page, site, "tienlen")
     seats = page.evaluate(NAMES_CUT, "[data-felt] .plate .name")
+    in_a_thread(lambda: open_table_with_free_seats(username))
     page.goto(f"{site.url}/tables/?game=tienlen")
     page.wait_for_selector("[data-table-row] .sitter-name")
     lobby = page.evaluate(NAMES_CUT, ".sitter-name")
@@ -220,6 +239,7 @@ def test_the_table_scales_as_a_whole(pages, site, game):
     """From 1366×768 to 1920×1080 and 2560×1440 the seats and my cards grow with
     the felt, and my cards stay near my seat, not 500 px off."""
     page = pages.new(viewport=LAPTOP)
+    page.emulate_media(reduced_motion="reduce")  # (no card in flight while measured)
     sign_up(page, site)
     open_bot_table(page, site, game)
     page.click("[data-action=ready]")
@@ -275,3 +295,5 @@ def test_the_clock_stops_claiming_a_turn_while_offline(pages, site):
     page.wait_for_selector("[data-table-app]:not(.disconnected)")
     state = table_state(page)
     assert not state["hand"]["view"]["folded"][state["you"]] or state["hand"]["finished"]
+    # (Chromium's own complaint of each socket opened while offline)
+    pages.errors[:] = [e for e in pages.errors if "ERR_INTERNET_DISCONNECTED" not in e]
