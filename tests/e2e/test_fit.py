@@ -201,13 +201,17 @@ NAMES_CUT = """(selector) => [...document.querySelectorAll(selector)].filter((n)
 
 
 def test_names_are_never_cut(pages, site):
-    """The lobby's cards and the table's seats show each name whole (wrapped),
-    at 390×844; a tap on a seat's name gives the player's card (its full
-    name) too."""
+    """At 390×844 the lobby's cards show each name whole (wrapped); a seat
+    shows it whole or abbreviated by rule (static/js/names.js), the full name
+    in its title (and a tap on it opens the player's card)."""
     page = pages.new(viewport=PHONE)
     username = sign_up(page, site, display_name="Nguyễn Hoàng Thành Long")
     open_bot_table(page, site, "tienlen")
     seats = page.evaluate(NAMES_CUT, "[data-felt] .plate .name")
+    mine = page.evaluate(
+        """() => { const n = document.querySelector("[data-felt] .seat.you .plate .name");
+          return [n.textContent, n.title, n.getAttribute("aria-label")]; }"""
+    )
     in_a_thread(lambda: open_table_with_free_seats(username))
     page.goto(f"{site.url}/tables/?game=tienlen")
     page.wait_for_selector("[data-table-row] .sitter-name")
@@ -218,6 +222,12 @@ def test_names_are_never_cut(pages, site):
     assert [name for name, cut in lobby if cut] == []
     assert len(seats) == 4
     assert [name for name, cut in seats if cut] == []
+    # mine, too long for a phone's plate, abbreviated by rule, whole in its title
+    assert mine in (
+        ["Nguyễn Hoàng Thành Long", "", None],
+        ["N. H. T. Long", "Nguyễn Hoàng Thành Long", "Nguyễn Hoàng Thành Long"],
+        ["N.H.T. Long", "Nguyễn Hoàng Thành Long", "Nguyễn Hoàng Thành Long"],
+    )
 
 
 # Where my cards and my seat are, and how big the felt, my seat and a card are.
