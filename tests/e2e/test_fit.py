@@ -38,7 +38,8 @@ CARD_TAP = 24  # px: WCAG 2.5.8's minimum, for the overlapping cards of my hand
 
 # Every interactive element shown, with its box: [what, width, height, is a card].
 TARGETS = """() => {
-  const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, label:has(> input), "
+  const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, "
+    + "label:has(> input), "
     + "[role=button], [tabindex]:not([tabindex='-1']), .mine .card, .arrange .card";
   const out = [];
   for (const node of document.querySelectorAll(selector)) {
@@ -53,7 +54,9 @@ TARGETS = """() => {
     let width = r.width;
     if (card) {  // the visible part: up to the next card of its row
       const next = node.nextElementSibling;
-      if (next && next.matches(".card")) width = Math.min(width, next.getBoundingClientRect().left - r.left);
+      if (next && next.matches(".card")) {
+        width = Math.min(width, next.getBoundingClientRect().left - r.left);
+      }
     }
     const name = node.dataset.action || node.dataset.card || node.dataset.drawerToggle
       || node.getAttribute("aria-label") || (node.textContent || "").trim().slice(0, 24)
@@ -70,7 +73,8 @@ def too_small(page: Any, where: str) -> list[str]:
     targets = page.evaluate(TARGETS)
     assert targets, where
     smallest = min(targets, key=lambda t: min(t[1], t[2]))
-    print(f"{where}: {len(targets)} targets, the smallest {smallest[0]!r} {smallest[1]}×{smallest[2]}")
+    name, width, height = smallest[:3]
+    print(f"{where}: {len(targets)} targets, the smallest {name!r} {width}×{height}")
     small = []
     for name, width, height, card in targets:
         least = CARD_TAP if card else TAP
@@ -101,8 +105,7 @@ def test_every_tap_target_on_a_phone_is_44_px(pages, site, game):
     settle(page)
     shot(page, f"fit-{game}-phone")
     found += too_small(page, "mid-hand")
-    print("\n".join(found))
-    assert found == []
+    assert found == [], "\n".join(found)
     # The header is one or two rows on a phone, not four.
     assert header["height"] <= 2 * TAP + 24
 
@@ -160,7 +163,8 @@ TENS = """async () => {
       const next = cards[i + 1].getBoundingClientRect();
       // (a card on a row of its own, below, covers nothing of it)
       if (next.top >= rank.bottom) return;
-      out.push([card.dataset.card, Math.round(rank.right * 10) / 10, Math.round(next.left * 10) / 10]);
+      const at = (x) => Math.round(x * 10) / 10;
+      out.push([card.dataset.card, at(rank.right), at(next.left)]);
     });
   }
   rows[0].remove();
@@ -197,7 +201,8 @@ def open_table_with_free_seats(username: str) -> None:
 # Each name of the lobby's cards and of the table's seats, and whether it is
 # cut (its text wider than its box, or an ellipsis).
 NAMES_CUT = """(selector) => [...document.querySelectorAll(selector)].filter((n) => n.offsetParent)
-  .map((n) => [n.textContent, n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1])"""
+  .map((n) => [n.textContent,
+    n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1])"""
 
 
 def test_names_are_never_cut(pages, site):
@@ -236,7 +241,8 @@ MEASURE = """() => {
   const felt = box("[data-felt]");
   const seat = box("[data-felt] .seat.you .avatar");
   const mine = box("[data-mine] .card");
-  const cards = [...document.querySelectorAll("[data-mine] .card")].map((n) => n.getBoundingClientRect());
+  const cards = [...document.querySelectorAll("[data-mine] .card")]
+    .map((n) => n.getBoundingClientRect());
   const left = Math.min(...cards.map((r) => r.left));
   const right = Math.max(...cards.map((r) => r.right));
   return { felt: felt.width, avatar: seat.width, card: mine.width,
@@ -283,12 +289,14 @@ def test_the_clock_stops_claiming_a_turn_while_offline(pages, site):
     while page.wait_for_function(MY_TURN_OR_DONE, timeout=30_000).json_value() != "turn":
         next_hand_if_dealt_finished(page)
     clock = page.text_content("[data-clock-text]")
-    assert clock and clock.endswith(" s")
+    assert clock
+    assert clock.endswith(" s")
     page.context.set_offline(True)
     page.wait_for_selector("[data-banner]:not([hidden])", timeout=2000)
     page.wait_for_selector("[data-table-app].disconnected", timeout=2000)
     paused = page.text_content("[data-clock-text]")
-    assert paused and not paused.endswith(" s")
+    assert paused
+    assert not paused.endswith(" s")
     assert page.locator("[data-your-turn]").is_hidden()
     page.wait_for_timeout(1200)
     assert page.text_content("[data-clock-text]") == paused  # not counting
