@@ -114,6 +114,7 @@ export class TableShell {
     // left (the server may have moved on): the clock says so (tick).
     this.disconnected = status !== "open";
     this.root.classList.toggle("disconnected", this.disconnected);
+    this.tick();
     if (status === "open") {
       this.banner.hidden = true;
     } else if (status === "refused") {
