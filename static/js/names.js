@@ -26,19 +26,19 @@ export function shorterForms(name) {
 const fits = (node) => node.scrollWidth <= node.clientWidth + 1;
 
 /** Abbreviate the name in `node` (a one-line, overflow-hidden box) until it
- * fits; the full name is kept in data-full-name, title and aria-label. */
+ * fits. Its text stays the full name (what is read out, copied, tested); the
+ * short form is drawn instead of it (data-short, the class "abbr": fit.css
+ * draws it as the node's ::before, at the node's own font size, --name-size). */
 export function fitName(node) {
-  const full = node.dataset.fullName || node.textContent;
-  if (node.textContent !== full) node.textContent = full;
-  if (!node.clientWidth || fits(node)) {
-    if (node.dataset.fullName) node.removeAttribute("title");
-    return;
-  }
-  node.dataset.fullName = full;
-  node.title = full;
-  node.setAttribute("aria-label", full);
-  for (const form of shorterForms(full)) {
-    node.textContent = form;
+  node.classList.remove("abbr");
+  delete node.dataset.short;
+  node.removeAttribute("title");
+  if (!node.clientWidth || fits(node)) return;
+  node.style.setProperty("--name-size", getComputedStyle(node).fontSize);
+  node.title = node.textContent;
+  node.classList.add("abbr");
+  for (const form of shorterForms(node.textContent)) {
+    node.dataset.short = form;
     if (fits(node)) return;
   }
 }
@@ -49,11 +49,8 @@ export function fitSeatNames(felt) {
   const all = () => {
     for (const node of felt.querySelectorAll(".plate .name")) fitName(node);
   };
-  new MutationObserver((changes) => {
-    // (not for its own abbreviations: those change a name's text only)
-    if (changes.some((c) => c.target === felt || c.target.classList?.contains("seat"))) all();
-    else if (changes.some((c) => [...c.addedNodes].some((n) => n.nodeType === 1 && !n.closest?.(".plate .name")))) all();
-  }).observe(felt, { childList: true, subtree: true });
+  // (its own abbreviations change attributes only, not the tree)
+  new MutationObserver(all).observe(felt, { childList: true, subtree: true });
   new ResizeObserver(all).observe(felt);
   all();
 }
