@@ -26,6 +26,7 @@ SHELL = (
     "css/site.css",
     "css/table.css",
     "css/identity.css",
+    "css/fit.css",
     "img/favicon.svg",
     "img/icon-192.png",
     "img/icon-512.png",

@@ -21,7 +21,7 @@ export function cardEl(card, { small = false, extra = "" } = {}) {
       role: "img",
       "aria-label": rank + suit,
     },
-    h("span", { class: "corner" }, h("span", { class: "r" }, rank), h("span", { class: "s" }, suit)),
+    h("span", { class: "corner" }, h("span", { class: rank.length > 1 ? "r ten" : "r" }, rank), h("span", { class: "s" }, suit)),
     h("span", { class: "pip" }, suit),
   );
 }

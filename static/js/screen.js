@@ -6,6 +6,7 @@
 // below the top seat, never on it.
 import { h, svg } from "./dom.js";
 import { _ } from "./i18n.js";
+import { fitSeatNames } from "./names.js";
 
 // The same query as table.css's docked drawers.
 const WIDE = "(min-width: 1200px) and (min-height: 600px)";
@@ -157,4 +158,5 @@ export function placeToasts(felt, toast) {
 export function mountScreen(shell) {
   mountDrawers(shell.root, { rulesUrl: shell.config.rules_url });
   placeToasts(shell.felt, shell.toast);
+  fitSeatNames(shell.felt);
 }

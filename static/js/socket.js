@@ -13,6 +13,8 @@
 // A move (`act`) answered `server_error` or `busy` (nothing was done) is sent
 // again with the same client id, which the server does at most once.
 
+import { _ } from "./i18n.js";
+
 const PING_MS = 15000;
 // The answers that mean "nothing was done: send it again" (docs/protocol.md
 // "Staying in step"), and how many times a move is sent again.
@@ -71,7 +73,7 @@ export class Connection {
     });
     ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
-      this.moves.clear(); // after a reconnect, the state says what was done
+      this.dropMoves();
       this.stopTimers();
       if (event.code === 4403 || event.code === 4404 || this.closedForGood) {
         this.onStatus("refused", event.code);
@@ -79,6 +81,21 @@ export class Connection {
       }
       this.retry();
     });
+  }
+
+  /** The socket went before these moves were answered: they are not sent
+   * again blindly (after the reconnect, the state says what was done), and
+   * the player is told at once, as for a move refused (issue 32 item 2),
+   * with the move's id and the code "connection_lost". */
+  dropMoves() {
+    const unanswered = [...this.moves.keys()];
+    this.moves.clear();
+    for (const id of unanswered) {
+      this.onMessage({
+        type: "error", id, code: "connection_lost",
+        message: _("The connection went before your move was answered: the table shows whether it was done once it is back."),
+      });
+    }
   }
 
   stopTimers() {
@@ -99,7 +116,7 @@ export class Connection {
   lost(ws) {
     if (!ws || this.ws !== ws || this.closedForGood) return;
     this.ws = null;
-    this.moves.clear(); // after a reconnect, the state says what was done
+    this.dropMoves();
     this.stopTimers();
     try {
       ws.close();

@@ -113,6 +113,11 @@ export class TableShell {
   }
 
   connectionStatus(status, code) {
+    // Not connected, the page cannot know whose turn it is nor how long is
+    // left (the server may have moved on): the clock says so (tick).
+    this.disconnected = status !== "open";
+    this.root.classList.toggle("disconnected", this.disconnected);
+    this.tick();
     if (status === "open") {
       this.banner.hidden = true;
     } else if (status === "refused") {
@@ -624,7 +629,9 @@ export class TableShell {
     if (text) {
       const names = { seeds: _("Seeds"), ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
       text.hidden = !c;
-      text.textContent = c ? `${names[c.kind] || ""}: ${Math.ceil(left / 1000)} s` : "";
+      const shown = this.disconnected ? "–" : `${Math.ceil(left / 1000)} s`;
+      text.textContent = c ? `${names[c.kind] || ""}: ${shown}` : "";
+      text.title = c && this.disconnected ? _("Not connected: the clock is not known") : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
     this.feel.tick(now);

@@ -159,3 +159,32 @@ def test_a_replay_steps_through_the_hand_on_the_table(played, pages, site):
             page.wait_for_selector("[data-replay-app][data-last='1'] [data-play][data-playing='0']")
             check_step(page, game, steps, len(steps) - 1, words)
             assert page.text_content("[data-play]") == ("▶ Play" if language == "en" else "▶ Phát")
+
+
+def test_the_replays_thirteen_cards_fit_a_phone(played, pages, site):
+    """Issue 32 item 4: at 390 px wide, my thirteen cards of the replay's first
+    step stay on the screen in one row (overlapping as the width asks), and
+    the page does not scroll sideways."""
+    user, hands = played
+    page = pages.new(viewport={"width": 390, "height": 844})
+    page.goto(f"{site.url}/accounts/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{site.url}/")
+    for game in ("tienlen", "maubinh"):
+        page.goto(site.url + reverse("replay", args=[hands[game].pk]))
+        page.wait_for_selector("[data-replay-app][data-step='0'] [data-mine] .card")
+        shot(page, f"replay-{game}-390-first")
+        # [top, left, right] of each (the page may scroll down, not sideways)
+        cards = page.evaluate(
+            """() => [...document.querySelectorAll("[data-mine] .card")].map((n) => {
+              const r = n.getBoundingClientRect();
+              return [r.top, r.left, r.right].map(Math.round);
+            })"""
+        )
+        assert len(cards) == 13
+        if game == "tienlen":  # one row
+            assert len({top for top, _, _ in cards}) == 1
+        assert [c for c in cards if c[1] < 0 or c[2] > 390] == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390

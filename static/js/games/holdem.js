@@ -56,7 +56,15 @@ function actions(ctx) {
         h("button", { type: "button", class: "button", "data-action": "raise", ...shortcut("r"), onclick: () => ctx.act({ type: "raise", to: Math.min(max, Math.max(min, local.raiseTo)) }) }, _("Raise")),
         h("span", { class: "muted" }, `${chips(min)}–${chips(max)}`)));
     }
-    if (legal.all_in) parts.push(h("button", { type: "button", class: "button danger", "data-action": "all-in", ...shortcut("a"), onclick: () => ctx.act({ type: "all_in" }) }, fmt(_("All-in %(amount)s"), { amount: chips(legal.all_in) })));
+    if (legal.all_in) {
+      // All-in stands beside Check and Call: one slip would stake the whole
+      // stack, so the page asks first (issue 32 item 4), its key too.
+      const amount = chips(legal.all_in);
+      const allIn = () => ctx.shell.confirm(fmt(_("All-in %(amount)s"), { amount }),
+        fmt(_("Put all your %(amount)s chips in?"), { amount }), fmt(_("All-in %(amount)s"), { amount }), _("Cancel"),
+        () => ctx.act({ type: "all_in" }));
+      parts.push(h("button", { type: "button", class: "button danger", "data-action": "all-in", ...shortcut("a"), onclick: allIn }, fmt(_("All-in %(amount)s"), { amount })));
+    }
     parts.push(h("span", { class: "your-turn", "data-your-turn": "" }, _("Your turn!")));
   }
   parts.push(h("span", { class: "muted bank", "data-time-bank": bank }, fmt(_("Time bank: %(s)s s"), { s: bank })));

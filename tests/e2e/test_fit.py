@@ -1,0 +1,315 @@
+"""Issue 32 item 4, "fits every hand and screen", and the clock part of item 2.
+
+On a 390×844 phone every interactive element of each game's table (mid-hand,
+my buttons shown), of the lobby and of the header is at least 44×44 px (the
+cards of my hand, which overlap as thirteen must on a phone, at least
+WCAG 2.5.8's 24 px of their visible part); All-in asks first; a ten stays
+"10" in overlapping small cards; the lobby's names are never cut; at
+1920×1080 the seats and my cards grow with the felt and my cards stay near
+my seat; the replay's thirteen cards fit 390 px (tests/e2e/test_replay.py);
+and while the browser is offline the turn clock stops claiming a turn and a
+move is refused visibly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ..registry import browser_games
+from .conftest import (
+    in_a_thread,
+    next_hand_if_dealt_finished,
+    open_bot_table,
+    shot,
+    sign_up,
+    table_state,
+)
+from .test_screen import MY_TURN_OR_DONE, mid_hand, settle
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+BIG = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1366, "height": 768}
+TAP = 44  # px, each way
+CARD_TAP = 24  # px: WCAG 2.5.8's minimum, for the overlapping cards of my hand
+
+# Every interactive element shown, with its box: [what, width, height, is a card].
+TARGETS = """() => {
+  const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, "
+    + "label:has(> input), "
+    + "[role=button], [tabindex]:not([tabindex='-1']), .mine .card, .arrange .card";
+  const out = [];
+  for (const node of document.querySelectorAll(selector)) {
+    if (node.closest("[hidden], .side, [data-confirm]")) continue;  // (closed drawers, no dialog)
+    const style = getComputedStyle(node);
+    if (style.visibility === "hidden" || node.getClientRects().length === 0) continue;
+    const r = node.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    // A label's own input is measured as the label (tapping either works).
+    if (node.matches("input") && node.closest("label")) continue;
+    const card = node.matches(".card");
+    let width = r.width;
+    if (card) {  // the visible part: up to the next card of its row
+      const next = node.nextElementSibling;
+      if (next && next.matches(".card")) {
+        width = Math.min(width, next.getBoundingClientRect().left - r.left);
+      }
+    }
+    const name = node.dataset.action || node.dataset.card || node.dataset.drawerToggle
+      || node.getAttribute("aria-label") || (node.textContent || "").trim().slice(0, 24)
+      || node.getAttribute("name") || node.tagName;
+    out.push([`${node.tagName.toLowerCase()} ${name}`, Math.round(width * 10) / 10,
+      Math.round(r.height * 10) / 10, card]);
+  }
+  return out;
+}"""
+
+
+def too_small(page: Any, where: str) -> list[str]:
+    """The targets under the minimum; prints the smallest of them all."""
+    targets = page.evaluate(TARGETS)
+    assert targets, where
+    smallest = min(targets, key=lambda t: min(t[1], t[2]))
+    name, width, height = smallest[:3]
+    print(f"{where}: {len(targets)} targets, the smallest {name!r} {width}×{height}")
+    small = []
+    for name, width, height, card in targets:
+        least = CARD_TAP if card else TAP
+        if width < least - 0.5 or height < TAP - 0.5:
+            small.append(f"{where}: {name} {width}×{height}")
+    return small
+
+
+@pytest.mark.parametrize("game", browser_games())
+def test_every_tap_target_on_a_phone_is_44_px(pages, site, game):
+    """Each game's table mid-hand with my buttons shown, the header, and the
+    lobby, at 390×844."""
+    page = pages.new(viewport=PHONE)
+    sign_up(page, site)
+    found = too_small(page, "home")
+    page.goto(f"{site.url}/tables/?game={game}")
+    page.wait_for_selector(f"[data-play-now={game}]")
+    found += too_small(page, "lobby")
+    header = page.locator(".site-header").bounding_box()
+    print(f"header {header['height']} px high")
+    open_bot_table(page, site, game)
+    found += too_small(page, "seated")
+    page.click("[data-action=ready]")
+    while not mid_hand(page, game):
+        next_hand_if_dealt_finished(page)
+    if game == "holdem":
+        page.wait_for_selector("[data-action=fold]")
+    settle(page)
+    shot(page, f"fit-{game}-phone")
+    found += too_small(page, "mid-hand")
+    assert found == [], "\n".join(found)
+    # The header is one or two rows on a phone, not four.
+    assert header["height"] <= 2 * TAP + 24
+
+
+def test_all_in_asks_first(pages, site):
+    """All-in beside Check is one slip away: the page asks, "no" sends nothing,
+    "yes" goes all-in."""
+    page = pages.new(viewport=PHONE)
+    sign_up(page, site)
+    open_bot_table(page, site, "holdem")
+    page.click("[data-action=ready]")
+    while True:
+        page.wait_for_function(MY_TURN_OR_DONE, timeout=30_000)
+        if page.locator("[data-action=all-in]").count():
+            break
+        next_hand_if_dealt_finished(page)
+    version = table_state(page)["v"]
+    page.click("[data-action=all-in]")
+    page.wait_for_selector("[data-confirm]:not([hidden])")
+    assert "All-in" in page.text_content("[data-confirm]")
+    page.click("[data-confirm-no]")
+    assert page.locator("[data-confirm]").is_hidden()
+    page.wait_for_timeout(500)
+    state = table_state(page)
+    assert state["you"] in state["actors"]  # still my turn: nothing was sent
+    assert state["hand"]["view"]["all_in"][state["you"]] is False
+    page.click("[data-action=all-in]")
+    page.click("[data-confirm-yes]")
+    page.wait_for_function(
+        "() => { const s = window.vipTable.state;"
+        " return s.hand.finished || s.hand.view.all_in[s.you]; }"
+    )
+    assert table_state(page)["v"] > version
+
+
+# Overlapping small cards with a ten among them, each row as the game draws it,
+# put on a seat of the felt: [card, its rank's right edge, the next card's left].
+TENS = """async () => {
+  const { cardRow } = await import("/static/js/cards.js");
+  const seat = document.querySelector("[data-felt] .seat:not(.you) .seat-game")
+    || document.querySelector("[data-felt] .seat:not(.you)");
+  const rows = [
+    cardRow(["Ts", "Th", "Tc", "Td", "9s", "Ts"], { small: true, fan: true }),
+    cardRow(["Ts", "Th", "Tc", "Td", "9s"], { small: true }),
+  ];
+  const box = document.createElement("div");
+  box.className = "mini-chi";
+  box.append(rows[1]);
+  seat.append(rows[0], box);
+  const out = [];
+  for (const row of rows) {
+    const cards = [...row.querySelectorAll(".card")];
+    cards.slice(0, -1).forEach((card, i) => {
+      const rank = card.querySelector(".r").getBoundingClientRect();
+      const next = cards[i + 1].getBoundingClientRect();
+      // (a card on a row of its own, below, covers nothing of it)
+      if (next.top >= rank.bottom) return;
+      const at = (x) => Math.round(x * 10) / 10;
+      out.push([card.dataset.card, at(rank.right), at(next.left)]);
+    });
+  }
+  rows[0].remove();
+  box.remove();
+  return out;
+}"""
+
+
+def test_a_ten_stays_whole_in_overlapping_small_cards(pages, site):
+    page = pages.new(viewport=PHONE)
+    sign_up(page, site)
+    open_bot_table(page, site, "tienlen")
+    cut = {}
+    for size in (PHONE, LAPTOP, BIG, {"width": 740, "height": 360}):
+        page.set_viewport_size(size)
+        settle(page)
+        rows = page.evaluate(TENS)
+        assert rows
+        cut[size["width"]] = [row for row in rows if row[1] > row[2] + 0.5]
+    assert {width: rows for width, rows in cut.items() if rows} == {}
+
+
+def open_table_with_free_seats(username: str) -> None:
+    """A four-seat Tiến Lên table of mine, three seats free: its lobby card says
+    "Ghế trống" (free seat) three times, beside my name."""
+    from accounts.models import User
+    from games import services
+
+    user = User.objects.get(username=username)
+    table = services.table_create(owner=user, game="tienlen", stake=50, seat_count=4)
+    services.table_sit(table_id=table.pk, user=user)
+
+
+# Each name of the lobby's cards and of the table's seats, and whether it is
+# cut (its text wider than its box, or an ellipsis).
+NAMES_CUT = """(selector) => [...document.querySelectorAll(selector)].filter((n) => n.offsetParent)
+  .map((n) => [n.textContent,
+    n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1])"""
+
+
+def test_names_are_never_cut(pages, site):
+    """At 390×844 the lobby's cards show each name whole (wrapped); a seat
+    shows it whole or abbreviated by rule (static/js/names.js), the full name
+    in its title (and a tap on it opens the player's card)."""
+    page = pages.new(viewport=PHONE)
+    username = sign_up(page, site, display_name="Nguyễn Hoàng Thành Long")
+    open_bot_table(page, site, "tienlen")
+    seats = page.evaluate(NAMES_CUT, "[data-felt] .plate .name")
+    mine = page.evaluate(
+        """() => { const n = document.querySelector("[data-felt] .seat.you .plate .name");
+          return [n.textContent, n.title, n.dataset.short || null]; }"""
+    )
+    in_a_thread(lambda: open_table_with_free_seats(username))
+    page.goto(f"{site.url}/tables/?game=tienlen")
+    page.wait_for_selector("[data-table-row] .sitter-name")
+    lobby = page.evaluate(NAMES_CUT, ".sitter-name")
+    shot(page, "fit-lobby-phone")
+    assert "Ghế trống" in [name for name, _ in lobby]
+    assert "Nguyễn Hoàng Thành Long" in [name for name, _ in lobby]
+    assert [name for name, cut in lobby if cut] == []
+    assert len(seats) == 4
+    assert [name for name, cut in seats if cut] == []
+    # mine, too long for a phone's plate, abbreviated by rule, whole in its title
+    # (its text whole, drawn short)
+    full = "Nguyễn Hoàng Thành Long"
+    assert mine in ([full, full, "N. H. T. Long"], [full, full, "N.H.T. Long"])
+
+
+# Where my cards and my seat are, and how big the felt, my seat and a card are.
+MEASURE = """() => {
+  const box = (s) => document.querySelector(s).getBoundingClientRect();
+  const felt = box("[data-felt]");
+  const seat = box("[data-felt] .seat.you .avatar");
+  const mine = box("[data-mine] .card");
+  const cards = [...document.querySelectorAll("[data-mine] .card")]
+    .map((n) => n.getBoundingClientRect());
+  const left = Math.min(...cards.map((r) => r.left));
+  const right = Math.max(...cards.map((r) => r.right));
+  return { felt: felt.width, avatar: seat.width, card: mine.width,
+    apart: Math.hypot((left + right) / 2 - (seat.left + seat.right) / 2, mine.top - seat.bottom) };
+}"""
+
+
+@pytest.mark.parametrize("game", browser_games())
+def test_the_table_scales_as_a_whole(pages, site, game):
+    """From 1366×768 to 1920×1080 and 2560×1440 the seats and my cards grow with
+    the felt, and my cards stay near my seat, not 500 px off."""
+    page = pages.new(viewport=LAPTOP)
+    page.emulate_media(reduced_motion="reduce")  # (no card in flight while measured)
+    sign_up(page, site)
+    open_bot_table(page, site, game)
+    page.click("[data-action=ready]")
+    while not mid_hand(page, game):
+        next_hand_if_dealt_finished(page)
+    page.evaluate("() => { window.vipTable.receive = () => {}; }")  # (held as it is)
+    found = {}
+    for size in (LAPTOP, BIG, {"width": 2560, "height": 1440}):
+        page.set_viewport_size(size)
+        settle(page)
+        found[size["width"]] = page.evaluate(MEASURE)
+        shot(page, f"fit-{game}-{size['width']}")
+    print(found)
+    small, big, huge = found[1366], found[1920], found[2560]
+    for larger in (big, huge):
+        grow = larger["felt"] / small["felt"]
+        assert larger["avatar"] / small["avatar"] > 0.8 * grow
+        assert larger["card"] / small["card"] > 0.8 * grow
+        # my cards' middle within a fifth of the felt's width of my seat
+        assert larger["apart"] < larger["felt"] / 5
+
+
+def test_the_clock_stops_claiming_a_turn_while_offline(pages, site):
+    """Offline, the banner shows at once, the turn clock says it does not know
+    (no seconds counting, no "Your turn!"), and a move is refused visibly; back
+    online it counts again."""
+    page = pages.new(viewport=PHONE)
+    sign_up(page, site)
+    open_bot_table(page, site, "holdem")
+    page.click("[data-action=ready]")
+    while page.wait_for_function(MY_TURN_OR_DONE, timeout=30_000).json_value() != "turn":
+        next_hand_if_dealt_finished(page)
+    clock = page.text_content("[data-clock-text]")
+    assert clock
+    assert clock.endswith(" s")
+    page.context.set_offline(True)
+    page.wait_for_selector("[data-banner]:not([hidden])", timeout=2000)
+    page.wait_for_selector("[data-table-app].disconnected", timeout=2000)
+    paused = page.text_content("[data-clock-text]")
+    assert paused
+    assert not paused.endswith(" s")
+    assert page.locator("[data-your-turn]").is_hidden()
+    page.wait_for_timeout(1200)
+    assert page.text_content("[data-clock-text]") == paused  # not counting
+    rings = page.evaluate(
+        "() => [...document.querySelectorAll('[data-felt] [data-ring]')]"
+        ".map((n) => getComputedStyle(n).visibility)"
+    )
+    assert "visible" not in rings
+    page.click("[data-action=fold]", force=True)
+    page.wait_for_selector("[data-flash=error]")
+    assert page.text_content("[data-flash=error]") == "Chưa kết nối."
+    page.context.set_offline(False)
+    page.wait_for_selector("[data-banner]", state="hidden", timeout=20_000)
+    page.wait_for_selector("[data-table-app]:not(.disconnected)")
+    state = table_state(page)
+    assert not state["hand"]["view"]["folded"][state["you"]] or state["hand"]["finished"]
+    # (Chromium's own complaint of each socket opened while offline)
+    pages.errors[:] = [e for e in pages.errors if "ERR_INTERNET_DISCONNECTED" not in e]
