@@ -132,6 +132,8 @@ def playing_until(page: Any, done: str, action: str) -> None:
         if page.evaluate(done):
             return
         page.click(next(selector for selector in moves if page.locator(selector).count()))
+        if page.locator("[data-confirm]:not([hidden])").count():  # all-in asks first
+            page.click("[data-confirm-yes]")
         page.wait_for_function(f"() => !({MY_TURN})()")
 
 
