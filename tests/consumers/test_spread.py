@@ -51,7 +51,7 @@ class Fake:
 
 def test_the_lobby_and_watchers_go_before_seated_players():
     sockets = [Fake(2) for _ in range(5)] + [Fake(1) for _ in range(3)] + [Fake(0)]
-    assert [s.rank for s in spread.chosen(sockets, 5)] == [0, 1, 1, 1, 2]
+    assert [s.spread_rank() for s in spread.chosen(sockets, 5)] == [0, 1, 1, 1, 2]
 
 
 @pytest.fixture
