@@ -444,14 +444,14 @@ class ChatFlag(models.Model):
 
 
 class RoomBeat(models.Model):
-    """When the sweeper last ran to its end (one row, games.outages): a gap of
-    more than ``OUTAGE_GAP`` between two runs is an outage."""
+    """When a Daphne process last noted that it reaches PostgreSQL and Redis
+    (one row, games.outages): a gap of more than ``OUTAGE_GAP`` is an outage."""
 
     at = models.DateTimeField(_("at"))
 
     class Meta:
-        verbose_name = _("sweeper beat")
-        verbose_name_plural = _("sweeper beats")
+        verbose_name = _("room beat")
+        verbose_name_plural = _("room beats")
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S}"

@@ -1,17 +1,20 @@
 """Outages the players did not cause (issue 33: 14 players lost their seats
-during outages). When PostgreSQL, Redis or every worker is down, nobody can
-move, ready or come back, yet the clocks run on: when the room serves again,
-the timers fire and seats are freed as "not ready", turns run out and count
-toward "away". So a player's clock (the ready clock, a turn, an arrange:
-those that run for players) that ran during an outage is given again, whole,
-instead of running out (``games.services.tables.table_timeout``).
+during outages). When PostgreSQL or Redis is down, or no Daphne process
+serves, nobody can move, ready or come back, yet the clocks run on: when the
+room serves again, the timers fire and seats are freed as "not ready", turns
+run out and count toward "away". So a player's clock (the ready clock, a turn,
+an arrange: those that run for players) that ran during an outage is given
+again, whole, instead of running out
+(``games.services.tables.table_timeout``).
 
-An outage is seen by the sweeper, which runs every 2 s when the room is well:
-each run that ends notes its time (``beat``); a gap of more than
-``OUTAGE_GAP`` since the last is recorded as an ``Outage``. A clock that runs
-out before the sweeper's first run after an outage (the timer tasks resume
-with it) sees the outage still going on: the sweeper has not run for more than
-``OUTAGE_GAP``.
+An outage is seen by the processes that serve the players: every
+``ROOM_BEAT_S`` each Daphne process with sockets notes (``beat``) that it
+reaches PostgreSQL and Redis (games.consumers). A gap of more than
+``OUTAGE_GAP`` since the last note, whichever process wrote it, is recorded
+as an ``Outage`` by the first note after it. A clock that runs out before
+that (the timer tasks resume with the room) sees the outage still going on.
+A Celery worker or beat down is not an outage: players still move, and the
+clocks fire late when a worker is back.
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ from kernel.ops import metrics
 
 logger = logging.getLogger(__name__)
 
-#: The longest gap between two sweeper runs (every 2 s, at most 8 s each) that
-#: is not an outage.
+#: The longest gap between two notes (every ``ROOM_BEAT_S``, 3 s, from each
+#: serving process) that is not an outage.
 OUTAGE_GAP = timedelta(seconds=12)
 
 
 def beat() -> Outage | None:
-    """The sweeper's run ended now; the outage this shows, if any."""
+    """A serving process reaches PostgreSQL and Redis now; the outage this
+    ends, if any."""
     now = clock.now()
     with transaction.atomic():
         last = RoomBeat.objects.select_for_update().filter(pk=1).first()
@@ -45,16 +49,16 @@ def beat() -> Outage | None:
             return None
         outage = Outage.objects.create(started_at=last.at, ended_at=now)
     seconds = (now - last.at).total_seconds()
-    logger.warning("outage: the sweeper did not run for %.1f s (since %s)", seconds, last.at)
+    logger.warning("outage: no process served for %.1f s (since %s)", seconds, last.at)
     metrics.outage_seen(seconds)
     return outage
 
 
 def during(start: datetime, end: datetime) -> bool:
     """Whether the room went down while a clock ran from ``start`` to
-    ``end``: a recorded outage, or one still going on (no sweeper run for
+    ``end``: a recorded outage, or one still going on (no note for
     ``OUTAGE_GAP``), that began while it ran. A clock set once the outage was
-    under way (a clock given again as the room came back, before the sweeper
+    under way (a clock given again as the room came back, before the first note
     recorded it) is not given again for it."""
     since = start - OUTAGE_GAP
     if Outage.objects.filter(started_at__gt=since, started_at__lt=end, ended_at__gt=start).exists():

@@ -8,7 +8,7 @@ from typing import TypeVar
 from celery import shared_task
 from django.utils.translation import gettext_lazy as _
 
-from games import outages, scheduling, selectors
+from games import scheduling, selectors
 from games.errors import TableNotFound
 from games.services import (
     claim_timers,
@@ -103,7 +103,6 @@ def sweeper() -> dict[str, int]:
     )
     metrics.sweeper_ran(time.perf_counter() - started)
     heartbeat.record_sweeper_run()
-    outages.beat()
     return {"fired": fired, "settled": settled, "bots": moved, "released": released}
 
 

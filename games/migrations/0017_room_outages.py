@@ -39,8 +39,8 @@ class Migration(migrations.Migration):
                 ("at", models.DateTimeField(verbose_name="at")),
             ],
             options={
-                "verbose_name": "sweeper beat",
-                "verbose_name_plural": "sweeper beats",
+                "verbose_name": "room beat",
+                "verbose_name_plural": "room beats",
             },
         ),
     ]

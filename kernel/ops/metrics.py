@@ -94,9 +94,10 @@ SWEEPER_SECONDS = Histogram(
 )
 OUTAGES = Counter(
     "vipgame_outages",
-    "Outages seen by the sweeper (no run for longer than games.outages.OUTAGE_GAP).",
+    "Outages: no serving process reached PostgreSQL and Redis for longer than "
+    "games.outages.OUTAGE_GAP.",
 )
-OUTAGE_SECONDS = Counter("vipgame_outage_seconds", "Seconds of the outages seen by the sweeper.")
+OUTAGE_SECONDS = Counter("vipgame_outage_seconds", "Seconds of the outages (games.outages).")
 CLOCKS_GIVEN_AGAIN = Counter(
     "vipgame_clocks_given_again",
     "Players' clocks given again whole because they ran during an outage, by clock.",

@@ -1,8 +1,10 @@
 """Issue 33 item 5: a seat is not lost to an outage the player did not cause.
 A player's clock (the ready clock, a turn) that ran while the room was down
-(no sweeper run for longer than games.outages.OUTAGE_GAP) is given again,
-whole, instead of running out on them; the table's own clocks (a Mậu Binh
-reveal, the summary) run out as always; and the sweeper records the outage."""
+(no serving process noted that it reaches PostgreSQL and Redis for longer
+than games.outages.OUTAGE_GAP) is given again, whole, instead of running out
+on them; the table's own clocks (a Mậu Binh reveal, the summary) run out as
+always; the first note after records the outage; and the serving processes
+note it (a worker down is not an outage)."""
 
 from __future__ import annotations
 
@@ -29,13 +31,13 @@ def length_of(table: Table) -> timedelta:
 
 
 def well(tables, seconds):
-    """``seconds`` pass with the sweeper running every 2 s."""
+    """``seconds`` pass with the room serving (a note every 2 s)."""
     for _ in range(seconds // 2):
         tables.clock.advance(seconds=2)
         outages.beat()
 
 
-def test_the_sweeper_records_a_gap_as_an_outage(tables):
+def test_a_gap_in_the_notes_is_recorded_as_an_outage(tables):
     outages.beat()
     well(tables, 10)
     tables.clock.advance(seconds=12)  # the longest gap that is not one
@@ -91,9 +93,10 @@ def test_a_turn_that_ran_during_an_outage_is_not_a_time_out(tables, dealer, make
     turn = Table.objects.get(pk=table.pk)
     tables.clock.advance(seconds=2)
     outages.beat()
-    tables.clock.advance(seconds=60)  # Redis down: no move arrives, no sweeper
+    tables.clock.advance(seconds=60)  # Redis down: no move arrives, no note
 
     tasks.sweeper()  # the first run after: fires the overdue turn, sees the outage
+    outages.beat()  # a Daphne's first note after it records it
 
     after = Table.objects.get(pk=table.pk)
     assert after.clock == "turn"
@@ -140,3 +143,27 @@ def test_the_tables_own_clocks_run_out_as_always(tables, dealer, make_user):
 
     after = Hand.objects.get(pk=hand.pk)
     assert after.state["reveal_step"] > hand.state["reveal_step"] or after.ended_at is not None
+
+
+def test_the_serving_processes_note_the_room_and_a_worker_does_not(tables, settings, monkeypatch):
+    """Each Daphne process with sockets notes (games.consumers); the sweeper
+    no longer does, so a dead worker is not taken for an outage."""
+    import asyncio
+
+    from games import consumers
+
+    noted = []
+    monkeypatch.setattr(outages, "beat", lambda: noted.append(1))
+    settings.ROOM_BEAT_S = 0.01
+
+    async def serving():
+        consumers.beat_while_serving()
+        await asyncio.sleep(0.2)
+        consumers.beat_while_serving()  # (one round a process)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(serving())
+    assert len(noted) >= 3
+    noted.clear()
+    tasks.sweeper()
+    assert noted == []
