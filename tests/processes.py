@@ -55,8 +55,10 @@ def daphne(port: int) -> list[str]:
     return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "vipgame.asgi:application"]
 
 
-def celery_worker(var_dir: Path, beat: bool) -> list[str]:
-    command = [str(BIN / "celery"), "-A", "vipgame", "worker", "-l", "INFO", "--concurrency", "1"]
+def celery_worker(var_dir: Path, beat: bool, level: str = "INFO") -> list[str]:
+    """A worker's command (``level``: DEBUG shows the routine tasks' lines,
+    received and succeeded, which production's INFO leaves out)."""
+    command = [str(BIN / "celery"), "-A", "vipgame", "worker", "-l", level, "--concurrency", "1"]
     if beat:
         command += ["--beat", "--schedule", str(var_dir / "beat-schedule")]
     return command

@@ -68,6 +68,13 @@ TARGETS = """() => {
 }"""
 
 
+# Every animation that ends (the deal's, a chip's), ended: a card arriving is
+# drawn scaled down on its way (the rings' endless ones are left running).
+ANIMATIONS_DONE = """() => Promise.all(document.getAnimations()
+  .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+  .map((a) => a.finished.catch(() => null)))"""
+
+
 def too_small(page: Any, where: str) -> list[str]:
     """The targets under the minimum; prints the smallest of them all."""
     targets = page.evaluate(TARGETS)
@@ -103,6 +110,7 @@ def test_every_tap_target_on_a_phone_is_44_px(pages, site, game):
     if game == "holdem":
         page.wait_for_selector("[data-action=fold]")
     settle(page)
+    page.evaluate(ANIMATIONS_DONE)  # (the deal's cards arrive scaled down)
     shot(page, f"fit-{game}-phone")
     found += too_small(page, "mid-hand")
     assert found == [], "\n".join(found)
