@@ -30,14 +30,15 @@ from redis.exceptions import RedisError
 
 from accounts.errors import AccountBanned
 from accounts.sessions import credential_mark
-from games import outages, protocol, publish, selectors, services
+from games import protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound, UnsupportedProtocol
+from games.services import outages
 from kernel import limits
 from kernel.errors import Busy, NotFound, PermissionDenied, ServerError, ServiceError
 from kernel.language import language_for
 from kernel.net import scope_client_ip
 from kernel.notify import user_group as wallet_group
-from kernel.ops import context, heartbeat, metrics, spread
+from kernel.ops import context, metrics, rounds, spread
 from kernel.retry import timed_out
 
 from .ws_auth import header, user_for_token
@@ -57,33 +58,11 @@ def db(func: Any) -> Any:
     return database_sync_to_async(func, thread_sensitive=False, executor=_DB_THREADS)
 
 
-_beating: asyncio.Task[None] | None = None
-
-
 def beat_while_serving() -> None:
     """This process serves players (an accepted socket): it notes, every
-    ``ROOM_BEAT_S``, that it can reach PostgreSQL and Redis (games.outages)."""
-    global _beating
-    every = settings.ROOM_BEAT_S
-    if every <= 0:
-        return
-    loop = asyncio.get_running_loop()
-    if _beating is None or _beating.done() or _beating.get_loop() is not loop:
-        _beating = loop.create_task(_beat_rounds(every))
-
-
-def _beat_once() -> None:
-    heartbeat.redis_client().ping()  # (the sockets' messages go through Redis)
-    outages.beat()
-
-
-async def _beat_rounds(every: float) -> None:
-    while True:
-        await asyncio.sleep(every)
-        try:
-            await db(_beat_once)()
-        except Exception as exc:  # PostgreSQL or Redis away: that is the outage
-            logger.info("room beat not noted: %s", exc)
+    ``ROOM_BEAT_S``, that it can reach PostgreSQL and Redis
+    (games.services.outages)."""
+    rounds.every("room beat", settings.ROOM_BEAT_S, db(outages.beat_if_serving))
 
 
 MAX_MESSAGE_BYTES = 8 * 1024

@@ -445,7 +445,7 @@ class ChatFlag(models.Model):
 
 class RoomBeat(models.Model):
     """When a Daphne process last noted that it reaches PostgreSQL and Redis
-    (one row, games.outages): a gap of more than ``OUTAGE_GAP`` is an outage."""
+    (one row, games.services.outages): a gap of more than ``OUTAGE_GAP`` is an outage."""
 
     at = models.DateTimeField(_("at"))
 
@@ -458,7 +458,7 @@ class RoomBeat(models.Model):
 
 
 class Outage(models.Model):
-    """A time the room could not serve (games.outages: PostgreSQL, Redis or
+    """A time the room could not serve (games.services.outages: PostgreSQL, Redis or
     every worker down): a player's clock that ran during one is given again,
     not run out on them."""
 

@@ -324,7 +324,7 @@ WS_SPREAD_INTERVAL_S = env.float("WS_SPREAD_INTERVAL_S", default=15.0)
 WS_SPREAD_SLACK = env.float("WS_SPREAD_SLACK", default=0.2)
 WS_SPREAD_MIN = env.int("WS_SPREAD_MIN", default=20)
 # Every ROOM_BEAT_S each Daphne process serving players notes that it reaches
-# PostgreSQL and Redis; a gap of more than games.outages.OUTAGE_GAP is an
+# PostgreSQL and Redis; a gap of more than games.services.outages.OUTAGE_GAP is an
 # outage, and players' clocks that ran during it are given again (0: never).
 ROOM_BEAT_S = env.float("ROOM_BEAT_S", default=3.0)
 # WebSocket flood limit: messages per socket per 10 s (a person sends a few;

@@ -18,7 +18,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games import clock, outages, publish, selectors
+from games import clock, publish, selectors
 from games import seeds as seed_source
 from games.errors import (
     AccountInactive,
@@ -55,6 +55,7 @@ from kernel.errors import PermissionDenied
 from kernel.ops import metrics
 from kernel.retry import retried, timed_out
 
+from . import outages
 from .hands import hand_timeout, maybe_deal
 from .seats import (
     free_seat,

@@ -95,9 +95,11 @@ SWEEPER_SECONDS = Histogram(
 OUTAGES = Counter(
     "vipgame_outages",
     "Outages: no serving process reached PostgreSQL and Redis for longer than "
-    "games.outages.OUTAGE_GAP.",
+    "games.services.outages.OUTAGE_GAP.",
 )
-OUTAGE_SECONDS = Counter("vipgame_outage_seconds", "Seconds of the outages (games.outages).")
+OUTAGE_SECONDS = Counter(
+    "vipgame_outage_seconds", "Seconds of the outages (games.services.outages)."
+)
 CLOCKS_GIVEN_AGAIN = Counter(
     "vipgame_clocks_given_again",
     "Players' clocks given again whole because they ran during an outage, by clock.",

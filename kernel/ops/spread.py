@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from kernel.ops import metrics
+from kernel.ops import metrics, rounds
 from kernel.ops.heartbeat import redis_client
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,6 @@ class Spreadable(Protocol):
 
 
 _open: weakref.WeakSet[Any] = weakref.WeakSet()
-_task: asyncio.Task[None] | None = None
 
 
 def key() -> str:
@@ -61,15 +60,10 @@ def key() -> str:
 
 def track(sock: Spreadable) -> None:
     """An accepted socket of this process (forgotten when it goes); the first
-    starts the process's spreading round."""
-    global _task
+    starts the process's spreading rounds."""
     _open.add(sock)
     interval = settings.WS_SPREAD_INTERVAL_S
-    if interval <= 0:
-        return
-    loop = asyncio.get_running_loop()
-    if _task is None or _task.done() or _task.get_loop() is not loop:
-        _task = loop.create_task(_rounds(interval))
+    rounds.every("spreading sockets", interval, lambda: spread_once(interval), jitter=0.2)
 
 
 def forget(sock: Spreadable) -> None:
@@ -129,12 +123,3 @@ async def spread_once(interval: float) -> int:
         await sock.close_to_spread()
         metrics.socket_spread()
     return n
-
-
-async def _rounds(interval: float) -> None:
-    while True:
-        await asyncio.sleep(interval * random.uniform(0.8, 1.2))
-        try:
-            await spread_once(interval)
-        except Exception as exc:  # Redis away: the next round tries again
-            logger.warning("spreading sockets: %s", exc)

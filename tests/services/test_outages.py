@@ -1,7 +1,7 @@
 """Issue 33 item 5: a seat is not lost to an outage the player did not cause.
 A player's clock (the ready clock, a turn) that ran while the room was down
 (no serving process noted that it reaches PostgreSQL and Redis for longer
-than games.outages.OUTAGE_GAP) is given again, whole, instead of running out
+than games.services.outages.OUTAGE_GAP) is given again, whole, instead of running out
 on them; the table's own clocks (a Mậu Binh reveal, the summary) run out as
 always; the first note after records the outage; and the serving processes
 note it (a worker down is not an outage)."""
@@ -12,9 +12,10 @@ from datetime import timedelta
 
 import pytest
 
-from games import outages, services, tasks
+from games import services, tasks
 from games.models import Hand, HandEvent, Outage, Seat, Table
 from games.plugins import engine_for
+from games.services import outages
 
 from ..seeds import ORDINARY
 from .driver import in_play

@@ -5,7 +5,7 @@ room serves again, the timers fire and seats are freed as "not ready", turns
 run out and count toward "away". So a player's clock (the ready clock, a turn,
 an arrange: those that run for players) that ran during an outage is given
 again, whole, instead of running out
-(``games.services.tables.table_timeout``).
+(``tables.table_timeout``).
 
 An outage is seen by the processes that serve the players: every
 ``ROOM_BEAT_S`` each Daphne process with sockets notes (``beat``) that it
@@ -26,7 +26,7 @@ from django.db import transaction
 
 from games import clock
 from games.models import Outage, RoomBeat
-from kernel.ops import metrics
+from kernel.ops import heartbeat, metrics
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,13 @@ def beat() -> Outage | None:
     logger.warning("outage: no process served for %.1f s (since %s)", seconds, last.at)
     metrics.outage_seen(seconds)
     return outage
+
+
+def beat_if_serving() -> Outage | None:
+    """A serving process's note (games.consumers, every ``ROOM_BEAT_S``): only
+    if Redis answers too (the sockets' messages go through it)."""
+    heartbeat.redis_client().ping()
+    return beat()
 
 
 def during(start: datetime, end: datetime) -> bool:
