@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -364,12 +365,7 @@ class Stack:
 
     def errors_in_logs(self) -> list[str]:
         """Tracebacks and ERROR lines the servers logged."""
-        found = []
-        for path in self.workdir.glob("*.log"):
-            for line in path.read_text(errors="replace").splitlines():
-                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
-                    found.append(f"{path.name}: {line.strip()}")
-        return found
+        return errors_in(self.workdir.glob("*.log"))
 
 
 def setup_django() -> None:
@@ -489,3 +485,13 @@ def machine_time(cpu_s: dict[str, float], actions: int, seconds: float) -> dict[
 
 def cpu_used(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
     return {name: after[name] - before.get(name, 0.0) for name in after}
+
+
+def errors_in(logs: Iterable[Path]) -> list[str]:
+    """The tracebacks and ERROR lines of these log files, each named by its file."""
+    found = []
+    for path in logs:
+        for line in path.read_text(errors="replace").splitlines():
+            if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
+                found.append(f"{path.name}: {line.strip()}")
+    return found

@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import secrets
 import signal
 import sys
 import tempfile
@@ -40,53 +39,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bench.players import Player, Run, TableSpec, create_tables, money_checks, money_ok
+from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
 from .hosts import Hosts
+from .topology import CLOCKS, bot_tables
 
 T = TypeVar("T")
 
-# Short clocks: a move lost with a host costs a turn clock, not 90 s.
-CLOCKS: dict[str, Any] = {
-    "turn_seconds": 8,
-    "arrange_seconds": 15,
-    "summary_seconds": 2,
-    "reveal_seconds": 1,
-}
-BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
 # The page's pong time-out (static/js/socket.js): a socket through a host that
 # was cut off is given up after this long without its pong, and reopened.
 PONG_TIMEOUT_S = 6.0
 # After a drill, every table must finish a hand within this long.
 RECOVERY_S = 90.0
-
-
-def bot_tables(count: int) -> list[TableSpec]:
-    """One socket player (seat 0) and three bots a table, Hold'em and Mậu Binh
-    in turn (as tests/test_topology.py)."""
-    from accounts.sessions import token_issue
-    from bench.players import most_buy_in
-    from games import services
-    from wallet.services import player_signup
-
-    specs = []
-    for n in range(count):
-        game = ("holdem", "maubinh")[n % 2]
-        name = f"hb-{n}-{secrets.token_hex(2)}"
-        user = player_signup(username=name, display_name=f"B{n}", password="Bench-Tien-Len-42")
-        table = services.table_create(
-            owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
-        )
-        services.table_sit(
-            table_id=table.pk,
-            user=user,
-            position=0,
-            buy_in=most_buy_in(table),
-            auto_ready=False,
-        )
-        specs.append(TableSpec(table.pk, game, [token_issue(user=user)], [user.pk]))
-    return specs
 
 
 class Pauses:
@@ -299,7 +264,7 @@ def main() -> int:
         )
         setup_django()
         humans = create_tables(args.tables, "mix", prefix="hs", **CLOCKS)
-        bots = bot_tables(args.bot_tables)
+        bots = bot_tables(args.bot_tables, prefix="hb")
         specs = humans + bots
         tables = [s.id for s in specs]
         start = time.perf_counter()

@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.stack import kill_group, raise_file_limit, stop_groups, wait_until
+from bench.stack import errors_in, kill_group, raise_file_limit, stop_groups, wait_until
 from push.keys import vapid_environment
 
 from .topology import BIN, NGINX_MAIN, ROOT, SITE, exec_start, self_signed, unit_environment
@@ -484,9 +484,4 @@ class Hosts:
 
     def errors_in_logs(self) -> list[str]:
         """Tracebacks and ERROR lines the application processes logged."""
-        found = []
-        for path in self.logs.glob("app*.log"):
-            for line in path.read_text(errors="replace").splitlines():
-                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
-                    found.append(f"{path.name}: {line.strip()}")
-        return found
+        return errors_in(self.logs.glob("app*.log"))

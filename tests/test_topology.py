@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import pytest
 import requests
@@ -24,51 +22,15 @@ from bench.players import (
     TableSpec,
     create_tables,
     money_checks,
-    most_buy_in,
     players_for,
 )
 from bench.stack import wait_until
 
-from .topology import WEB_PORTS, Topology, unit
+from .topology import CLOCKS, WEB_PORTS, Topology, bot_tables, unit
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TABLES = 20  # half with four socket players, half with one and three bots
-# Short clocks: a move lost with the killed Daphne costs a clock, not 90 s.
-CLOCKS: dict[str, Any] = {
-    "turn_seconds": 8,
-    "arrange_seconds": 15,
-    "summary_seconds": 2,
-    "reveal_seconds": 1,
-}
-BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
-
-
-def bot_tables(count: int) -> list[TableSpec]:
-    """Tables with one socket player (seat 0) and three bots, Hold'em and Mậu
-    Binh in turn (Tiến Lên, 35 moves a hand, is on the tables of four players:
-    with bots each move is a Celery task, too slow a hand on a loaded machine)."""
-    from accounts.sessions import token_issue
-    from games import services
-    from wallet.services import player_signup
-
-    specs = []
-    for n in range(count):
-        game = ("holdem", "maubinh")[n % 2]
-        name = f"seat-{n}-{secrets.token_hex(2)}"
-        user = player_signup(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
-        table = services.table_create(
-            owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
-        )
-        buy_in = most_buy_in(table)
-        # The socket player readies itself (``Run.readying``), so the test can
-        # stop the dealing: no auto-ready, on by default where bots sit.
-        services.table_sit(
-            table_id=table.pk, user=user, position=0, buy_in=buy_in, auto_ready=False
-        )
-        token = token_issue(user=user)
-        specs.append(TableSpec(table.pk, game, [token], [user.pk]))
-    return specs
 
 
 class Playing:

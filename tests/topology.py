@@ -24,7 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.players import TableSpec
 from bench.stack import (
+    errors_in,
     free_port,
     kill_group,
     raise_file_limit,
@@ -338,17 +340,49 @@ class Topology:
 
     def errors_in_logs(self) -> list[str]:
         """Tracebacks and ERROR lines the application processes logged."""
-        found = []
-        for path in self.logs.glob("*.log"):
-            if path.name == "nginx.log":
-                continue
-            for line in path.read_text(errors="replace").splitlines():
-                if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
-                    found.append(f"{path.name}: {line.strip()}")
-        return found
+        return errors_in(p for p in self.logs.glob("*.log") if p.name != "nginx.log")
 
     def copy_logs(self, destination: Path) -> None:
         shutil.copytree(self.logs, destination, dirs_exist_ok=True)
 
     def describe(self) -> dict[str, Any]:
         return {name: process.args for name, process in self.processes.items()}
+
+
+# Short clocks for the drills: a move lost with a killed process or host costs
+# a clock, not 90 s.
+CLOCKS: dict[str, Any] = {
+    "turn_seconds": 8,
+    "arrange_seconds": 15,
+    "summary_seconds": 2,
+    "reveal_seconds": 1,
+}
+BOTS: dict[str, Any] = {"bot_delay_ms": 100, "bot_delay_max_ms": 300}
+
+
+def bot_tables(count: int, prefix: str = "seat") -> list[TableSpec]:
+    """Tables with one socket player (seat 0) and three bots, Hold'em and Mậu
+    Binh in turn (Tiến Lên, 35 moves a hand, is on the tables of four players:
+    with bots each move is a Celery task, too slow a hand on a loaded machine)."""
+    from accounts.sessions import token_issue
+    from bench.players import most_buy_in
+    from games import services
+    from wallet.services import player_signup
+
+    specs = []
+    for n in range(count):
+        game = ("holdem", "maubinh")[n % 2]
+        name = f"{prefix}-{n}-{secrets.token_hex(2)}"
+        user = player_signup(username=name, display_name=f"T{n}", password="Bench-Tien-Len-42")
+        table = services.table_create(
+            owner=user, game=game, stake=1, seat_count=4, fill_with_bots=True, **CLOCKS, **BOTS
+        )
+        buy_in = most_buy_in(table)
+        # The socket player readies itself (``Run.readying``), so the test can
+        # stop the dealing: no auto-ready, on by default where bots sit.
+        services.table_sit(
+            table_id=table.pk, user=user, position=0, buy_in=buy_in, auto_ready=False
+        )
+        token = token_issue(user=user)
+        specs.append(TableSpec(table.pk, game, [token], [user.pk]))
+    return specs
