@@ -37,6 +37,7 @@ from games.errors import AccountInactive
 from games.plugins import PLUGINS, plugin_for
 from kernel.errors import PermissionDenied
 from kernel.retry import retried
+from wallet import selectors as wallet_selectors
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
@@ -280,6 +281,12 @@ def finishing_groups(tournament: Tournament) -> list[list[Entry]]:
     return [groups[place] for place in sorted(groups)]
 
 
+def _accounts(entries: Sequence[Entry]) -> dict[int, int]:
+    """The entrants' wallet accounts (each has one: they paid in from it), by
+    player, in one statement."""
+    return wallet_selectors.user_account_ids(e.player_id for e in entries)
+
+
 def _pay(tournament: Tournament) -> None:
     """Pay the pool by place, once: ``buy_in`` x entrants, exactly."""
     groups = finishing_groups(tournament)
@@ -288,13 +295,14 @@ def _pay(tournament: Tournament) -> None:
     won = payouts.split_tied(
         payouts.prizes(pool, entrants), [[e.pk for e in group] for group in groups]
     )
+    entries = [entry for group in groups for entry in group]
+    accounts = _accounts(entries)
     postings: list[tuple[Account | int, int]] = [(_pool(tournament), -pool)]
-    for group in groups:
-        for entry in group:
-            if won[entry.pk] > 0:
-                postings.append((wallet.account_for_user(user=entry.player), won[entry.pk]))
-            entry.prize = won[entry.pk]
-            entry.save(update_fields=["prize"])
+    for entry in entries:
+        if won[entry.pk] > 0:
+            postings.append((accounts[entry.player_id], won[entry.pk]))
+        entry.prize = won[entry.pk]
+    Entry.objects.bulk_update(entries, ["prize"])
     wallet.ledger_post(
         key=f"tournament:{tournament.pk}:prizes",
         kind=Kind.TOURNAMENT_PRIZE,
@@ -317,8 +325,9 @@ def tournament_cancel(*, tournament_id: int, reason: str) -> Tournament:
     entries = list(Entry.objects.filter(tournament=tournament, status__in=IN).order_by("pk"))
     if entries:
         paid = tournament.buy_in + tournament.fee
+        accounts = _accounts(entries)
         postings: list[tuple[Account | int, int]] = [
-            (wallet.account_for_user(user=entry.player), paid) for entry in entries
+            (accounts[entry.player_id], paid) for entry in entries
         ]
         if tournament.status == Status.RUNNING and tournament.fee > 0:
             postings.append((_pool(tournament), -tournament.buy_in * len(entries)))

@@ -1,3 +1,5 @@
+from collections.abc import Iterable
+
 from django.db.models import QuerySet
 
 from accounts.models import User
@@ -7,6 +9,16 @@ from .models import Account, Hold, LedgerEntry, LedgerTransaction
 
 def user_account(user: User) -> Account | None:
     return Account.objects.filter(kind=Account.Kind.USER, user=user).first()
+
+
+def user_account_ids(user_ids: Iterable[int]) -> dict[int, int]:
+    """The wallet accounts of these players, user id -> account id, in one
+    statement (a player without a wallet yet is left out)."""
+    return dict(
+        Account.objects.filter(kind=Account.Kind.USER, user_id__in=set(user_ids)).values_list(
+            "user_id", "pk"
+        )
+    )
 
 
 def spendable_with_hold(user: User, hold_id: int | None) -> int:
