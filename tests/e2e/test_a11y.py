@@ -94,6 +94,19 @@ def bot_table(page: Any, site: Any, game: str) -> int:
 MID_HAND = """() => { const s = window.vipTable.state;
   return s.hand && !s.hand.finished && s.actors.includes(s.you) }"""
 
+# My turn, or a hand that ended before it came (a Tiến Lên or Mậu Binh instant
+# win at the deal, a Hold'em hand everyone folded to my big blind).
+MY_TURN_OR_OVER = """() => { const s = window.vipTable.state;
+  return s.hand && (s.hand.finished || s.actors.includes(s.you)) }"""
+
+
+def wait_for_my_turn(page: Any) -> None:
+    """My turn in this hand or, when this deal ended without asking me
+    anything, in the next one (dealt by itself once the result's 30 s pass)."""
+    page.wait_for_function(MY_TURN_OR_OVER, timeout=30_000)
+    if not page.evaluate(MID_HAND):
+        page.wait_for_function(MID_HAND, timeout=90_000)
+
 # One move of mine that is always legal (played with the mouse here: the
 # keyboard has tests of its own below).
 MOVE = """(game) => {
@@ -184,7 +197,7 @@ def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
     hands: dict[str, int] = {}
     for game in browser_games():
         bot_table(page, site, game)
-        page.wait_for_function(MID_HAND, timeout=30_000)
+        wait_for_my_turn(page)
         # a busy chat and event log (each a scrolling region then)
         page.evaluate(
             """() => { for (let i = 0; i < 60; i++) {
@@ -414,7 +427,7 @@ def test_a_whole_mau_binh_hand_by_keyboard(pages, site):
     page = pages.new()
     sign_up(page, site)
     keys = keyboard_table(page, site, "maubinh")
-    page.wait_for_function(MID_HAND, timeout=30_000)
+    wait_for_my_turn(page)
     rows = lambda: page.evaluate(  # noqa: E731
         """() => [1, 2, 3].map((n) => [...document.querySelectorAll(
              `[data-chi='${n}'] [data-card]`)].map((c) => c.dataset.card))"""
