@@ -98,6 +98,9 @@ class Table(models.Model):
     # What the game remembers between hands (the button, the last winner):
     # written and read by its plugin only.
     carry = models.JSONField(_("kept between hands"), default=dict, blank=True)
+    # Empty: its game's own money model; else the name of one an app registered
+    # (games.plugins.money.register: a tournament's chips).
+    money = models.CharField(_("money model"), max_length=16, blank=True, default="")
     closed_reason = models.CharField(_("reason for closing"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last time anything changed at the table (idle tables are closed).
@@ -157,6 +160,9 @@ class Seat(models.Model):
     timeouts = models.PositiveSmallIntegerField(default=0)
     # What the game keeps of the seat between hands (a time bank): its plugin's.
     carry = models.JSONField(default=dict, blank=True)
+    # Chips on the seat that no ledger account backs (a tournament's chips:
+    # games.plugins.money, ``chips_source`` "seat"); None elsewhere.
+    stack = models.BigIntegerField(null=True, blank=True)
     # Mậu Binh, Tiến Lên: the wallet hold of the table's minimum balance.
     hold = models.ForeignKey(
         "wallet.Hold", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -207,6 +213,7 @@ class Departure(models.Model):
         NOT_READY = "not_ready", _("not ready in time")
         NO_CHIPS = "no_chips", _("not enough chips")
         CLOSED = "closed", _("table closed")
+        OUT = "out", _("out of chips in the tournament")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
     user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

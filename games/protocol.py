@@ -299,6 +299,7 @@ class DeltaTable(TypedDict):
     delta (no ``hand``) carries all the ``seats``."""
 
     status: NotRequired[Literal["waiting", "playing", "summary", "closed"]]
+    stake: NotRequired[int]
     hands_played: NotRequired[int]
     next_commitment: NotRequired[str]
     name: NotRequired[str]

@@ -34,6 +34,7 @@ from games.changes import (
 from games.limits import non_default_rules
 from games.models import Hand, HandEvent, Invitation, Seat, Table
 from games.plugins import plugin_for
+from games.plugins.money import money_for
 from games.protocol import VERSION as PROTOCOL_VERSION
 from games.protocol import personal_patch, view_patch
 from games.refs import SeatRef
@@ -116,7 +117,7 @@ def epoch_ms(moment: datetime | None) -> int | None:
 def seats_with_chips(table: Table) -> list[Seat]:
     """The table's seats with their players and, as ``chips``, what each shows:
     the Hold'em stack on the seat, else the wallet balance (one statement)."""
-    return sql.seats_with_chips(table, plugin_for(table.game).money.chips_on_seat)
+    return sql.seats_with_chips(table, money_for(table).chips_source)
 
 
 def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
@@ -124,7 +125,10 @@ def seat_chips(table: Table, seats: Sequence[Seat]) -> dict[int, int]:
     if all(hasattr(s, "chips") for s in seats):
         shown = {s.position: getattr(s, "chips", None) for s in seats}
         return {position: chips for position, chips in shown.items() if chips is not None}
-    if plugin_for(table.game).money.chips_on_seat:
+    source = money_for(table).chips_source
+    if source == "seat":
+        return {s.position: s.stack for s in seats if s.stack is not None}
+    if source == "escrow":
         keys = {f"seat:{table.pk}:{s.position}": s.position for s in seats}
         stacks = Account.objects.filter(key__in=keys).values_list("key", "balance")
         return {keys[k]: b for k, b in stacks}
@@ -152,13 +156,14 @@ def table_identity(table: Table) -> dict[str, Any]:
 
 def table_fields(table: Table) -> dict[str, Any]:
     """What the state shows of the table row itself (all of ``table`` but its seats)."""
-    plugin = plugin_for(table.game)
-    buy_in = plugin.money.buy_in_range(table)
+    buy_in = money_for(table).buy_in_range(table)
     info: dict[str, Any] = {
         **table_identity(table),
         # The raise cap of a game that has one (the wire's field of old).
         "max_raise": table.settings.get("max_raise"),
         "buy_in": None if buy_in is None else list(buy_in),
+        # "" (its game's own money) or a registered model's name ("tournament")
+        "money": table.money,
         "hands_played": table.hands_played,
         "next_commitment": table.next_commitment,
     }
@@ -182,6 +187,7 @@ TABLE_SHOWN = (
     "hands_played",
     "next_commitment",
     "closed_reason",
+    "money",  # (the buy-in range its money model shows)
 )
 
 

@@ -39,6 +39,7 @@ from games.models import (
     Table,
 )
 from games.plugins import plugin_for
+from games.plugins.money import money_for
 from games.rules import fairness
 from games.rules.cards import cards_str
 from games.rules.errors import RulesError
@@ -68,8 +69,10 @@ def is_invited(table_id: int, user: User) -> bool:
 
 def listed_for(user: User | None) -> Q:
     """The tables a lobby shows this viewer: the public ones, and the private
-    ones they own, sit at or were invited to (never anyone else's)."""
-    listed = Q(is_private=False)
+    ones they own, sit at or were invited to (never anyone else's). A table
+    playing with another money model than its game's (a tournament's) is
+    listed only to its players: the tournament's own pages show it."""
+    listed = Q(is_private=False, money="")
     if user is not None and user.is_authenticated:
         listed |= (
             Q(owner_id=user.pk)
@@ -156,7 +159,7 @@ def leave_cost(*, table_id: int, user: User) -> dict[str, Any] | None:
         if hand is None or hand.finished or player is None or seat.leaving:
             return None
         plugin = plugin_for(table.game)
-        balance = plugin.money.spendable(user, seat)
+        balance = money_for(table).spendable(user, seat)
         return plugin.leave_cost(table, plugin.engine.loads(hand.state), player, balance)
 
 
@@ -370,7 +373,7 @@ def open_table_for(*, game: str, stake: int, bots_only: bool = False) -> Table |
     seated = Count("seats")
     humans = Count("seats", filter=Q(seats__is_bot=False))
     tables = (
-        Table.objects.filter(game=game, stake=stake, is_private=False)
+        Table.objects.filter(game=game, stake=stake, is_private=False, money="")
         .exclude(status=Table.Status.CLOSED)
         .annotate(taken=seated, humans=humans)
         .filter(taken__lt=F("seat_count"))
@@ -501,18 +504,22 @@ def _chips_held(seats: list[Seat], tables: dict[int, Table]) -> dict[int, int]:
     its stack where chips sit on the seat (Poker's escrow, ``seat:<table>:
     <position>``), else the wallet hold that backs it (Mậu Binh, Tiến Lên).
     Two statements for any number of seats."""
+    source = {
+        s.pk: money_for(tables[s.table_id]).chips_source for s in seats if s.table_id in tables
+    }
     escrow = {
-        f"seat:{s.table_id}:{s.position}": s.pk
-        for s in seats
-        if s.table_id in tables and plugin_for(tables[s.table_id].game).money.chips_on_seat
+        f"seat:{s.table_id}:{s.position}": s.pk for s in seats if source.get(s.pk) == "escrow"
     }
     holds = {
-        s.hold_id: s.pk for s in seats if s.hold_id is not None and s.pk not in escrow.values()
+        s.hold_id: s.pk for s in seats if s.hold_id is not None and source.get(s.pk) == "wallet"
     }
     chips = {
         escrow[key]: balance
         for key, balance in Account.objects.filter(key__in=escrow).values_list("key", "balance")
     }
+    chips.update(
+        {s.pk: s.stack for s in seats if source.get(s.pk) == "seat" and s.stack is not None}
+    )
     for hold_id, amount in Hold.objects.filter(
         pk__in=holds, status=Hold.Status.PENDING
     ).values_list("pk", "amount"):
@@ -641,9 +648,10 @@ def idle_tables() -> list[int]:
         return []
     limit = clock.now() - timedelta(minutes=minutes)
     return list(
-        Table.objects.filter(status=Table.Status.WAITING, active_at__lte=limit).values_list(
-            "pk", flat=True
-        )
+        # (a table of an app's money model, a tournament's, is the app's to close)
+        Table.objects.filter(
+            status=Table.Status.WAITING, active_at__lte=limit, money=""
+        ).values_list("pk", flat=True)
     )
 
 

@@ -301,34 +301,43 @@ def hand_and_refs(table: Table, user_id: int | None) -> tuple[Hand | None, list[
 
 
 @cache
-def _seats_sql(escrow: bool) -> str:
-    """The seats with their users and, last, the chips each shows: the Hold'em
-    stack on the seat's escrow account (``seat:<table>:<position>``), else the
-    player's wallet (the first parameter: the key's prefix, or the wallet kind)."""
+def _seats_sql(source: str) -> str:
+    """The seats with their users and, last, the chips each shows
+    (``games.plugins.money.MoneyModel.chips_source``): the Hold'em stack on the
+    seat's escrow account (``seat:<table>:<position>``), the player's wallet
+    (the first parameter: the key's prefix, or the wallet kind), or the seat's
+    own ``stack``."""
     account = Account._meta.db_table
     key, kind, user, balance = (
         f'a."{_field_of(Account, name).column}"' for name in ("key", "kind", "user_id", "balance")
     )
-    if escrow:
-        where = f'{key} = %s || CAST(s."position" AS TEXT)'
+    if source == "seat":
+        chips = f's."{_field_of(Seat, "stack").column}"'
     else:
-        where = f'{kind} = %s AND {user} = s."user_id"'
+        if source == "escrow":
+            where = f'{key} = %s || CAST(s."position" AS TEXT)'
+        else:
+            where = f'{kind} = %s AND {user} = s."user_id"'
+        chips = f"(SELECT {balance} FROM {account} a WHERE {where} LIMIT 1)"
     return (
-        f"SELECT {_columns('s', Seat)}, {_columns('u', User)}, "
-        f"(SELECT {balance} FROM {account} a WHERE {where} LIMIT 1) "
+        f"SELECT {_columns('s', Seat)}, {_columns('u', User)}, {chips} "
         f'FROM {Seat._meta.db_table} s JOIN {User._meta.db_table} u ON u."id" = s."user_id" '
         'WHERE s."table_id" = %s ORDER BY s."position"'
     )
 
 
-def seats_with_chips(table: Table, escrow: bool) -> list[Seat]:
+def seats_with_chips(table: Table, source: str) -> list[Seat]:
     """The table's seats in full, each with its user and, as ``chips``, what it
     shows (one statement; what the ORM's ``select_related`` and a subquery
     made, without compiling the query each time)."""
     db = _db()
-    first = f"seat:{table.pk}:" if escrow else Account.Kind.USER.value
+    params: list[Any] = [table.pk]
+    if source == "escrow":
+        params.insert(0, f"seat:{table.pk}:")
+    elif source == "wallet":
+        params.insert(0, Account.Kind.USER.value)
     with _cursor(db) as cursor:
-        cursor.execute(_seats_sql(escrow), [first, table.pk])
+        cursor.execute(_seats_sql(source), params)
         rows = cursor.fetchall()
     width = len(_fields(Seat))
     seats = []

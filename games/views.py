@@ -33,6 +33,7 @@ from games.forms import GAME_FIELDS, QUICK_STAKES, QuickJoinForm, TableCreateFor
 from games.limits import non_default_rules
 from games.models import Hand, Table
 from games.plugins import PLUGINS, game_choices, plugin_for
+from games.plugins.money import money_for
 from kernel.errors import ServiceError
 from kernel.net import client_ip
 
@@ -187,8 +188,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     if not seated:
         services.invite_redeem(table_id=table.pk, user=user, invite_code=invite)
     plugin = plugin_for(table.game)
-    buy_in = plugin.money.buy_in_range(table)  # escrow games: the buy-in / cash-out bar
-    held = plugin.money.min_balance(table)
+    buy_in = money_for(table).buy_in_range(table)  # escrow games: the buy-in / cash-out bar
+    held = money_for(table).min_balance(table)
     rules_url = reverse("table-rules", args=[table.pk])
     if invite:
         rules_url += "?" + urlencode({"invite": invite})

@@ -5,3 +5,7 @@ from django.utils.translation import gettext_lazy as _
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = _("Tournaments")
+
+    def ready(self) -> None:
+        # Registers the tournament tables' money model (games.plugins.money).
+        from . import tables  # noqa: F401

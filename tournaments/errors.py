@@ -57,6 +57,27 @@ class TournamentOver(TournamentError):
     status = 409
 
 
+class TournamentSeat(TournamentError):
+    """Sitting down at, or leaving, a tournament's table: its seats are its
+    players', who stay until they are out (away, they are played for)."""
+
+    code = "tournament_seat"
+    template = _(
+        "This is a tournament's table: nobody sits down or leaves. While you are "
+        "away, your turns are played for you when your clock runs out."
+    )
+    status = 409
+
+
+class TournamentRunning(TournamentError):
+    """Closing a running tournament's table (a moderator cancels the
+    tournament instead: every entry is refunded and its tables close)."""
+
+    code = "tournament_running"
+    template = _("This table's tournament is running: cancel the tournament to close it.")
+    status = 409
+
+
 class NotPlaying(TournamentError):
     """A result for a player who is not (or no longer) playing in it."""
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.models import game_choices
+from games.models import Table, game_choices
 
 
 class Tournament(models.Model):
@@ -63,7 +64,7 @@ class Tournament(models.Model):
         related_name="+",
         help_text=_("Empty: the house's."),
     )
-    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
     starts_at = models.DateTimeField(_("starts"), null=True, blank=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
@@ -148,3 +149,23 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament_id}/{self.player_id}"
+
+
+class TournamentTable(models.Model):
+    """A table the tournament plays at (a Sit & Go has one)."""
+
+    tournament = models.ForeignKey(
+        Tournament, verbose_name=_("tournament"), on_delete=models.PROTECT, related_name="tables"
+    )
+    table = models.OneToOneField(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="tournament_table"
+    )
+    opened_at = models.DateTimeField(_("opened"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("tournament table")
+        verbose_name_plural = _("tournament tables")
+        ordering = ["tournament_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}/{self.table_id}"

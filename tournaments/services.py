@@ -26,22 +26,27 @@ Lock order (docs/architecture.md "Lock order"): the acting player's user row
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import secrets
+from datetime import timedelta
 from typing import Any
 
-from django.db.models import Max
+from django.conf import settings
+from django.db import transaction
 
+from accounts.bots import bot_name
 from accounts.models import User
 from games import clock
-from games.errors import AccountInactive
+from games import services as table_services
+from games.errors import AccountInactive, NoBotAvailable
+from games.models import Seat, Table
 from games.plugins import PLUGINS, plugin_for
 from kernel.errors import PermissionDenied
 from kernel.retry import retried
-from wallet import selectors as wallet_selectors
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
-from . import levels, payouts
+from . import levels, tables
 from .errors import (
     AlreadyRegistered,
     BadTournament,
@@ -52,7 +57,38 @@ from .errors import (
     TournamentOver,
     TournamentStarted,
 )
-from .models import Entry, Tournament
+from .models import Entry, Tournament, TournamentTable
+from .results import (
+    _accounts,
+    _bots_repaid,
+    _entry_key,
+    _lock,
+    _pool,
+    finishing_groups,
+    players_out,
+)
+
+__all__ = [
+    "AlreadyRegistered",
+    "BadTournament",
+    "NotPlaying",
+    "NotRegistered",
+    "TournamentFull",
+    "TournamentNotFound",
+    "TournamentOver",
+    "TournamentStarted",
+    "bots_due",
+    "finishing_groups",
+    "house_sit_and_gos",
+    "level_in_play",
+    "picture",
+    "players_out",
+    "tournament_cancel",
+    "tournament_create",
+    "tournament_fill_with_bots",
+    "tournament_register",
+    "tournament_unregister",
+]
 
 Kind = LedgerTransaction.Kind
 Status = Tournament.Status
@@ -132,16 +168,10 @@ def tournament_create(
         starting_chips=starting_chips,
         level_kind=kind,
         levels=levels.dumps(schedule),
+        created_at=clock.now(),
     )
     wallet.prize_pool_account(key=tournament.pool_key)
     return tournament
-
-
-def _lock(tournament_id: int) -> Tournament:
-    found = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
-    if found is None:
-        raise TournamentNotFound()
-    return found
 
 
 def _lock_player(user: User) -> None:
@@ -149,14 +179,6 @@ def _lock_player(user: User) -> None:
     a banned account may not register."""
     if not User.objects.select_for_update(no_key=True).filter(pk=user.pk, is_active=True).exists():
         raise AccountInactive()
-
-
-def _pool(tournament: Tournament) -> Account:
-    return wallet.prize_pool_account(key=tournament.pool_key)
-
-
-def _entry_key(entry: Entry) -> str:
-    return f"tournament:{entry.tournament_id}:entry:{entry.pk}"
 
 
 @retried
@@ -217,11 +239,126 @@ def tournament_unregister(*, tournament_id: int, user: User) -> Entry:
     return entry
 
 
+@retried
+def tournament_fill_with_bots(*, tournament_id: int) -> int:
+    """Bots take the empty places of a Sit & Go whose creator allows it
+    (``allow_bots``), once it has waited ``bots_after_seconds`` since it opened
+    with at least one person registered (bots wait for a person). The house
+    lends each bot its buy-in and fee, and the bot pays in as a player does
+    (its entry marked ``is_bot``); the last place taken starts it. A bot's
+    prize goes back to the house when the tournament ends (``_pay``). Returns
+    the bots added (0: not due, or no bot free: ``no_bot_available``)."""
+    tournament = _lock(tournament_id)
+    if tournament.status != Status.REGISTERING or not tournament.allow_bots:
+        return 0
+    if clock.now() < tournament.created_at + timedelta(seconds=tournament.bots_after_seconds):
+        return 0
+    taken = Entry.objects.filter(tournament=tournament, status__in=IN).count()
+    if taken == 0 or taken >= tournament.seats:
+        return 0
+    paid = tournament.buy_in + tournament.fee
+    added = 0
+    for _ in range(tournament.seats - taken):
+        bot = _free_bot()
+        entry = Entry.objects.create(tournament=tournament, player=bot, is_bot=True)
+        wallet.bot_lend(
+            bot=bot, amount=paid, key=f"{_entry_key(entry)}:loan",
+            reason=f"tournament {tournament.pk}",
+        )  # fmt: skip
+        wallet.ledger_post(
+            key=_entry_key(entry),
+            kind=Kind.TOURNAMENT_ENTRY,
+            postings=[(wallet.account_for_user(user=bot), -paid), (_pool(tournament), paid)],
+            reason=f"tournament {tournament.pk}",
+        )
+        added += 1
+    _start(tournament)
+    return added
+
+
+def bots_due() -> list[int]:
+    """The Sit & Gos bots may fill now (``tournament_fill_with_bots``, which
+    checks again under the tournament's lock): registering, bots allowed,
+    their wait over, someone registered."""
+    now = clock.now()
+    waiting = Tournament.objects.filter(
+        status=Status.REGISTERING, kind=Tournament.Kind.SIT_AND_GO, allow_bots=True
+    ).filter(entries__status=Entry.Status.REGISTERED)
+    return sorted(
+        {
+            pk
+            for pk, created, wait in waiting.values_list("pk", "created_at", "bots_after_seconds")
+            if created + timedelta(seconds=wait) <= now
+        }
+    )
+
+
+def house_sit_and_gos() -> list[Tournament]:
+    """Open the house's Sit & Gos that are missing: one registering for every
+    game, table size and buy-in of ``HOUSE_SIT_AND_GOS`` (its fee
+    ``HOUSE_SIT_AND_GO_FEE_PERCENT`` of the buy-in; bots may fill it after
+    ``HOUSE_SIT_AND_GO_BOTS_AFTER_S``, 0: never). Returns those opened."""
+    buy_ins = [int(b) for b in settings.HOUSE_SIT_AND_GOS]
+    open_now = set(
+        Tournament.objects.filter(
+            status=Status.REGISTERING, kind=Tournament.Kind.SIT_AND_GO, created_by=None
+        ).values_list("game", "seats", "buy_in")
+    )
+    wait = settings.HOUSE_SIT_AND_GO_BOTS_AFTER_S
+    opened = []
+    for game, sizes in sit_and_go_games():
+        for seats in sizes:
+            for buy_in in buy_ins:
+                if (game, seats, buy_in) in open_now:
+                    continue
+                opened.append(
+                    tournament_create(
+                        game=game,
+                        seats=seats,
+                        buy_in=buy_in,
+                        fee=buy_in * settings.HOUSE_SIT_AND_GO_FEE_PERCENT // 100,
+                        allow_bots=wait > 0,
+                        bots_after_seconds=wait,
+                        level_seconds=settings.HOUSE_SIT_AND_GO_LEVEL_S,
+                    )
+                )
+    return opened
+
+
+def _free_bot() -> User:
+    """A pool bot seated nowhere and in no tournament that is on, or a new
+    one while the pool has room (``BOT_POOL_SIZE``), else ``no_bot_available``."""
+    busy_seats = Seat.objects.values("user")
+    busy_entries = Entry.objects.filter(
+        status__in=(Entry.Status.REGISTERED, Entry.Status.PLAYING)
+    ).values("player")
+    bot = (
+        User.objects.filter(is_bot=True, is_active=True)
+        .exclude(pk__in=busy_seats)
+        .exclude(pk__in=busy_entries)
+        .order_by("pk")
+        .select_for_update(skip_locked=True)
+        .first()
+    )
+    if bot is not None:
+        return bot
+    count = User.objects.filter(is_bot=True).count()
+    if count >= settings.BOT_POOL_SIZE:
+        raise NoBotAvailable()
+    return wallet.bot_signup(
+        username=f"bot-{count + 1}-{secrets.token_hex(3)}", display_name=bot_name(count)
+    )
+
+
 def _start(tournament: Tournament) -> None:
-    """Every place is taken: the entries play, the fees go to the house.
-    (Issue 31, next step: the tables are opened here, with tournament chips.)"""
-    entries = Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
-    count = entries.update(status=Entry.Status.PLAYING)
+    """Every place is taken: the entries play, the fees go to the house, and
+    its table opens with every entrant seated (``tournaments.tables``)."""
+    entries = list(
+        Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
+        .select_related("player")
+        .order_by("pk")
+    )
+    count = Entry.objects.filter(pk__in=[e.pk for e in entries]).update(status=Entry.Status.PLAYING)
     if tournament.fee > 0:
         fees = tournament.fee * count
         wallet.ledger_post(
@@ -233,85 +370,7 @@ def _start(tournament: Tournament) -> None:
     tournament.status = Status.RUNNING
     tournament.started_at = clock.now()
     tournament.save(update_fields=["status", "started_at"])
-
-
-@retried
-def players_out(*, tournament_id: int, user_ids: Sequence[int]) -> Tournament:
-    """These players are at zero tournament chips, out together (one hand): they
-    share the best place left for them (``tournaments.payouts``), in the order
-    given for the odd chips of a shared prize (the caller's rule: more chips
-    before the hand first, then the earlier registration). When one player is
-    left they win, and the pool is paid (``tournament_pay``)."""
-    tournament = _lock(tournament_id)
-    if tournament.status in (Status.FINISHED, Status.CANCELLED):
-        raise TournamentOver()
-    if tournament.status != Status.RUNNING:
-        raise NotPlaying()
-    playing = {
-        e.player_id: e
-        for e in Entry.objects.filter(tournament=tournament, status=Entry.Status.PLAYING)
-    }
-    if not user_ids or len(set(user_ids)) != len(user_ids) or not set(user_ids) <= set(playing):
-        raise NotPlaying()
-    place = len(playing) - len(user_ids) + 1
-    ranked = Entry.objects.filter(tournament=tournament).aggregate(worst=Max("rank"))["worst"]
-    # the order of going out (inside a shared place: the order given)
-    rank = (ranked or 0) + 1
-    for user_id in user_ids:
-        entry = playing.pop(user_id)
-        entry.status, entry.place, entry.rank = Entry.Status.FINISHED, place, rank
-        entry.save(update_fields=["status", "place", "rank"])
-        rank += 1
-    if len(playing) == 1:
-        (winner,) = playing.values()
-        winner.status, winner.place, winner.rank = Entry.Status.FINISHED, 1, rank
-        winner.save(update_fields=["status", "place", "rank"])
-    if not playing or len(playing) == 1:
-        _pay(tournament)
-    return tournament
-
-
-def finishing_groups(tournament: Tournament) -> list[list[Entry]]:
-    """The finished entries by place, best first; inside a shared place in the
-    order given when they went out (who gets a tie's odd chips first)."""
-    groups: dict[int, list[Entry]] = {}
-    finished = Entry.objects.filter(tournament=tournament, status=Entry.Status.FINISHED)
-    for entry in finished.order_by("place", "rank"):
-        groups.setdefault(entry.place or 0, []).append(entry)
-    return [groups[place] for place in sorted(groups)]
-
-
-def _accounts(entries: Sequence[Entry]) -> dict[int, int]:
-    """The entrants' wallet accounts (each has one: they paid in from it), by
-    player, in one statement."""
-    return wallet_selectors.user_account_ids(e.player_id for e in entries)
-
-
-def _pay(tournament: Tournament) -> None:
-    """Pay the pool by place, once: ``buy_in`` x entrants, exactly."""
-    groups = finishing_groups(tournament)
-    entrants = sum(len(g) for g in groups)
-    pool = tournament.buy_in * entrants
-    won = payouts.split_tied(
-        payouts.prizes(pool, entrants), [[e.pk for e in group] for group in groups]
-    )
-    entries = [entry for group in groups for entry in group]
-    accounts = _accounts(entries)
-    postings: list[tuple[Account | int, int]] = [(_pool(tournament), -pool)]
-    for entry in entries:
-        if won[entry.pk] > 0:
-            postings.append((accounts[entry.player_id], won[entry.pk]))
-        entry.prize = won[entry.pk]
-    Entry.objects.bulk_update(entries, ["prize"])
-    wallet.ledger_post(
-        key=f"tournament:{tournament.pk}:prizes",
-        kind=Kind.TOURNAMENT_PRIZE,
-        postings=postings,
-        reason=f"tournament {tournament.pk}: prizes",
-    )
-    tournament.status = Status.FINISHED
-    tournament.ended_at = clock.now()
-    tournament.save(update_fields=["status", "ended_at"])
+    tables.open_table(tournament, entries)
 
 
 @retried
@@ -340,6 +399,7 @@ def tournament_cancel(*, tournament_id: int, reason: str) -> Tournament:
             postings=postings,
             reason=f"tournament {tournament.pk} cancelled: {reason}",
         )
+        _bots_repaid(tournament, entries)
     Entry.objects.filter(pk__in=[e.pk for e in entries]).update(
         status=Entry.Status.REFUNDED, place=None, rank=None
     )
@@ -347,7 +407,23 @@ def tournament_cancel(*, tournament_id: int, reason: str) -> Tournament:
     tournament.cancel_reason = reason
     tournament.ended_at = clock.now()
     tournament.save(update_fields=["status", "cancel_reason", "ended_at"])
+    # Its tables close after this commits, each in its own transaction (a
+    # table's lock comes before the tournament's: docs/architecture.md).
+    open_tables = list(
+        TournamentTable.objects.filter(tournament=tournament)
+        .exclude(table__status=Table.Status.CLOSED)
+        .values_list("table_id", flat=True)
+    )
+    if open_tables:
+        for table_id in open_tables:
+            transaction.on_commit(functools.partial(_close_table, table_id, reason), robust=True)
     return tournament
+
+
+def _close_table(table_id: int, reason: str) -> None:
+    """A cancelled tournament's table closes (a hand in play voided: no
+    tournament chips matter any more, the entries are refunded)."""
+    table_services.table_close(table_id=table_id, by=None, reason=reason)
 
 
 def level_in_play(tournament: Tournament) -> tuple[levels.Level, float | None] | None:

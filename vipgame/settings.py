@@ -416,6 +416,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": SWEEPER_INTERVAL_S,
         "options": {"expires": SWEEPER_INTERVAL_S * 0.9},
     },
+    "tournaments-sit-and-gos": {
+        "task": "tournaments.tasks.sit_and_gos",
+        "schedule": env.float("SIT_AND_GO_EVERY_S", default=5.0),
+        "options": {"expires": 4.5},
+    },
     "games-close-idle-tables": {
         "task": "games.tasks.close_idle_tables",
         "schedule": 60.0,
@@ -624,6 +629,13 @@ BOT_SHARE_PER_ADDRESS_PERCENT = env.int("BOT_SHARE_PER_ADDRESS_PERCENT", default
 BOT_RELEASE_SECONDS = env.int("BOT_RELEASE_SECONDS", default=90)
 HOUSE_FLOAT = env.int("HOUSE_FLOAT", default=1_000_000)
 TABLE_IDLE_MINUTES = env.int("TABLE_IDLE_MINUTES", default=15)
+# The house's Sit & Gos (docs/tournaments.md): one open for every game, table
+# size and these buy-ins (empty: none), its fee this share of the buy-in,
+# filled with bots after this wait (0: never), its levels this long.
+HOUSE_SIT_AND_GOS = env.list("HOUSE_SIT_AND_GOS", default=["100", "1000"])
+HOUSE_SIT_AND_GO_FEE_PERCENT = env.int("HOUSE_SIT_AND_GO_FEE_PERCENT", default=10)
+HOUSE_SIT_AND_GO_BOTS_AFTER_S = env.int("HOUSE_SIT_AND_GO_BOTS_AFTER_S", default=120)
+HOUSE_SIT_AND_GO_LEVEL_S = env.int("HOUSE_SIT_AND_GO_LEVEL_S", default=180)
 # Staff balance adjustments (docs/security.md, "Balance adjustments"): one
 # staff member posts alone at most ADJUST_APPROVAL_LIMIT chips (either way,
 # summed as |amount|) to one player and ADJUST_APPROVAL_STAFF_LIMIT to all

@@ -397,6 +397,7 @@ def state_example(game: str) -> dict[str, Any]:
             "rules": [],
             "max_raise": None,
             "buy_in": None if buy_in is None else list(buy_in),
+            "money": "",
             "hands_played": 3,
             "next_commitment": "9f" * 32,
             "seats": seats,

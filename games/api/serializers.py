@@ -13,6 +13,7 @@ from games import limits, publish
 from games.api.schema import component, ref
 from games.models import Departure, HandPlayer, Table
 from games.plugins import PLUGINS, Knob, game_choices, plugin_for
+from games.plugins.money import money_for
 from games.selectors import MyTable
 from kernel.api.strict import StrictIn, StrictQuery
 
@@ -70,11 +71,11 @@ class TableOut(serializers.ModelSerializer[Table]):
 
     @extend_schema_field(BuyInRange(allow_null=True))
     def get_buy_in(self, table: Table) -> dict[str, int] | None:
-        limits = plugin_for(table.game).money.buy_in_range(table)
+        limits = money_for(table).buy_in_range(table)
         return None if limits is None else {"min": limits[0], "max": limits[1]}
 
     def get_min_balance(self, table: Table) -> int | None:
-        return plugin_for(table.game).money.min_balance(table)
+        return money_for(table).min_balance(table)
 
     @extend_schema_field(serializers.ListField(child=serializers.ListField()))
     def get_rules(self, table: Table) -> list[list[Any]]:
@@ -341,6 +342,15 @@ class TableInfo(serializers.Serializer[dict[str, Any]]):
         max_length=2,
         allow_null=True,
         help_text="Poker: the buy-in range in chips (null: no buy-in).",
+    )
+    money = serializers.CharField(
+        allow_blank=True,
+        help_text=(
+            "Empty: the game's own chips (the wallet's, or Poker's stacks bought in). "
+            '"tournament": a tournament\'s table, played with tournament chips (the '
+            "seats' chips); nobody sits down or leaves; the tournament is "
+            "GET /api/v1/tournaments?table=<id>."
+        ),
     )
     hands_played = serializers.IntegerField()
     next_commitment = serializers.CharField(help_text="sha256 of the next hand's server seed.")

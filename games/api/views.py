@@ -172,6 +172,7 @@ class SitView(APIView):
                     "seat_taken",
                     "table_full",
                     "already_seated",
+                    "tournament_seat",
                     "not_enough_chips",
                     "too_many_bots",
                     "too_many_bots_address",
@@ -278,7 +279,14 @@ class LeaveView(APIView):
         responses={
             204: None,
             **errors(
-                400, 401, 403, 404, 429, 503, missing=["table_not_found"], conflict=["not_seated"]
+                400,
+                401,
+                403,
+                404,
+                429,
+                503,
+                missing=["table_not_found"],
+                conflict=["not_seated", "tournament_seat"],
             ),
         },
     )
@@ -413,6 +421,7 @@ class BotView(APIView):
                 conflict=[
                     "table_closed",
                     "no_bot_seat",
+                    "tournament_seat",
                     "seat_taken",
                     "table_full",
                     "too_many_bots",

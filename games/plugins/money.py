@@ -1,6 +1,6 @@
 """A game's money model: what backs a seat, and how a hand's result is paid.
 
-Two models, one interface (a plugin's ``money``):
+Two models of the games' own, one interface (a plugin's ``money``):
 
 * :class:`WalletHolds` (Mậu Binh, Tiến Lên): the player's chips stay in the
   wallet; sitting holds the table's minimum balance there, a hand's payments
@@ -9,6 +9,11 @@ Two models, one interface (a plugin's ``money``):
 * :class:`EscrowStacks` (Hold'em): the player buys chips into a seat escrow
   (``seat:<table>:<position>``) within the table's buy-in range, tops it up
   between hands, is paid between escrows, and cashes out when the seat frees.
+
+A table may name another model an app registered (``register``; ``Table.money``):
+a tournament's tables play with tournament chips on the seats
+(``tournaments.tables.TournamentStacks``), which no ledger account backs.
+``money_for(table)`` is the model a table plays with.
 
 Shared code (the seat and settlement services, the publisher, selectors, the
 API and the table page) calls these operations and never asks which model a
@@ -22,7 +27,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from django.utils.translation import gettext_lazy as _
 
@@ -81,6 +86,8 @@ class Work(Protocol):
 
     def update_seat(self, seat: Seat | SeatRef, **fields: Any) -> None: ...
 
+    def update_table(self, **fields: Any) -> None: ...
+
     def chips_moved(self) -> None: ...
 
 
@@ -117,12 +124,43 @@ def settlement_key(hand: Hand) -> str:
     return f"hand:{hand.pk}:settle"
 
 
+ChipsSource = Literal["wallet", "escrow", "seat"]
+
+
 class MoneyModel:
     """The operations every money model has (see the module's docstring)."""
 
-    #: What a seat shows as its chips: its escrow's stack (True) or the
-    #: player's wallet balance (False).
-    chips_on_seat: ClassVar[bool]
+    #: What a seat shows as its chips: the player's wallet balance, its
+    #: escrow account's (``seat:<table>:<position>``), or the seat's own
+    #: ``stack`` (chips no ledger account backs).
+    chips_source: ClassVar[ChipsSource]
+    #: The seats are the organiser's (a tournament's): nobody leaves or is
+    #: freed for being away, unready or short; the model frees them (a player
+    #: out) and every seat with chips is dealt in, present or not (the rules'
+    #: time-outs act for the absent).
+    holds_seats: ClassVar[bool] = False
+    #: Whether its tables are listed in the lobby.
+    listed: ClassVar[bool] = True
+
+    @property
+    def chips_on_seat(self) -> bool:
+        """The seat shows chips of its own (an escrow's or its stack), not the wallet's."""
+        return self.chips_source != "wallet"
+
+    def before_deal(self, work: Work) -> None:
+        """Just before a hand is dealt (the table locked): e.g. the stake of
+        the level in play. Nothing by default."""
+
+    def seated(self, work: Work, seat: Seat, buy_in: int | None) -> None:
+        """A seat was just taken (after ``sit``). Nothing by default."""
+
+    def may_sit(self, work: Work, user: User) -> None:
+        """Refuse (a ``ServiceError``) a player who may not sit down here by
+        themselves. Anyone may by default (``sit`` then backs the seat)."""
+
+    def may_leave(self, work: Work, seat: Seat) -> None:
+        """Refuse (a ``ServiceError``) a player who may not leave. Anyone may by default."""
+
     #: The settings its seats need (every game of this money model has them:
     #: ``GamePlugin.knobs`` takes them in, after the game's own).
     knobs: ClassVar[dict[str, Knob]] = {}
@@ -274,7 +312,7 @@ def rehold_seats(work: Work, seats: list[Seat]) -> None:
 
 
 class WalletHolds(MoneyModel):
-    chips_on_seat = False
+    chips_source = "wallet"
     # The stakes held in the wallet to sit (the house's: not the API's).
     knobs = {"min_balance_units": table_number(1, 1_000, 30, by_players=False)}
 
@@ -382,7 +420,7 @@ def _whole(value: object) -> bool:
 
 
 class EscrowStacks(MoneyModel):
-    chips_on_seat = True
+    chips_source = "escrow"
     knobs = {
         "buy_in_min": table_number(1, 1_000, 20, label=_("Minimum buy-in (big blinds)")),
         "buy_in_max": table_number(
@@ -472,3 +510,25 @@ class EscrowStacks(MoneyModel):
             seat_key=seat_key(work.table, seat.position),
             key=f"cashout:{work.table.pk}:{seat.position}:{seat.pk}",
         )
+
+
+# -- the models apps register -------------------------------------------------------
+
+_REGISTERED: dict[str, MoneyModel] = {}
+
+
+def register(name: str, model: MoneyModel) -> None:
+    """A money model a table may name (``Table.money``), registered by its
+    app when it is ready (``tournaments.apps``)."""
+    if _REGISTERED.get(name, model) is not model:
+        raise ValueError(f"money model {name!r} registered twice")
+    _REGISTERED[name] = model
+
+
+def money_for(table: Table) -> MoneyModel:
+    """The money model ``table`` plays with: the one it names, else its game's."""
+    if table.money:
+        return _REGISTERED[table.money]
+    from games.plugins import plugin_for
+
+    return plugin_for(table.game).money

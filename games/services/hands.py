@@ -95,8 +95,9 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     players = [s for s in work.seats if not s.sitting_out and not s.leaving]
     if len(players) < FEWEST_PLAYERS or not all(s.ready for s in players):
         return
-    if all(s.is_bot for s in players):
+    if all(s.is_bot for s in players) and not work.money.holds_seats:
         return  # bots wait for a person: a table of bots alone would play forever
+        # (a tournament's bots play it out: it ends when one is left)
     if not seeds_waited and _await_seeds(work, players):
         return
     if table.clock == Table.Clock.SEEDS:
@@ -110,7 +111,8 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
     deck, draws = seed_source.deal(
         seed, fair_id, client_seeds, plugin.fair_bounds(table, len(players))
     )
-    stacks = plugin.money.stacks(work, [s.position for s in players])
+    work.money.before_deal(work)  # (a tournament's level: the stake, the blinds)
+    stacks = work.money.stacks(work, [s.position for s in players])
     setup = plugin.setup(table, players, draws, stacks)
     state, events = engine.start(plugin.ruleset(table), deck, len(players), setup)
     status = engine.status(state)

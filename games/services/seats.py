@@ -7,6 +7,7 @@ engine's leave rule); settlement and tables build on this."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -20,6 +21,7 @@ from games.errors import (
     AccountInactive,
     AlreadyLeft,
     AlreadySeated,
+    BadAction,
     BadClientSeed,
     BadLeave,
     BadSwitch,
@@ -176,13 +178,15 @@ def _take_seat(
 ) -> Seat:
     # A buy-in to the seat's escrow, or a hold of the table's minimum balance
     # on the wallet (the game's money model).
-    hold = work.plugin.money.sit(work, user, position, buy_in)
+    hold = work.money.sit(work, user, position, buy_in)
     # (``present``: the asking socket counts at the seat from the start.)
     presence = {"connections": 1, "last_seen": clock.now()} if present else {}
-    return work.seat_take(
+    seat = work.seat_take(
         position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for,
         auto_ready=auto_ready, bot_for_address=bot_for_address, **presence,
     )  # fmt: skip
+    work.money.seated(work, seat, buy_in)
+    return seat
 
 
 def _switch(value: object) -> bool:
@@ -220,6 +224,7 @@ def table_sit(
     _require_active(user)
     work = TableWork(table_id)
     _check_open(work, user, invite_code)
+    work.money.may_sit(work, user)
     if work.seat_of(user) is not None:
         raise AlreadySeated()
     if auto_ready is None:
@@ -237,6 +242,28 @@ def table_sit(
         _ready(work, seat, "")
     work.commit()
     return seat
+
+
+@retried
+def table_seat_players(*, table_id: int, players: Sequence[tuple[User, int]]) -> list[Seat]:
+    """Seat an organiser's players (a tournament's), in the order given from
+    the first seat, each with the chips it brings (``buy_in``: the money
+    model's ``seated``) and ready for every hand; bots among them are seated
+    as bots. Only at a table whose money model holds its seats, still empty;
+    the first hand deals as soon as it can."""
+    work = TableWork(table_id)
+    if not work.money.holds_seats or work.seats or len(players) > work.table.seat_count:
+        raise BadAction()
+    seats = []
+    for position, (user, chips) in enumerate(players):
+        seat = work.seat_take(
+            position=position, user=user, is_bot=user.is_bot, auto_ready=True, ready=True
+        )
+        work.money.seated(work, seat, chips)
+        seats.append(seat)
+    maybe_deal(work)
+    work.commit()
+    return seats
 
 
 def _require_active(user: User) -> None:
@@ -302,7 +329,7 @@ def _bot_fund(work: TableWork, bot: User, needed: int) -> None:
 
 def _bot_needs(work: TableWork) -> tuple[int, int | None]:
     """Chips a bot is lent to sit here, and its buy-in (None: none)."""
-    return work.plugin.money.bot_needs(work.table)
+    return work.money.bot_needs(work.table)
 
 
 def bot_share(percent: int) -> int:
@@ -394,6 +421,7 @@ def table_add_bot(
     if not (user.is_staff or work.table.owner_id == user.pk or seated):
         raise PermissionDenied()
     _check_open(work, user, work.table.invite_code if seated else "")
+    work.money.may_sit(work, user)  # (a tournament's seats are its players')
     if len(work.seats) >= work.table.seat_count:
         raise NoBotSeat()
     seat = _add_bot(work, position, asked_by=user, address=address)
@@ -414,6 +442,8 @@ def table_release_bots(*, table_id: int) -> int:
     hand = work.hand
     if hand is not None and not hand.settled:
         return 0
+    if work.money.holds_seats:
+        return 0  # the seats are a tournament's: its bots play on
     if not selectors.tables_without_people(table_id=table_id):
         return 0
     bots = [s for s in work.seats if s.is_bot]
@@ -462,8 +492,8 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
     again when someone sits)."""
     if not Seat.objects.filter(pk=seat.pk).exists():
         return  # already freed (the bots of a table its last person left)
-    work.plugin.money.free(work, seat)
-    if seat.is_bot:
+    work.money.free(work, seat)
+    if seat.is_bot and not work.money.holds_seats:  # (a tournament's bots: its own)
         wallet.bot_repay(
             bot=seat.user, key=f"bot-return:{seat.user_id}:{work.table.pk}:{seat.pk}",
             reason=f"{work.table.get_game_display()} #{work.table.pk}",
@@ -475,7 +505,7 @@ def free_seat(work: TableWork, seat: Seat, reason: str) -> None:
             table=work.table, user_id=seat.user_id, defaults={"reason": reason, "at": at}
         )
     work.seat_free(seat, publish.removed_info(reason, at))
-    if not seat.is_bot and all(s.is_bot for s in work.seats):
+    if not seat.is_bot and all(s.is_bot for s in work.seats) and not work.money.holds_seats:
         hand = work.hand
         if hand is None or hand.settled:
             for bot in list(work.seats):
@@ -511,6 +541,7 @@ def table_leave(
         raise BadLeave()
     work = TableWork(table_id)
     seat = work.require_seat(user)
+    work.money.may_leave(work, seat)
     if not work.in_current_hand(seat):
         free_seat(work, seat, Departure.Reason.LEFT)
         work.commit()
@@ -583,7 +614,7 @@ def ready_by_itself(work: TableWork, seat: Seat) -> bool:
         return False
     try:
         with work.attempt():
-            work.plugin.money.ready(work, seat)
+            work.money.ready(work, seat)
     except NotEnoughChips:
         return False
     return True
@@ -591,7 +622,7 @@ def ready_by_itself(work: TableWork, seat: Seat) -> bool:
 
 def short_of_chips(work: TableWork, seat: Seat) -> bool:
     """The player lacks the chips to be dealt in (the game's money model)."""
-    return work.plugin.money.short(work, seat)
+    return work.money.short(work, seat)
 
 
 def _check_seed(work: TableWork, user_id: int, client_seed: object, commitment: object) -> str:
@@ -661,7 +692,7 @@ def _ready(work: TableWork, seat: Seat, client_seed: object, commitment: object 
     )
     if client_seed != "" and not held:
         seed = _check_seed(work, seat.user_id, client_seed, commitment)
-    work.plugin.money.ready(work, seat)  # else NotEnoughChips
+    work.money.ready(work, seat)  # else NotEnoughChips
     if seat.leaving:
         raise HandInProgress()
     # Ready for the next hand: no longer leaving after this one (and the new
@@ -687,6 +718,7 @@ def ready_clock(work: TableWork) -> None:
     if (
         table.status == Table.Status.WAITING
         and not work.plugin.keeps_ready
+        and not work.money.holds_seats
         and not table.clock
         and any(s.ready for s in waiting)
         and not all(s.ready for s in waiting)
@@ -705,7 +737,7 @@ def _bot_top_up(work: TableWork, seat: Seat) -> None:
     brings them to its seat)."""
     needed, buy_in = _bot_needs(work)
     _bot_fund(work, seat.user, needed)
-    work.plugin.money.bot_top_up(work, seat, buy_in)
+    work.money.bot_top_up(work, seat, buy_in)
 
 
 @retried
@@ -787,5 +819,5 @@ def table_buy_in(*, table_id: int, user: User, amount: object) -> None:
     """Hold'em: add chips to the stack between hands, up to the maximum buy-in."""
     work = TableWork(table_id)
     seat = work.require_seat(user)
-    work.plugin.money.top_up(work, seat, amount)  # bad_action: the game has no buy-in
+    work.money.top_up(work, seat, amount)  # bad_action: the game has no buy-in
     work.commit()

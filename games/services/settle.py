@@ -37,7 +37,7 @@ def settle_in(work: TableWork, hand_id: int) -> bool:
     hand = Hand.objects.select_for_update().get(pk=hand_id)
     if hand.settled or hand.ended_at is None:
         return False
-    money = work.plugin.money
+    money = work.money
     settled = money.settle(work, hand)
     work.settle_hand(hand, settled.net)
     for seat in [s for s in work.seats if s.leaving or s.leave_after_hand]:

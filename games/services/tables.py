@@ -85,12 +85,15 @@ def table_create(
     name: str = "",
     is_private: bool = False,
     fill_with_bots: bool = False,
+    money: str = "",
     **fields: int | None,
 ) -> Table:
     """A new table. ``options``: its rule options; ``fields``: the numbers
     every table has (clocks, bot think times) and the game's own table knobs
     (a raise cap, a buy-in range...; another game's are left out), all
-    checked by ``games.limits.check_table``."""
+    checked by ``games.limits.check_table``. ``money``: a registered money
+    model to play with instead of the game's (``games.plugins.money``: an
+    app's, such as a tournament's chips)."""
     known = PLUGINS.get(game)
     settings, numbers = game_settings(game, options, fields)
     check_table(
@@ -117,6 +120,7 @@ def table_create(
         invite_code=secrets.token_urlsafe(8) if is_private else "",
         owner=owner,
         next_commitment=commitment,
+        money=money,
         **numbers,
     )
     TableSeed.objects.create(table=table, server_seed=seed)
@@ -152,7 +156,7 @@ def table_play_now(*, user: User, game: str, address: str | None = None, **field
     if not User.objects.select_for_update(no_key=True).filter(pk=user.pk, is_active=True).exists():
         raise AccountInactive()
     held = (
-        Seat.objects.filter(user=user, table__game=game, leaving=False)
+        Seat.objects.filter(user=user, table__game=game, table__money="", leaving=False)
         .exclude(table__status=Table.Status.CLOSED)
         .order_by("-table__fill_with_bots", "-pk")
         .values_list("table_id", flat=True)
@@ -228,7 +232,7 @@ def _ready_timeout(work: TableWork) -> None:
     """docs/rules.md 2.7: players not ready when the ready clock runs out leave the
     table (told why: not ready, or short of the chips to be dealt in)."""
     work.clear_clock()
-    for seat in list(work.seats):
+    for seat in list(work.seats) if not work.money.holds_seats else []:
         if not seat.ready and not seat.is_bot and not seat.sitting_out:
             reason = Departure.Reason.NOT_READY
             if short_of_chips(work, seat):
@@ -245,6 +249,14 @@ def _summary_over(work: TableWork) -> None:
         return
     work.clear_clock()
     work.update_table(status=Table.Status.WAITING)
+    if work.money.holds_seats:
+        # A tournament's seats: everyone with chips is dealt in, here or not
+        # (the rules' time-outs act for the absent).
+        for seat in work.seats:
+            if not seat.ready or seat.sitting_out:
+                work.update_seat(seat, ready=True, sitting_out=False)
+        maybe_deal(work)
+        return
     for seat in list(work.seats):
         if gone(seat, work.table.ready_seconds):
             free_seat(work, seat, Departure.Reason.NOT_READY)

@@ -50,6 +50,7 @@ from games.changes import (
 from games.errors import AccountInactive, NotSeated, TableNotFound
 from games.models import Hand, HandEvent, HandPlayer, Seat
 from games.plugins import GamePlugin, plugin_for
+from games.plugins.money import MoneyModel, money_for
 from games.publish import Publication
 from games.refs import EventRecord, SeatRef, seat_ref
 from games.rules.game import Event, Status
@@ -78,6 +79,8 @@ class TableWork:
         self._saved = sql.table_values(table)
         context.bind(table=table.pk, hand=table.current_hand_id)  # for log lines
         self.plugin: GamePlugin = plugin_for(table.game)
+        # Its game's, or the one the table names (a tournament's chips).
+        self.money: MoneyModel = money_for(table)
         self._seats: list[Seat] | None = None
         # What the seats read in full showed (to check that every change of it
         # was declared: ``_check_declared``).

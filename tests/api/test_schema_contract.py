@@ -144,6 +144,8 @@ NOT_REST = {
     "seat_occupied", "account_closed", "unknown_account", "invalid_amount",
     # tournaments made by the house or staff, and players out: the tables' call
     "bad_tournament", "not_playing",
+    # a moderator's close of a running tournament's table (the admin's)
+    "tournament_running",
     # answered by the API's handler for any operation (docs/api.md)
     "server_error",
 }  # fmt: skip

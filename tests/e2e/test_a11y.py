@@ -107,6 +107,7 @@ def wait_for_my_turn(page: Any) -> None:
     if not page.evaluate(MID_HAND):
         page.wait_for_function(MID_HAND, timeout=90_000)
 
+
 # One move of mine that is always legal (played with the mouse here: the
 # keyboard has tests of its own below).
 MOVE = """(game) => {

@@ -45,7 +45,8 @@ def test_the_columns_and_options_move_into_settings_and_carry_and_back(make_user
 
         forward(AFTER)
 
-        tables = Table.objects.in_bulk([poker.pk, cards.pk, chinese.pk, fresh.pk])
+        # (the columns of later migrations are not there yet: not read)
+        tables = Table.objects.defer("money").in_bulk([poker.pk, cards.pk, chinese.pk, fresh.pk])
         assert tables[poker.pk].settings == {
             "small_blind_units": 2, "max_raise": 7, "buy_in_min": 30, "buy_in_max": 80,
         }  # fmt: skip
@@ -59,7 +60,7 @@ def test_the_columns_and_options_move_into_settings_and_carry_and_back(make_user
         assert tables[chinese.pk].carry == {}
         assert tables[fresh.pk].settings == {"min_balance_units": 30}
         assert tables[fresh.pk].carry == {}
-        seats = {s.table_id: s for s in Seat.objects.all()}
+        seats = {s.table_id: s for s in Seat.objects.defer("stack")}
         assert seats[poker.pk].carry == {"time_bank_ms": 12_000}
         assert seats[cards.pk].carry == {}  # Tiến Lên kept no time bank
 

@@ -128,7 +128,7 @@ def test_the_seats_in_full_read_as_the_orm_read_them(tables, make_user, game):
     ready_all(table)
     tables.drain()
     # (Any: ``chips`` is an annotation, not a field of Seat.)
-    mine: list[Any] = sql.seats_with_chips(table, escrow=game == "holdem")
+    mine: list[Any] = sql.seats_with_chips(table, "escrow" if game == "holdem" else "wallet")
     theirs: list[Any] = _orm_seats(table)
     shown: list[Any] = publish.seats_with_chips(table)
     assert shown[0].chips == theirs[0].chips

@@ -11,6 +11,11 @@ class TournamentFilter(StrictFilterSet):
     buy_in = IntegerFilter(min_value=1, help_text="Exactly this buy-in.")
     buy_in_min = IntegerFilter(field_name="buy_in", lookup_expr="gte", min_value=1)
     buy_in_max = IntegerFilter(field_name="buy_in", lookup_expr="lte", min_value=1)
+    table = IntegerFilter(
+        field_name="tables__table_id",
+        min_value=1,
+        help_text="The tournament that plays at this table.",
+    )
     status = django_filters.ChoiceFilter(
         choices=Tournament.Status.choices,
         help_text="Without it: those registering and those running.",
@@ -18,4 +23,4 @@ class TournamentFilter(StrictFilterSet):
 
     class Meta:
         model = Tournament
-        fields = ["game", "buy_in", "buy_in_min", "buy_in_max", "status"]
+        fields = ["game", "buy_in", "buy_in_min", "buy_in_max", "table", "status"]

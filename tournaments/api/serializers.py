@@ -40,6 +40,9 @@ class TournamentEntryOut(serializers.ModelSerializer[Entry]):
 
 class TournamentOut(serializers.ModelSerializer[Tournament]):
     registered = serializers.IntegerField(help_text="Places taken.")
+    tables = serializers.SerializerMethodField(
+        help_text="Its tables (GET /api/v1/tables/<id>: to watch or play), once it started."
+    )
 
     class Meta:
         model = Tournament
@@ -58,8 +61,13 @@ class TournamentOut(serializers.ModelSerializer[Tournament]):
             "created_at",
             "started_at",
             "ended_at",
+            "tables",
         )
         read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_tables(self, obj: Tournament) -> list[int]:
+        return [t.table_id for t in obj.tables.all()]
 
 
 class TournamentDetailOut(TournamentOut):
@@ -79,9 +87,20 @@ class TournamentDetailOut(TournamentOut):
     level = serializers.SerializerMethodField(
         help_text="The level in play while it runs (null before the start and once over)."
     )
+    players_left = serializers.SerializerMethodField(
+        help_text="Players still in (with chips); before the start, those registered."
+    )
 
     class Meta(TournamentOut.Meta):
-        fields = (*TournamentOut.Meta.fields, "levels", "prizes", "entries", "mine", "level")
+        fields = (
+            *TournamentOut.Meta.fields,
+            "levels",
+            "prizes",
+            "entries",
+            "mine",
+            "level",
+            "players_left",
+        )
         read_only_fields = fields
 
     @extend_schema_field(LevelOut(many=True))
@@ -105,6 +124,10 @@ class TournamentDetailOut(TournamentOut):
             and e.status != Entry.Status.REFUNDED
             for e in obj.entries.all()
         )
+
+    def get_players_left(self, obj: Tournament) -> int:
+        still = (Entry.Status.REGISTERED, Entry.Status.PLAYING)
+        return sum(e.status in still for e in obj.entries.all())
 
     @extend_schema_field(LevelNowOut(allow_null=True))
     def get_level(self, obj: Tournament) -> dict[str, Any] | None:

@@ -29,7 +29,9 @@ OPEN = (Tournament.Status.REGISTERING, Tournament.Status.RUNNING)
 
 
 def _listed() -> QuerySet[Tournament]:
-    return Tournament.objects.annotate(registered=Count("entries", filter=TAKEN))
+    return Tournament.objects.annotate(
+        registered=Count("entries", filter=TAKEN, distinct=True)
+    ).prefetch_related("tables")
 
 
 def _detail(request: Request, tournament_id: int) -> dict[str, Any]:

@@ -1,0 +1,202 @@
+"""A tournament's tables: its players seated with tournament chips, played
+with the game's own rules and services (``games``), the stake rising with the
+levels, and the players who reach zero chips out (``services.players_out``).
+
+The money model (``TournamentStacks``, registered as ``"tournament"`` when the
+app is ready; ``Table.money``): the chips are the seats' own (``Seat.stack``),
+never the wallet's and never the ledger's. A hand's payments, worked out by the
+game's plugin as at any table (capped by what each player has), move them
+between the seats; the prize pool, not these chips, is the money
+(``tournaments.services``).
+
+The seats are the tournament's (``holds_seats``): nobody sits down or leaves,
+nobody is freed for being away or unready, and every seat with chips is dealt
+in; a player who is away is played for by the rules' time-outs (fold, pass,
+the auto-arrangement), the stakes and blinds still charged, and takes over at
+once on coming back.
+
+Lock order: the table's row (its unit of work), then the tournament's
+(``players_out``), then the wallet accounts (the prizes).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from games import services as table_services
+from games.errors import NotEnoughChips
+from games.models import Departure, Hand, Seat, Table
+from games.plugins.money import MoneyModel, Settled, Work, register
+from games.rules.game import Outcome
+from games.services.seats import free_seat
+from games.services.work import TableWork
+
+from . import levels
+from .errors import TournamentRunning, TournamentSeat
+from .models import Entry, Tournament, TournamentTable
+from .results import players_out
+
+MONEY = "tournament"
+#: A tournament table's clocks (seconds): each turn, and the pause on a result.
+TURN_SECONDS = 20
+SUMMARY_SECONDS = 4
+#: Why its table closed (kept in the site's language, as every closing reason).
+OVER = _("The tournament is over.")
+
+
+def level_now(tournament: Tournament) -> levels.Level:
+    """The level a running tournament plays now (the first before its start)."""
+    schedule = levels.loads(tournament.levels)
+    if tournament.started_at is None:
+        return schedule[0]
+    from games import clock
+
+    elapsed = (clock.now() - tournament.started_at).total_seconds()
+    return levels.level_at(schedule, elapsed)
+
+
+def _tournament(table: Table) -> Tournament:
+    return Tournament.objects.get(tables__table_id=table.pk)
+
+
+class TournamentStacks(MoneyModel):
+    chips_source = "seat"
+    holds_seats = True
+    listed = False
+
+    def may_sit(self, work: Work, user: User) -> None:
+        raise TournamentSeat()
+
+    def sit(self, work: Work, user: User, position: int, buy_in: int | None) -> None:
+        raise TournamentSeat()
+
+    def seated(self, work: Work, seat: Seat, buy_in: int | None) -> None:
+        Seat.objects.filter(pk=seat.pk).update(stack=buy_in or 0)
+        work.chips_moved()
+
+    def may_leave(self, work: Work, seat: Seat) -> None:
+        raise TournamentSeat()
+
+    def ready(self, work: Work, seat: Seat) -> None:
+        if not seat.stack:
+            raise NotEnoughChips(needed=1)
+
+    def short(self, work: Work, seat: Seat) -> bool:
+        return not seat.stack
+
+    def stacks(self, work: Work, positions: Sequence[int]) -> list[int]:
+        stacks = {s.position: s.stack or 0 for s in work.seats}
+        return [stacks[p] for p in positions]
+
+    def bot_needs(self, table: Table) -> tuple[int, int | None]:
+        raise TournamentSeat()  # (no bot fills a tournament's table: its entrants sit)
+
+    def before_deal(self, work: Work) -> None:
+        level = level_now(_tournament(work.table))
+        shown = level.as_dict()
+        if work.table.stake != level.stake or work.table.carry.get("level") != shown:
+            work.update_table(stake=level.stake, carry={**work.table.carry, "level": shown})
+
+    def settle(self, work: Work, hand: Hand) -> Settled:
+        seats = {s.position: s for s in work.seats}
+        players = [seats[p["position"]] for p in hand.players]
+        before = [s.stack or 0 for s in players]
+        engine = work.plugin.engine
+        outcome: Outcome = engine.outcome(engine.loads(hand.state))
+        moves, net = work.plugin.transfers(work.table, outcome, before)
+        after = list(before)
+        for move in moves:
+            after[move.payer] -= move.chips
+            after[move.payee] += move.chips
+        if any(a < 0 for a in after) or sum(after) != sum(before):
+            raise AssertionError(f"hand {hand.pk}: tournament chips {before} -> {after}")
+        for seat, chips, was in zip(players, after, before, strict=True):
+            if chips != was:
+                Seat.objects.filter(pk=seat.pk).update(stack=chips)
+        work.chips_moved()
+        # (before the hand, by player: who goes out first in a shared place)
+        return Settled(net, {str(s.user_id): b for s, b in zip(players, before, strict=True)})
+
+    def after_settle(self, work: Work, settled: Settled) -> None:
+        out = [s for s in work.seats if not s.stack]
+        if not out:
+            return
+        table = work.table
+        tournament = _tournament(table)
+        if tournament.status != Tournament.Status.RUNNING:
+            return  # (cancelled: its table is closing, nobody goes out)
+        order = dict(
+            Entry.objects.filter(
+                tournament=tournament, player_id__in=[s.user_id for s in out]
+            ).values_list("player_id", "pk")
+        )
+        # More chips before the hand first, then the earlier registration.
+        out.sort(key=lambda s: (-settled.after.get(str(s.user_id), 0), order.get(s.user_id, 0)))
+        for seat in out:
+            free_seat(_table_work(work), seat, Departure.Reason.OUT)
+        tournament = players_out(tournament_id=tournament.pk, user_ids=[s.user_id for s in out])
+        if tournament.status == Tournament.Status.FINISHED:
+            close(_table_work(work), tournament)
+
+    def free(self, work: Work, seat: Seat) -> None:
+        """A tournament's chips leave with nobody: the seat frees at zero, or
+        when the table closes once the tournament is over or cancelled. A
+        seat with chips while it runs is refused (``tournament_running``:
+        a moderator cancels the tournament, which closes its tables)."""
+        if seat.stack and _tournament(work.table).status == Tournament.Status.RUNNING:
+            raise TournamentRunning()
+
+
+def _site_words(words: Any, **params: Any) -> str:
+    """In the site's language (what is stored: a table's name, a closing's reason)."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return str(words) % params if params else str(words)
+
+
+def _table_work(work: Work) -> TableWork:
+    assert isinstance(work, TableWork)
+    return work
+
+
+def close(work: TableWork, tournament: Tournament) -> None:
+    """The tournament is over: the winner's seat freed, the table closed
+    (inside the settling unit of work)."""
+    for seat in list(work.seats):
+        free_seat(work, seat, Departure.Reason.CLOSED)
+    reason = _site_words(OVER) if tournament.status == Tournament.Status.FINISHED else ""
+    work.update_table(status=Table.Status.CLOSED, closed_reason=reason[:200])
+    work.clear_clock()
+
+
+register(MONEY, TournamentStacks())
+
+
+def open_table(tournament: Tournament, entries: Sequence[Entry]) -> Table:
+    """The Sit & Go's table: every entrant seated in a drawn order with the
+    starting chips, ready; the first hand deals as soon as the table can
+    (the seeds' wait first, as at any table)."""
+    game = tournament.game
+    level = levels.loads(tournament.levels)[0]
+    table = table_services.table_create(
+        owner=None,
+        game=game,
+        stake=level.stake,
+        seat_count=tournament.seats,
+        name=_site_words(_("Tournament #%(id)s"), id=tournament.pk)[:60],
+        money=MONEY,
+        turn_seconds=TURN_SECONDS,
+        summary_seconds=SUMMARY_SECONDS,
+    )
+    TournamentTable.objects.create(tournament=tournament, table=table)
+    order = list(entries)
+    secrets.SystemRandom().shuffle(order)  # the seat draw
+    players: list[tuple[Any, int]] = [(e.player, tournament.starting_chips) for e in order]
+    table_services.table_seat_players(table_id=table.pk, players=players)
+    return table
