@@ -78,15 +78,48 @@ def _hole_text(state: HandState, player: int, viewer: int | None, reveal_all: bo
     return UNKNOWN
 
 
+def _unasked(state: HandState) -> set[int]:
+    """The log indices of the checks our engine made for a player whom PHH
+    (pokerkit) does not ask at all: their bet already covers every other live
+    player's chips (a short stack all-in on its ante or blind, say)."""
+    stacks = list(state.start_stacks)
+    bets = [0] * state.players
+    folded = [False] * state.players
+    unasked: set[int] = set()
+    for index, record in enumerate(state.log):
+        kind = record["kind"]
+        if kind in ("ante_posted", "blind_posted", "acted", "uncalled_returned"):
+            player = record["player"]
+            sign = -1 if kind == "uncalled_returned" else 1
+            stacks[player] -= sign * record["amount"]
+            if kind != "ante_posted":
+                bets[player] += sign * record["amount"]
+        if kind == "board_dealt":
+            bets = [0] * state.players
+        if kind != "acted":
+            continue
+        if record["action"] == "fold":
+            folded[player] = True
+        elif record.get("auto"):
+            others = [
+                bets[q] + stacks[q] for q in range(state.players) if q != player and not folded[q]
+            ]
+            if bets[player] >= max(others):
+                unasked.add(index)
+    return unasked
+
+
 def phh_actions(state: HandState, viewer: int | None = None, reveal_all: bool = False) -> list[str]:
     order = [(state.button + 1 + k) % state.players for k in range(state.players)]
     lines = [
         f"d dh p{k + 1} {_hole_text(state, p, viewer, reveal_all)}" for k, p in enumerate(order)
     ]
-    for record in state.log:
+    unasked = _unasked(state)
+    for index, record in enumerate(state.log):
         kind = record["kind"]
         if kind == "acted":
-            lines.append(_action_line(state, record))
+            if index not in unasked:
+                lines.append(_action_line(state, record))
         elif kind == "board_dealt":
             lines.append("d db " + "".join(record["cards"]))
         elif kind == "cards_shown":
@@ -118,8 +151,12 @@ def export_phh(
         if record["kind"] == "pot_awarded":
             for player, share in zip(record["winners"], record["shares"], strict=True):
                 won[player] += share
-    fields: list[tuple[str, Any]] = [
-        ("variant", "NT"),
+    fields: list[tuple[str, Any]] = [("variant", "NT")]
+    if state.ante:
+        # Our antes count in the pots as any chip put in (a short ante makes a
+        # side pot): PHH's "trimming" (without it, all antes go to the main pot).
+        fields.append(("ante_trimming_status", True))
+    fields += [
         ("antes", [state.ante] * n),
         ("blinds_or_straddles", blinds),
         ("min_bet", state.big_blind_chips),
