@@ -22,6 +22,19 @@ from .money import EscrowStacks
 FRESH_TIME_BANK_MS = 30_000
 
 
+def level_blinds(level: object) -> tuple[int, int, int] | None:
+    """A tournament level's small blind, big blind and ante (a tournament table
+    keeps the level in play in its carry, ``level``); None when there is none
+    (a cash table) or it is not a blinds level."""
+    if not isinstance(level, Mapping):
+        return None
+    values = [level.get(key) for key in ("small_blind", "big_blind", "ante")]
+    whole = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    if len(whole) != 3 or whole[1] < 1:
+        return None
+    return whole[0], whole[1], whole[2]
+
+
 class Holdem(GamePlugin):
     game = "holdem"
     rules = "games.rules.holdem"
@@ -102,7 +115,7 @@ class Holdem(GamePlugin):
         else:
             later = [i for i, p in enumerate(positions) if p > last]
             button = later[0] if later else 0
-        return {
+        setup: dict[str, Any] = {
             "stake": table.stake,
             "max_raise": self.setting(table, "max_raise"),
             "button": button,
@@ -110,6 +123,10 @@ class Holdem(GamePlugin):
             "time_banks_ms": [s.carry.get("time_bank_ms", FRESH_TIME_BANK_MS) for s in seats],
             "timeouts": [s.timeouts for s in seats],
         }
+        level = level_blinds(table.carry.get("level"))
+        if level is not None:
+            setup["blinds"], setup["ante"] = [level[0], level[1]], level[2]
+        return setup
 
     def extra_clock_ms(self, state: Any, actor: int) -> int:
         banks = self.engine.view(state, None).get("time_banks_ms") or []

@@ -25,6 +25,7 @@ from .setup import parse_setup
 from .state import BOARD_SIZES, STREETS, HandState, Record, record
 from .types import (
     ActedEvent,
+    AntePostedEvent,
     BlindPostedEvent,
     BoardDealtEvent,
     CardsShownEvent,
@@ -79,7 +80,8 @@ def blind_players(players: int, button: int) -> tuple[int, int]:
 def start_hand(
     rules: HoldemRules, deck: Sequence[Card], players: int, setup: Mapping[str, Any]
 ) -> HandState:
-    """Deal (player i gets the i-th pair of the deck, the board comes next) and post the blinds."""
+    """Deal (player i gets the i-th pair of the deck, the board comes next), post
+    the antes (if any, from the first player after the button), then the blinds."""
     parsed = parse_setup(rules, players, setup)
     if sorted(deck) != list(range(52)):
         raise RulesError("bad_deck", "The deck must hold each of the 52 cards once")
@@ -104,27 +106,49 @@ def start_hand(
         seen_bet=[None] * players,
         time_banks=[min(rules.time_bank_max_ms, b + rules.time_bank_topup_ms) for b in banks],
         timeouts=list(parsed.timeouts),
+        blinds=None if parsed.blinds is None else list(parsed.blinds),
+        ante=parsed.ante,
     )
-    state.log.append(
-        record(
-            HandDealtEvent(
-                type="hand_dealt",
-                players=players,
-                button=state.button,
-                small_blind=small,
-                big_blind=big,
-                stake=state.stake,
-                max_raise=state.max_raise,
-                stacks=list(state.start_stacks),
-                time_banks_ms=list(state.time_banks),
-            )
-        )
+    dealt = HandDealtEvent(
+        type="hand_dealt",
+        players=players,
+        button=state.button,
+        small_blind=small,
+        big_blind=big,
+        stake=state.stake,
+        max_raise=state.max_raise,
+        stacks=list(state.start_stacks),
+        time_banks_ms=list(state.time_banks),
     )
+    # (only when set: the deal of a hand without them is written as it always was)
+    if state.blinds is not None:
+        dealt["blinds"] = list(state.blinds)
+    if state.ante:
+        dealt["ante"] = state.ante
+    state.log.append(record(dealt))
+    if state.ante:
+        for player in seat_order(players, state.button):
+            _post_ante(state, player, state.ante)
     _post_blind(state, small, state.small_blind_chips, "small")
     _post_blind(state, big, state.big_blind_chips, "big")
     _open_round(state)
     _advance(state)
     return state
+
+
+def _post_ante(state: HandState, player: int, amount: int) -> None:
+    """Dead money: into the pot (``committed``), not the player's bet this round;
+    a stack below the ante posts what it has and is all-in."""
+    paid = min(amount, state.stacks[player])
+    state.stacks[player] -= paid
+    state.committed[player] += paid
+    state.log.append(
+        record(
+            AntePostedEvent(
+                type="ante_posted", player=player, amount=paid, all_in=_all_in(state, player)
+            )
+        )
+    )
 
 
 def _post_blind(state: HandState, player: int, amount: int, kind: Literal["small", "big"]) -> None:

@@ -4,7 +4,9 @@ Setup keys: ``stake`` (chips; the small blind is 1 unit, the big blind 2),
 ``max_raise`` (units, None for no limit), ``button`` (player index),
 ``stacks`` (chips, one per player dealt in), optional ``time_banks_ms`` (each
 player's bank carried in; default full) and ``timeouts`` (consecutive time-outs
-carried in from earlier hands).
+carried in from earlier hands); a tournament level adds ``blinds`` (``[small,
+big]`` chips, instead of the stake's units) and ``ante`` (chips each player
+posts before the blinds, dead money).
 
 Actions: ``{"type": "fold"}``, ``{"type": "check"}``, ``{"type": "call"}``,
 ``{"type": "raise", "to": n}`` (n = the player's total bet this round) and
@@ -48,7 +50,7 @@ def _events(records: Sequence[Record]) -> list[Event]:
 
 
 def _start_events(state: HandState) -> list[Event]:
-    """The public start of the hand, each player's own cards, then the blinds."""
+    """The public start of the hand, each player's own cards, then the antes and blinds."""
     dealt = [
         event(DealtEvent(type="dealt", cards=cards_str(state.hole[p])), seat=p)
         for p in range(state.players)

@@ -16,6 +16,11 @@ A hand whose big blind was posted short replays in pokerkit with the short
 amount as the call, while ``short_blind_full_call`` (docs/rules.md 4) makes callers
 match the full big blind: the import replays ``cc`` as a call of what our
 ruleset asks.
+
+A tournament hand (a level's blinds in chips and an ante) writes ``antes``
+and ``blinds_or_straddles`` with the chips of the level and the table's
+stake as ``_stake``; without ``_stake`` the import expects the stake's
+blinds and no antes.
 """
 
 from __future__ import annotations
@@ -73,15 +78,48 @@ def _hole_text(state: HandState, player: int, viewer: int | None, reveal_all: bo
     return UNKNOWN
 
 
+def _unasked(state: HandState) -> set[int]:
+    """The log indices of the checks our engine made for a player whom PHH
+    (pokerkit) does not ask at all: their bet already covers every other live
+    player's chips (a short stack all-in on its ante or blind, say)."""
+    stacks = list(state.start_stacks)
+    bets = [0] * state.players
+    folded = [False] * state.players
+    unasked: set[int] = set()
+    for index, record in enumerate(state.log):
+        kind = record["kind"]
+        if kind in ("ante_posted", "blind_posted", "acted", "uncalled_returned"):
+            player = record["player"]
+            sign = -1 if kind == "uncalled_returned" else 1
+            stacks[player] -= sign * record["amount"]
+            if kind != "ante_posted":
+                bets[player] += sign * record["amount"]
+        if kind == "board_dealt":
+            bets = [0] * state.players
+        if kind != "acted":
+            continue
+        if record["action"] == "fold":
+            folded[player] = True
+        elif record.get("auto"):
+            others = [
+                bets[q] + stacks[q] for q in range(state.players) if q != player and not folded[q]
+            ]
+            if bets[player] >= max(others):
+                unasked.add(index)
+    return unasked
+
+
 def phh_actions(state: HandState, viewer: int | None = None, reveal_all: bool = False) -> list[str]:
     order = [(state.button + 1 + k) % state.players for k in range(state.players)]
     lines = [
         f"d dh p{k + 1} {_hole_text(state, p, viewer, reveal_all)}" for k, p in enumerate(order)
     ]
-    for record in state.log:
+    unasked = _unasked(state)
+    for index, record in enumerate(state.log):
         kind = record["kind"]
         if kind == "acted":
-            lines.append(_action_line(state, record))
+            if index not in unasked:
+                lines.append(_action_line(state, record))
         elif kind == "board_dealt":
             lines.append("d db " + "".join(record["cards"]))
         elif kind == "cards_shown":
@@ -113,9 +151,13 @@ def export_phh(
         if record["kind"] == "pot_awarded":
             for player, share in zip(record["winners"], record["shares"], strict=True):
                 won[player] += share
-    fields: list[tuple[str, Any]] = [
-        ("variant", "NT"),
-        ("antes", [0] * n),
+    fields: list[tuple[str, Any]] = [("variant", "NT")]
+    if state.ante:
+        # Our antes count in the pots as any chip put in (a short ante makes a
+        # side pot): PHH's "trimming" (without it, all antes go to the main pot).
+        fields.append(("ante_trimming_status", True))
+    fields += [
+        ("antes", [state.ante] * n),
         ("blinds_or_straddles", blinds),
         ("min_bet", state.big_blind_chips),
         ("starting_stacks", [state.start_stacks[p] for p in order]),
@@ -136,6 +178,9 @@ def export_phh(
     ]
     if state.max_raise is not None:
         fields.append(("_max_raise", state.max_raise))
+    if state.blinds is not None or state.ante:
+        # (a tournament level's blinds and ante, not the stake's units)
+        fields.append(("_stake", state.stake))
     lines = []
     for key, value in fields:
         if key == "actions":
@@ -204,6 +249,8 @@ class _Table:
     button: int
     stacks: tuple[int, ...]
     max_raise: int | None
+    blinds: tuple[int, int] | None = None
+    ante: int = 0
 
 
 def _ints(value: object) -> TypeGuard[list[int]]:
@@ -222,10 +269,25 @@ def _read_table(data: dict[str, Any], rules: HoldemRules) -> _Table:
     blinds = data.get("blinds_or_straddles")
     if not _ints(blinds) or len(blinds) != n or blinds[0] <= 0:
         raise RulesError("bad_phh", "blinds_or_straddles must give the blinds")
-    stake = blinds[0] // rules.small_blind_units
-    expected = [stake * rules.small_blind_units, stake * rules.big_blind_units] + [0] * (n - 2)
-    if blinds != expected or data.get("antes") != [0] * n:
-        raise RulesError("bad_phh", "Only the table's small and big blind, without antes")
+    antes = data.get("antes")
+    own_stake = data.get("_stake")
+    if own_stake is None:
+        # a cash table's hand: the stake's blinds, no antes
+        stake = blinds[0] // rules.small_blind_units
+        expected = [stake * rules.small_blind_units, stake * rules.big_blind_units]
+        ante = 0
+        if blinds != expected + [0] * (n - 2) or antes != [0] * n:
+            raise RulesError("bad_phh", "Only the table's small and big blind, without antes")
+    else:
+        # a tournament level's blinds and ante (our export writes its _stake)
+        if not _ints([own_stake]) or own_stake < 1:
+            raise RulesError("bad_phh", "_stake must be a whole number of chips")
+        stake, expected = own_stake, blinds[:2]
+        if blinds != expected + [0] * (n - 2) or not 0 < expected[0] <= expected[1]:
+            raise RulesError("bad_phh", "Only the level's small and big blind, without straddles")
+        if not _ints(antes) or len(antes) != n or len(set(antes)) != 1 or antes[0] < 0:
+            raise RulesError("bad_phh", "antes must be one ante for every player")
+        ante = antes[0]
     if data.get("min_bet") != expected[1]:
         raise RulesError("bad_phh", f"min_bet must be the big blind ({expected[1]})")
     seats = data.get("seats", list(range(1, n + 1)))
@@ -240,7 +302,9 @@ def _read_table(data: dict[str, Any], rules: HoldemRules) -> _Table:
     if max_raise is not None and not _ints([max_raise]):
         raise RulesError("bad_phh", "_max_raise must be a whole number of units")
     by_player = tuple(stacks[ours.index(p)] for p in range(n))
-    return _Table(n, stake, ours, ours[-1], by_player, max_raise)
+    derived = [stake * rules.small_blind_units, stake * rules.big_blind_units]
+    given = None if expected == derived else (expected[0], expected[1])
+    return _Table(n, stake, ours, ours[-1], by_player, max_raise, given, ante)
 
 
 def _deck(table: _Table, actions: Sequence[PhhAction]) -> list[Card]:
@@ -283,6 +347,10 @@ def import_phh(text: str, rules: HoldemRules = PRESETS["vipgame"]) -> HandState:
         "button": table.button,
         "stacks": list(table.stacks),
     }
+    if table.blinds is not None:
+        setup["blinds"] = list(table.blinds)
+    if table.ante:
+        setup["ante"] = table.ante
     state = betting.start_hand(rules, _deck(table, actions), table.players, setup)
     replayed = 0
     for action in actions:

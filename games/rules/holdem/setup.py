@@ -2,7 +2,10 @@
 
 ``stake`` (chips per unit), ``max_raise`` (units or None), ``button``,
 ``stacks`` (chips of the players dealt in) and optionally ``time_banks_ms``
-and ``timeouts`` carried in from earlier hands.
+and ``timeouts`` carried in from earlier hands, ``blinds`` (``[small, big]``
+in chips; default from the stake and the ruleset's blind units) and ``ante``
+(chips each player dealt in posts before the blinds; default 0), which a
+tournament table sets from its level.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ class Setup:
     stacks: tuple[int, ...]
     time_banks_ms: tuple[int, ...] | None
     timeouts: tuple[int, ...]
+    blinds: tuple[int, int] | None = None
+    ante: int = 0
 
 
 def _int_list(value: object, players: int, name: str, minimum: int) -> tuple[int, ...]:
@@ -50,19 +55,24 @@ def parse_setup(rules: HoldemRules, players: int, setup: Mapping[str, Any]) -> S
             f"Hold'em needs {rules.min_players} to {rules.max_players} players, got {players}",
         )
     known = {"stake", "max_raise", "button", "stacks", "time_banks_ms", "timeouts"}
+    known |= {"blinds", "ante"}
     unknown = set(setup) - known
     if unknown:
         raise RulesError("bad_setup", f"Unknown setup keys: {sorted(unknown)}")
     stake = _positive_int(setup.get("stake"), "stake")
+    blinds = _blinds(setup.get("blinds"))
+    big = rules.big_blind_units * stake if blinds is None else blinds[1]
     max_raise = setup.get("max_raise")
     if max_raise is not None:
         max_raise = _positive_int(max_raise, "max_raise")
-        if max_raise < rules.big_blind_units:
+        if max_raise * stake < big:
+            size = f"{rules.big_blind_units} units" if blinds is None else f"{big} chips"
             raise RulesError(
-                "bad_setup",
-                f"max_raise must be at least the big blind ({rules.big_blind_units} units)",
-                field="max_raise",
+                "bad_setup", f"max_raise must be at least the big blind ({size})", field="max_raise"
             )
+    ante = setup.get("ante", 0)
+    if not isinstance(ante, int) or isinstance(ante, bool) or ante < 0:
+        raise RulesError("bad_setup", "ante must be a non-negative integer", field="ante")
     button = setup.get("button")
     if not isinstance(button, int) or isinstance(button, bool) or not 0 <= button < players:
         raise RulesError("bad_setup", f"button must be a player index below {players}")
@@ -77,4 +87,24 @@ def parse_setup(rules: HoldemRules, players: int, setup: Mapping[str, Any]) -> S
         timeouts=(0,) * players
         if timeouts is None
         else _int_list(timeouts, players, "timeouts", 0),
+        blinds=blinds,
+        ante=ante,
     )
+
+
+def _blinds(value: object) -> tuple[int, int] | None:
+    """``[small, big]`` in chips, both positive, the small one not above the big one."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
+        or value[0] > value[1]
+    ):
+        raise RulesError(
+            "bad_setup",
+            "blinds must be [small, big]: positive integers, the small one not above the big one",
+            field="blinds",
+        )
+    return int(value[0]), int(value[1])

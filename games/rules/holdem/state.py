@@ -2,7 +2,7 @@
 
 A state is only changed by the functions in :mod:`.betting`, each of which
 works on a :meth:`HandState.clone`, so callers may keep and discard states.
-``log`` is the public record of the hand (blinds, actions, board, shown
+``log`` is the public record of the hand (antes, blinds, actions, board, shown
 hands, pots) as JSON-ready dicts; it feeds the events, the views and PHH.
 """
 
@@ -56,13 +56,22 @@ class HandState:
     time_banks: list[int] = field(default_factory=list)
     timeouts: list[int] = field(default_factory=list)
     log: list[Record] = field(default_factory=list)
+    # A tournament level's blinds ([small, big] chips) and ante (chips per
+    # player); None and 0: the blinds come from the stake, no ante. Stored
+    # only when set, so a state of a hand without them keeps its old form.
+    blinds: list[int] | None = None
+    ante: int = 0
 
     @property
     def big_blind_chips(self) -> int:
+        if self.blinds is not None:
+            return self.blinds[1]
         return self.rules.big_blind_units * self.stake
 
     @property
     def small_blind_chips(self) -> int:
+        if self.blinds is not None:
+            return self.blinds[0]
         return self.rules.small_blind_units * self.stake
 
     @property
@@ -105,16 +114,23 @@ class HandState:
             time_banks=list(self.time_banks),
             timeouts=list(self.timeouts),
             log=list(self.log),
+            blinds=None if self.blinds is None else list(self.blinds),
         )
 
 
+#: Fields stored only when they differ from these defaults (added later:
+#: states stored before them load with the defaults).
+_OPTIONAL: dict[str, Any] = {"blinds": None, "ante": 0}
 _FIELDS = tuple(f.name for f in fields(HandState) if f.name != "rules")
+_REQUIRED = tuple(name for name in _FIELDS if name not in _OPTIONAL)
 
 
 def to_dict(state: HandState) -> dict[str, Any]:
     data: dict[str, Any] = {"game": "holdem", "rules": state.rules.as_dict()}
     for name in _FIELDS:
         value = getattr(state, name)
+        if name in _OPTIONAL and value == _OPTIONAL[name]:
+            continue
         data[name] = json_copy(value)
     return data
 
@@ -131,11 +147,11 @@ def json_copy(value: Any) -> Any:
 def from_dict(data: dict[str, Any]) -> HandState:
     if not isinstance(data, dict) or data.get("game") != "holdem":
         raise RulesError("bad_state", "Not a Hold'em state")
-    missing = [name for name in _FIELDS if name not in data]
+    missing = [name for name in _REQUIRED if name not in data]
     if missing:
         raise RulesError("bad_state", f"State fields missing: {missing}")
     rules = data.get("rules")
     if not isinstance(rules, dict):
         raise RulesError("bad_state", "State rules missing")
-    values = {name: json_copy(data[name]) for name in _FIELDS}
+    values = {name: json_copy(data[name]) for name in _FIELDS if name in data}
     return HandState(rules=rules_from_dict(rules), **values)

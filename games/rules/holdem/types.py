@@ -51,6 +51,7 @@ class HoldemView(TypedDict):
     stake: int
     small_blind_amount: int
     big_blind_amount: int
+    ante: int
     max_raise: int | None
     button: int
     small_blind: int
@@ -164,7 +165,9 @@ Street = Literal["preflop", "flop", "turn", "river"]
 
 class HandDealtEvent(TypedDict):
     """The cards were dealt: ``players``, the ``button`` and blinds (player
-    indices), the blinds' chips, the raise cap, the stacks and time banks."""
+    indices), the stake, the raise cap, the stacks and time banks; at a
+    tournament table also ``blinds`` (``[small, big]`` chips, else they are 1
+    and 2 units of the stake) and the ``ante`` (chips per player)."""
 
     type: Literal["hand_dealt"]
     players: int
@@ -175,6 +178,8 @@ class HandDealtEvent(TypedDict):
     max_raise: int | None
     stacks: list[int]
     time_banks_ms: list[int]
+    blinds: NotRequired[list[int]]
+    ante: NotRequired[int]
 
 
 class DealtEvent(TypedDict):
@@ -182,6 +187,16 @@ class DealtEvent(TypedDict):
 
     type: Literal["dealt"]
     cards: list[str]
+
+
+class AntePostedEvent(TypedDict):
+    """``player`` put ``amount`` chips of ante into the pot (dead money, not
+    part of their bet), before the blinds; ``all_in``: that was their stack."""
+
+    type: Literal["ante_posted"]
+    player: int
+    amount: int
+    all_in: bool
 
 
 class BlindPostedEvent(TypedDict):
@@ -264,6 +279,7 @@ class HandFinishedEvent(TypedDict):
 # The public events, which the view's ``log`` keeps as records (``kind``).
 HoldemLogged = (
     HandDealtEvent
+    | AntePostedEvent
     | BlindPostedEvent
     | ActedEvent
     | BoardDealtEvent

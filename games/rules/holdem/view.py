@@ -63,6 +63,7 @@ def public_view(state: HandState) -> HoldemView:
         "stake": state.stake,
         "small_blind_amount": state.small_blind_chips,
         "big_blind_amount": state.big_blind_chips,
+        "ante": state.ante,
         "max_raise": state.max_raise,
         "button": state.button,
         "small_blind": state.small_blind,

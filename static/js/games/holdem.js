@@ -117,6 +117,9 @@ const game = {
     return h("div", { class: "center-note holdem" },
       h("div", { class: "board cards", "data-board": view.board.join(" ") }, slots),
       h("div", { class: "pot", "data-pot": view.pot }, view.finished ? "" : fmt(_("Pot: %(amount)s"), { amount: chips(view.pot) })),
+      // A tournament level's blinds and ante (a cash table has no ante: nothing shown).
+      view.ante ? h("div", { class: "level muted", "data-level": `${view.small_blind_amount}/${view.big_blind_amount}/${view.ante}` },
+        fmt(_("Blinds %(small)s/%(big)s, ante %(ante)s"), { small: chips(view.small_blind_amount), big: chips(view.big_blind_amount), ante: chips(view.ante) })) : null,
       pots.length ? h("ul", { class: "pots" }, pots) : null,
       h("div", { class: "street muted", "data-street": view.phase }, streetName(view.phase)));
   },
@@ -215,6 +218,7 @@ game.replay = {
   describe(e, name) {
     switch (e.type) {
       case "hand_dealt": return _("The cards are dealt");
+      case "ante_posted": return fmt(_("%(name)s: ante %(amount)s"), { name: name(e.player), amount: chips(e.amount) });
       case "blind_posted": return `${name(e.player)}: ${e.blind === "small" ? "SB" : "BB"} ${chips(e.amount)}`;
       case "acted": return `${name(e.player)} ${actionText(e)}`;
       case "board_dealt": return `${streetName(e.street)}: ${text(e.cards)}`;

@@ -210,7 +210,17 @@ def test_outcome_before_the_end_is_refused() -> None:
         ({"stake": 1, "button": 0, "stacks": [100, 0, 100]}, "bad_setup"),
         ({"stake": 1, "button": 0, "stacks": [100, 100]}, "bad_setup"),
         ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "max_raise": 1}, "bad_setup"),
-        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "ante": 1}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "straddle": 4}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "ante": -1}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "ante": True}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "blinds": [2, 1]}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "blinds": [0, 2]}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "blinds": [1, 2, 4]}, "bad_setup"),
+        ({"stake": 1, "button": 0, "stacks": [100, 100, 100], "blinds": 2}, "bad_setup"),
+        (
+            {"stake": 1, "button": 0, "stacks": [100] * 3, "blinds": [5, 10], "max_raise": 9},
+            "bad_setup",
+        ),
     ],
 )
 def test_bad_setups_are_refused(setup: dict[str, Any], code: str) -> None:
