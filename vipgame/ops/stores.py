@@ -41,7 +41,9 @@ STATES = (
 )
 
 # One statement, one scan of pg_stat_activity (at most max_connections rows)
-# and one row of pg_stat_database. The scrape's own session is left out.
+# and one row of pg_stat_database. The scrape's own session is left out, and
+# from the oldest transaction the backups' (pg_dump holds one transaction for
+# the whole dump: the nightly backup would look like a stuck session).
 # Sessions of other roles show no state unless the application's role has
 # pg_read_all_stats (pg_monitor): docs/observability.md.
 STATS_SQL = """
@@ -57,7 +59,8 @@ SELECT
   (SELECT coalesce(extract(epoch FROM max(clock_timestamp() - xact_start)), 0)
      FROM pg_stat_activity
      WHERE datname = current_database() AND backend_type = 'client backend'
-       AND pid <> pg_backend_pid() AND xact_start IS NOT NULL),
+       AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+       AND application_name NOT IN ('pg_dump', 'pg_basebackup')),
   (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'),
   current_setting('max_connections')::int,
   pg_database_size(current_database()),
@@ -132,7 +135,8 @@ def postgresql() -> Iterator[Metric]:
     )
     yield GaugeMetricFamily(
         "vipgame_pg_oldest_transaction_seconds",
-        "Age of the oldest open transaction on this database (0 when none).",
+        "Age of the oldest open transaction on this database, backups' (pg_dump) left "
+        "out (0 when none).",
         value=float(oldest),
     )
     yield GaugeMetricFamily(
