@@ -3,11 +3,12 @@ code, Celery task failures and retries) and the money check's gauge."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.http import HttpResponse
 from django.test import Client as HttpClient
 from django.urls import path
@@ -102,11 +103,22 @@ def test_celery_retries_and_failures_are_counted_by_task(monkeypatch):
     assert value("vipgame_celery_task_failures_total", task=name) == failures + 1
 
 
+def documented_query() -> str:
+    doc = (Path(__file__).resolve().parents[2] / "docs/operations.md").read_text()
+    start = doc.index("The accounts behind a failed money check")
+    block = doc[doc.index("```sql", start) + len("```sql") : doc.index("```\n", start + 50)]
+    return block.strip().rstrip(";")
+
+
 def test_the_money_check_gauge_shows_chips_that_came_from_nowhere(make_user):
     lan = make_user()
     assert value("vipgame_chips_imbalance") == 0
     account = Account.objects.get(user=lan, kind=Account.Kind.USER)
     Account.objects.filter(pk=account.pk).update(balance=account.balance + 7)  # no ledger
     assert value("vipgame_chips_imbalance") == 7
+    # docs/operations.md's query finds the account whose balance left its ledger.
+    with connection.cursor() as cursor:
+        cursor.execute(documented_query())
+        assert [row[0] for row in cursor.fetchall()] == [account.pk]
     Account.objects.filter(pk=account.pk).update(balance=account.balance)
     assert value("vipgame_chips_imbalance") == 0

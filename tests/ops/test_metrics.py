@@ -329,3 +329,55 @@ def test_the_grafana_dashboard_uses_only_metrics_we_export():
     assert named
     assert all(n.startswith("vipgame_") for n in named), named
     assert {re.sub(r"_(bucket|total|count|sum)$", "", n) for n in named} == used
+
+
+def _section(doc: str, heading: str) -> str:
+    start = doc.index(heading)
+    end = doc.find("\n#", start + len(heading))
+    return doc[start : end if end > 0 else None]
+
+
+def test_the_exporters_dashboard_names_only_the_documented_exporter_series():
+    """deploy/grafana/exporters.json (the standard exporters' option) reads
+    only the series docs/operations.md lists as read from their output."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    dashboard = json.loads((root / "deploy/grafana/exporters.json").read_text())
+    named = {
+        n for p in dashboard["panels"] for t in p.get("targets", []) for n in series_in(t["expr"])
+    }
+    doc = _section(
+        (root / "docs/operations.md").read_text(), "### The standard exporters (optional)"
+    )
+    documented = set(re.findall(r"`((?:pg|redis)_[a-z_]+)`", doc))
+    assert {"pg_stat_activity_count", "redis_memory_used_bytes"} <= named
+    assert named <= documented, named - documented
+    assert all(n.startswith(("pg_", "redis_")) for n in named)
+
+
+def test_the_alert_rules_read_our_series_and_are_documented():
+    import re
+    from pathlib import Path
+
+    import yaml
+    from prometheus_client.parser import text_string_to_metric_families
+
+    root = Path(__file__).resolve().parents[2]
+    rules = yaml.safe_load((root / "deploy/prometheus/alerts.yml").read_text())
+    alerts = [r for g in rules["groups"] for r in g["rules"]]
+    heartbeat.record_sweeper_run()
+    try:
+        exported = {f.name for f in text_string_to_metric_families(scrape.render().decode())}
+    finally:
+        heartbeat.redis_client().delete(heartbeat.sweeper_key())
+    read = {
+        re.sub(r"_(bucket|total|count|sum)$", "", n) for a in alerts for n in series_in(a["expr"])
+    }
+    assert read - exported == {"probe_success"}  # the blackbox exporter's, polling /readyz
+    doc = _section((root / "docs/operations.md").read_text(), "### Alerts")
+    for alert in alerts:
+        assert f"`{alert['alert']}`" in doc, alert["alert"]
+    assert len(alerts) >= 20

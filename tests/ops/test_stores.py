@@ -90,6 +90,21 @@ def test_a_transaction_left_open_and_a_lock_wait_show(settings):
     assert value("vipgame_pg_lock_waits") == 0
 
 
+def test_a_backup_transaction_is_not_the_oldest():
+    """pg_dump holds one transaction for the whole dump: not a stuck session."""
+    dump = other_session()
+    try:
+        dump.execute("SET application_name = 'pg_dump'")
+        dump.execute("SELECT 1")  # its transaction is open from here
+        time.sleep(1.2)
+        assert value("vipgame_pg_oldest_transaction_seconds") < 1.0
+        dump.execute("SET application_name = 'psql'")  # the same transaction, someone else
+        assert value("vipgame_pg_oldest_transaction_seconds") >= 1.0
+    finally:
+        dump.rollback()
+        dump.close()
+
+
 def test_a_slow_statistics_read_is_cut_short_and_counted(settings, monkeypatch):
     """The statistics' statement runs at most READY_TIMEOUT_S: a slow one is
     cancelled, counted, its gauges left out, and the rest of /metrics is served."""
