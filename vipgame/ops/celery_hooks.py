@@ -20,7 +20,7 @@ from celery.signals import (
     worker_process_init,
 )
 
-from kernel.ops import context, metrics
+from kernel.ops import context
 from kernel.ops.context import ContextFilter
 from kernel.ops.logconfig import FORMATTERS, JsonFormatter, PlainFormatter
 
@@ -80,12 +80,16 @@ def _task_name(sender: Any) -> str:
 def _task_failed(sender: Any = None, **kwargs: Any) -> None:
     """A task ended in an exception: not retried, or past its last retry
     (``vipgame_celery_task_failures_total``)."""
+    from kernel.ops import metrics  # (not at import: before the settings made its directory)
+
     metrics.celery_task_failed(_task_name(sender))
 
 
 @task_retry.connect
 def _task_retried(sender: Any = None, **kwargs: Any) -> None:
     """A task failed and was scheduled again (``vipgame_celery_task_retries_total``)."""
+    from kernel.ops import metrics
+
     metrics.celery_task_retried(_task_name(sender))
 
 
