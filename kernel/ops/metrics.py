@@ -13,7 +13,11 @@ Celery workers:
   alike: the settlement backlog and the chips issued (PostgreSQL), Celery's
   queue lengths and the tasks held by workers (Redis), the sweeper's last run.
   They read every app, so the site collects them (``vipgame.ops.scrape``, which
-  also renders ``/metrics``).
+  also renders ``/metrics``), with the database's and each Redis role's own
+  figures (``vipgame.ops.stores``).
+
+The error counters are here too: HTTP 5xx by view, socket error frames by
+code, Celery task failures and retries, and the scrape-time reads that failed.
 """
 
 from __future__ import annotations

@@ -381,3 +381,21 @@ def test_the_alert_rules_read_our_series_and_are_documented():
     for alert in alerts:
         assert f"`{alert['alert']}`" in doc, alert["alert"]
     assert len(alerts) >= 20
+
+
+def test_the_prometheus_configuration_reads_each_redis_role_and_the_rules():
+    from pathlib import Path
+
+    import yaml
+
+    from vipgame.ops import stores
+
+    root = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "deploy/prometheus/prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert {"vipgame", "postgres", "redis"} <= set(jobs)
+    roles = [c["labels"]["role"] for c in jobs["redis"]["static_configs"]]
+    assert sorted(roles) == sorted(stores.redis_roles())
+    assert jobs["redis"]["metrics_path"] == "/scrape"
+    assert config["rule_files"] == ["/etc/prometheus/rules/vipgame.yml"]
+    assert "`/etc/prometheus/rules/vipgame.yml`" in (root / "docs/operations.md").read_text()
