@@ -330,6 +330,7 @@ class RoomSocket(AsyncWebsocketConsumer):
             if not self.closed:
                 if not accepted:
                     await self.accept()
+                metrics.socket_error(self.kind, TooManySockets.code)
                 with translation.override(self.language):
                     await self.send_json(
                         {"type": "error", "id": None, **TooManySockets().as_dict()}
@@ -365,6 +366,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         closed with ``code``: a handshake refused with HTTP 403 would reach
         no client with a close code (docs/protocol.md "Close codes")."""
         await self.accept()
+        metrics.socket_error(self.kind, err.code)
         with translation.override(self.language):
             await self.send_json({"type": "error", "id": None, **err.as_dict()})
         await self.close(code=code)
@@ -427,6 +429,7 @@ class RoomSocket(AsyncWebsocketConsumer):
         """Answer with an error; close with 1008 when the client keeps misbehaving
         (more than MAX_STRIKES malformed or excess messages within 10 s)."""
         body = {"type": "error", "id": client_id, **err.as_dict()}
+        metrics.socket_error(self.kind, err.code)
         await self.send_json(body)
         if isinstance(err, ProtocolError):
             now = time.monotonic()

@@ -31,6 +31,7 @@ from accounts.sessions import token_issue
 from games.models import Hand, Seat, Table
 from games.plugins import engine_for
 
+from .ops.helpers import value
 from .processes import daphne, free_port, process_env, running, wait_for, wait_http
 from .services.driver import ready_all, seated_table
 from .tables import assert_money_consistent
@@ -159,6 +160,12 @@ def socket_move(port: int, table_id: int, token: str, action: dict[str, Any], v:
     return "no answer"
 
 
+def metrics_of(port: int) -> str:
+    response = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=15)
+    assert response.status_code == 200
+    return response.text
+
+
 def rest_move(port: int, table_id: int, token: str, action: dict[str, Any], v: int, cid: str):
     response = requests.post(
         f"http://127.0.0.1:{port}/api/v1/tables/{table_id}/actions",
@@ -214,6 +221,15 @@ def test_moves_through_pgbouncer_in_transaction_mode(tmp_path, make_user, extra,
 
             if not works:  # ("prepared statement "_pg3_0" already exists")
                 assert "server_error" in answers, answers
+                # Counted where it was answered: a socket move on A, a REST one on B.
+                if (len(answers) - 1) % 2 == 0:
+                    text = metrics_of(ports[0])
+                    assert value(
+                        "vipgame_socket_errors_total", text, kind="table", code="server_error"
+                    ), answers
+                else:
+                    text = metrics_of(ports[1])
+                    assert "vipgame_http_server_errors_total{" in text, answers
                 return
             assert len(answers) == MOVES, answers
             assert all(isinstance(a, int) for a in answers), answers
@@ -225,6 +241,10 @@ def test_moves_through_pgbouncer_in_transaction_mode(tmp_path, make_user, extra,
             # The bounds reached the sessions through the pooler.
             assert database["idle_in_transaction_session_timeout"] != "0"
             assert database["lock_timeout"] != "0"
+            # The database's own figures, read through the pooler in transaction mode.
+            text = metrics_of(ports[0])
+            assert value("vipgame_pg_server_connections", text) >= 1
+            assert value("vipgame_pg_max_connections", text) > 0
 
             # The pooler goes: this process cannot reach its database.
             bouncer_process.terminate()
@@ -234,4 +254,12 @@ def test_moves_through_pgbouncer_in_transaction_mode(tmp_path, make_user, extra,
             assert gone.status_code == 503, gone.text
             assert gone.json()["checks"]["database"]["ok"] is False
             assert time.monotonic() - started < 8
+            # /metrics still answers, in time, without the database's figures.
+            started = time.monotonic()
+            text = metrics_of(ports[0])
+            assert time.monotonic() - started < 9
+            assert value("vipgame_database_up", text) == 0
+            assert value("vipgame_scrape_read_failures_total", text, source="postgresql") >= 1
+            assert "vipgame_pg_connections{" not in text
+            assert value("vipgame_redis_up", text) == 1
     assert_money_consistent()

@@ -72,6 +72,8 @@ MIDDLEWARE = [
     # /metrics sees the raw X-Forwarded-For (a proxied request is refused unless
     # METRICS_ALLOW_PROXIED) and checks the client by the one address policy.
     "vipgame.ops.views.ProbeMiddleware",
+    # 5xx responses counted by view (vipgame_http_server_errors_total).
+    "vipgame.ops.middleware.ServerErrorCountMiddleware",
     # Then, before anything else reads them, forwarded headers from anyone but a
     # trusted proxy are dropped (kernel.net).
     "kernel.net.ProxyHeadersMiddleware",

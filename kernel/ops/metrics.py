@@ -13,7 +13,11 @@ Celery workers:
   alike: the settlement backlog and the chips issued (PostgreSQL), Celery's
   queue lengths and the tasks held by workers (Redis), the sweeper's last run.
   They read every app, so the site collects them (``vipgame.ops.scrape``, which
-  also renders ``/metrics``).
+  also renders ``/metrics``), with the database's and each Redis role's own
+  figures (``vipgame.ops.stores``).
+
+The error counters are here too: HTTP 5xx by view, socket error frames by
+code, Celery task failures and retries, and the scrape-time reads that failed.
 """
 
 from __future__ import annotations
@@ -114,6 +118,37 @@ BOTS_REFUSED = Counter(
     ["reason"],
 )
 
+# -- errors ------------------------------------------------------------------------
+HTTP_SERVER_ERRORS = Counter(
+    "vipgame_http_server_errors",
+    "HTTP responses with a 5xx status, by view (its URL name; unresolved when the "
+    "request failed before its view was found) and status.",
+    ["view", "status"],
+)
+SOCKET_ERRORS = Counter(
+    "vipgame_socket_errors",
+    "Error frames sent on WebSockets (a message refused, a handshake turned away), "
+    "by kind (lobby, table) and error code (server_error, busy, rate_limited...).",
+    ["kind", "code"],
+)
+CELERY_TASK_FAILURES = Counter(
+    "vipgame_celery_task_failures",
+    "Celery tasks that ended in an exception (after their last retry), by task.",
+    ["task"],
+)
+CELERY_TASK_RETRIES = Counter(
+    "vipgame_celery_task_retries",
+    "Celery tasks that failed and were scheduled to run again, by task.",
+    ["task"],
+)
+SCRAPE_READ_FAILURES = Counter(
+    "vipgame_scrape_read_failures",
+    "Reads of a store at scrape time that failed or timed out (their gauges are absent "
+    "from that scrape), by source: database (the room's figures), postgresql (its "
+    "statistics), redis (queues, sweeper), redis_<role> (that role's INFO).",
+    ["source"],
+)
+
 
 def multiprocess_dir() -> str | None:
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
@@ -199,3 +234,23 @@ def outage_seen(seconds: float) -> None:
 
 def clock_given_again(kind: str) -> None:
     CLOCKS_GIVEN_AGAIN.labels(kind).inc()
+
+
+def http_server_error(view: str, status: int) -> None:
+    HTTP_SERVER_ERRORS.labels(view, str(status)).inc()
+
+
+def socket_error(kind: str, code: str) -> None:
+    SOCKET_ERRORS.labels(kind, code).inc()
+
+
+def celery_task_failed(task: str) -> None:
+    CELERY_TASK_FAILURES.labels(task).inc()
+
+
+def celery_task_retried(task: str) -> None:
+    CELERY_TASK_RETRIES.labels(task).inc()
+
+
+def scrape_read_failed(source: str) -> None:
+    SCRAPE_READ_FAILURES.labels(source).inc()

@@ -259,6 +259,32 @@ def test_a_move_is_timed_to_every_recipients_frame_written(tables, dealer, make_
     async_to_sync(scenario)()
 
 
+PROMQL_WORDS = {
+    "by", "without", "bool", "offset", "and", "or", "unless", "on", "ignoring",
+    "group_left", "group_right", "inf", "nan",
+}  # fmt: skip
+
+
+def series_in(expr: str) -> set[str]:
+    """The series a PromQL expression reads: its identifiers but functions,
+    keywords, label names (in ``by (...)``, ``{...}``) and ranges."""
+    import re
+
+    bare = re.sub(r'"[^"]*"', "", expr)
+    bare = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", bare)
+    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]", "", bare)
+    names = re.findall(r"\b([a-zA-Z_:][\w:]*)\b(?!\s*\()", bare)
+    return {n for n in names if n.lower() not in PROMQL_WORDS}
+
+
+def test_series_in_reads_promql():
+    expr = (
+        '60 * sum by (view, status) (rate(vipgame_http_server_errors_total{le="1"}[5m])) '
+        "> 0 and on(role) max without (x) (pg_up) / redis_up"
+    )
+    assert series_in(expr) == {"vipgame_http_server_errors_total", "pg_up", "redis_up"}
+
+
 def test_the_grafana_dashboard_uses_only_metrics_we_export():
     import json
     import re
@@ -287,5 +313,89 @@ def test_the_grafana_dashboard_uses_only_metrics_we_export():
         "vipgame_timer_lateness_seconds", "vipgame_sweeper_seconds",
         "vipgame_settlement_backlog", "vipgame_hands", "vipgame_celery_queue_length",
         "vipgame_chips_issued",
+        # issue 33 item 8: the error counters, the money check, the stores' own figures
+        "vipgame_http_server_errors", "vipgame_socket_errors",
+        "vipgame_celery_task_failures", "vipgame_celery_task_retries",
+        "vipgame_transactions_retried", "vipgame_chips_imbalance",
+        "vipgame_scrape_read_failures", "vipgame_pg_connections", "vipgame_pg_lock_waits",
+        "vipgame_pg_oldest_transaction_seconds", "vipgame_pg_deadlocks",
+        "vipgame_pg_max_connections", "vipgame_redis_used_memory_bytes",
+        "vipgame_redis_connected_clients", "vipgame_redis_blocked_clients",
+        "vipgame_redis_ops_per_second", "vipgame_redis_evicted_keys", "vipgame_redis_role_up",
     }  # fmt: skip
-    assert expected <= used
+    assert expected <= used, expected - used
+    # No series of anyone else's (an exporter's) in this dashboard.
+    named = {n for e in exprs for n in series_in(e)}
+    assert named
+    assert all(n.startswith("vipgame_") for n in named), named
+    assert {re.sub(r"_(bucket|total|count|sum)$", "", n) for n in named} == used
+
+
+def _section(doc: str, heading: str) -> str:
+    start = doc.index(heading)
+    end = doc.find("\n#", start + len(heading))
+    return doc[start : end if end > 0 else None]
+
+
+def test_the_exporters_dashboard_names_only_the_documented_exporter_series():
+    """deploy/grafana/exporters.json (the standard exporters' option) reads
+    only the series docs/operations.md lists as read from their output."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    dashboard = json.loads((root / "deploy/grafana/exporters.json").read_text())
+    named = {
+        n for p in dashboard["panels"] for t in p.get("targets", []) for n in series_in(t["expr"])
+    }
+    doc = _section(
+        (root / "docs/operations.md").read_text(), "### The standard exporters (optional)"
+    )
+    documented = set(re.findall(r"`((?:pg|redis)_[a-z_]+)`", doc))
+    assert {"pg_stat_activity_count", "redis_memory_used_bytes"} <= named
+    assert named <= documented, named - documented
+    assert all(n.startswith(("pg_", "redis_")) for n in named)
+
+
+def test_the_alert_rules_read_our_series_and_are_documented():
+    import re
+    from pathlib import Path
+
+    import yaml
+    from prometheus_client.parser import text_string_to_metric_families
+
+    root = Path(__file__).resolve().parents[2]
+    rules = yaml.safe_load((root / "deploy/prometheus/alerts.yml").read_text())
+    alerts = [r for g in rules["groups"] for r in g["rules"]]
+    heartbeat.record_sweeper_run()
+    try:
+        exported = {f.name for f in text_string_to_metric_families(scrape.render().decode())}
+    finally:
+        heartbeat.redis_client().delete(heartbeat.sweeper_key())
+    read = {
+        re.sub(r"_(bucket|total|count|sum)$", "", n) for a in alerts for n in series_in(a["expr"])
+    }
+    assert read - exported == {"probe_success"}  # the blackbox exporter's, polling /readyz
+    doc = _section((root / "docs/operations.md").read_text(), "### Alerts")
+    for alert in alerts:
+        assert f"`{alert['alert']}`" in doc, alert["alert"]
+    assert len(alerts) >= 20
+
+
+def test_the_prometheus_configuration_reads_each_redis_role_and_the_rules():
+    from pathlib import Path
+
+    import yaml
+
+    from vipgame.ops import stores
+
+    root = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "deploy/prometheus/prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert {"vipgame", "postgres", "redis"} <= set(jobs)
+    roles = [c["labels"]["role"] for c in jobs["redis"]["static_configs"]]
+    assert sorted(roles) == sorted(stores.redis_roles())
+    assert jobs["redis"]["metrics_path"] == "/scrape"
+    assert config["rule_files"] == ["/etc/prometheus/rules/vipgame.yml"]
+    assert "`/etc/prometheus/rules/vipgame.yml`" in (root / "docs/operations.md").read_text()

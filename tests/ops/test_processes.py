@@ -57,6 +57,11 @@ def test_metrics_add_up_across_daphne_and_celery_processes(tmp_path):
         assert value("vipgame_sockets_opened_total", scrape(ports[0]), kind="lobby") == 1
         ready = requests.get(f"http://127.0.0.1:{ports[0]}/readyz", timeout=10)
         assert ready.status_code == 200, ready.text
+        # The stores' own figures, read through a real process's connection pool.
+        text = scrape(ports[0])
+        assert value("vipgame_pg_max_connections", text) > 0
+        assert value("vipgame_pg_connections", text, state="idle") >= 1  # the others' pools
+        assert value("vipgame_redis_role_up", text, role="broker") == 1
         # B dies with its socket open: its live gauge goes with it.
         os.killpg(daphne_b.pid, signal.SIGKILL)
         daphne_b.wait()

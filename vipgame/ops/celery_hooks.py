@@ -1,5 +1,5 @@
 """Celery's signals: our log format on its handlers, the log context per task,
-and no connection pool in workers.
+the failures and retries counted by task, and no connection pool in workers.
 
 Imported by ``vipgame.celery`` (before the worker configures logging).
 """
@@ -12,8 +12,10 @@ from typing import Any
 from celery.signals import (
     after_setup_logger,
     after_setup_task_logger,
+    task_failure,
     task_postrun,
     task_prerun,
+    task_retry,
     worker_init,
     worker_process_init,
 )
@@ -68,6 +70,27 @@ def _task_started(task_id: str | None = None, sender: Any = None, **kwargs: Any)
 def _task_done(sender: Any = None, **kwargs: Any) -> None:
     context.clear()
     _check_connections(sender)
+
+
+def _task_name(sender: Any) -> str:
+    return str(getattr(sender, "name", None) or "unknown")
+
+
+@task_failure.connect
+def _task_failed(sender: Any = None, **kwargs: Any) -> None:
+    """A task ended in an exception: not retried, or past its last retry
+    (``vipgame_celery_task_failures_total``)."""
+    from kernel.ops import metrics  # (not at import: before the settings made its directory)
+
+    metrics.celery_task_failed(_task_name(sender))
+
+
+@task_retry.connect
+def _task_retried(sender: Any = None, **kwargs: Any) -> None:
+    """A task failed and was scheduled again (``vipgame_celery_task_retries_total``)."""
+    from kernel.ops import metrics
+
+    metrics.celery_task_retried(_task_name(sender))
 
 
 @worker_init.connect

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest, multiprocess
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
 
-from kernel.ops import heartbeat
+from kernel.ops import heartbeat, metrics
 from kernel.ops.metrics import forget_dead_processes, multiprocess_dir
 
-from . import health
+from . import health, stores
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +57,19 @@ def bot_counts() -> tuple[int, int]:
 
 
 class ScrapeCollector(Collector):
-    """Figures read from PostgreSQL and Redis when Prometheus scrapes."""
+    """Figures read from PostgreSQL and Redis when Prometheus scrapes: the
+    room's (backlog, chips, bots, queues, sweeper) and the stores' own
+    (``stores``: connections, locks, memory...)."""
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[Metric]:
         yield from self._database()
+        yield from stores.postgresql()
         yield from self._redis()
+        yield from stores.redis_servers()
 
     def _database(self) -> Iterator[GaugeMetricFamily]:
         from django.db import connection
+        from django.db.models import Sum
 
         from wallet.models import Account
         from wallet.services import ISSUANCE_KEY
@@ -76,9 +81,11 @@ class ScrapeCollector(Collector):
                 Account.objects.filter(key=ISSUANCE_KEY).values_list("balance", flat=True).first()
             )
             issued = -(balance or 0)
+            imbalance = Account.objects.aggregate(total=Sum("balance"))["total"] or 0
             in_use, pool = bot_counts()
         except Exception as exc:
             logger.warning("metrics: database unreachable: %s", exc)
+            metrics.scrape_read_failed("database")
             if getattr(connection, "pool", None) is None:
                 connection.close()
             up.add_metric([], 0)
@@ -95,6 +102,12 @@ class ScrapeCollector(Collector):
             "Chips issued so far (sign-up grants, bonuses, staff credits, less what was "
             "taken back): minus the balance of the issuance account.",
             value=issued,
+        )
+        yield GaugeMetricFamily(
+            "vipgame_chips_imbalance",
+            "The money check: the sum of every account's balance (the issuance account's "
+            "negative one included), 0 while every chip moved from one account to another.",
+            value=imbalance,
         )
 
     def _bots(self, in_use: int, pool: int) -> Iterator[GaugeMetricFamily]:
@@ -136,6 +149,7 @@ class ScrapeCollector(Collector):
             results.append(heartbeat.redis_client().get(heartbeat.sweeper_key()))
         except (redis.RedisError, OSError) as exc:
             logger.warning("metrics: Redis unreachable: %s", exc)
+            metrics.scrape_read_failed("redis")
             up.add_metric([], 0)
             yield up
             return
@@ -164,14 +178,16 @@ def render() -> bytes:
     """The Prometheus text exposition of every metric."""
     path = multiprocess_dir()
     registry: CollectorRegistry
+    # The scrape-time reads first: a read that fails is counted
+    # (vipgame_scrape_read_failures_total) before the counters are collected,
+    # so that very answer shows it.
+    registry = CollectorRegistry()
+    registry.register(ScrapeCollector())
     if path:
         forget_dead_processes(path)
-        registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry, path=path)
     else:
-        registry = CollectorRegistry()
         registry.register(_InProcess())
-    registry.register(ScrapeCollector())
     return generate_latest(registry)
 
 
