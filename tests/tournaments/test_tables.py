@@ -90,6 +90,12 @@ def test_a_whole_sit_and_go_with_bots_pays_the_pool_once(tables, make_user, game
     assert level in schedule
     assert level.number > 1
     assert table.stake == level.stake > schedule[0].stake
+    if level.big_blind:  # (Hold'em: the level's blinds and ante, dealt by the engine)
+        last = Hand.objects.filter(table=table).latest("number")
+        assert (last.setup["blinds"], last.setup["ante"]) == (
+            [level.small_blind, level.big_blind],
+            level.ante,
+        )
     print(f"{game}/{seats}: {hands} hands, level {level.number}, stake {table.stake}")
     # the person was told why their seat went: out, or the table closed on their win
     gone = Departure.objects.get(table=table, user=lan).reason
