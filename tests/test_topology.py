@@ -1,8 +1,11 @@
 """The deploy/ topology on one machine (tests/topology.py): nginx in front of
 three Daphne processes, two Celery workers, one beat, PostgreSQL and Redis,
 all started from the systemd units' and the nginx site's own lines. Twenty
-tables of socket players and bots play through nginx; one Daphne and one
-worker are killed mid-hand. Every hand completes and the money holds."""
+tables of socket players and bots play through nginx, and a Sit & Go of
+Hold'em (one absent person played for by the time-outs, five bots) runs; one
+Daphne and one worker are killed mid-hand and mid-tournament. Every hand
+completes, the tournament finishes with every place and prize paid once, and
+the money holds (issue 31, deliverable 5)."""
 
 from __future__ import annotations
 
@@ -26,7 +29,16 @@ from bench.players import (
 )
 from bench.stack import wait_until
 
-from .topology import CLOCKS, WEB_PORTS, Topology, bot_tables, unit
+from .tables import assert_money_consistent
+from .topology import (
+    CLOCKS,
+    SIT_AND_GO_CLOCKS,
+    WEB_PORTS,
+    SitAndGo,
+    Topology,
+    bot_tables,
+    unit,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -113,7 +125,7 @@ def test_the_units_restart_and_read_an_environment_file():
     assert "TRUSTED_PROXIES=127.0.0.1" in unit("vipgame-web@.service")["Environment"]
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(1200)
 def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monkeypatch):
     began = time.monotonic()
     # The log-in throttle of the application is off: the edge's is tested here.
@@ -125,9 +137,12 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         "AXES_ENABLED": "0",
         "WS_MAX_SOCKETS_PER_ADDRESS": "0",
     }
-    with Topology(tmp_path, extra_env=app_limits_off) as topo:
+    with Topology(tmp_path, extra_env=app_limits_off | SIT_AND_GO_CLOCKS) as topo:
         started = time.monotonic() - began
         monkeypatch.setenv("SSL_CERT_FILE", str(topo.cert))  # the sockets trust nginx
+        # The Sit & Go first (beat fills it with bots and starts it): it plays
+        # while the tables are made and through the kills.
+        sng = SitAndGo.register()
         humans = create_tables(TABLES // 2, "mix", prefix="tp", **CLOCKS)
         with_bots = bot_tables(TABLES // 2)
         specs = humans + with_bots
@@ -136,10 +151,12 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         players += [Player(run, spec, 0, [topo.wss]) for spec in with_bots]
         playing = Playing(players, run)
         try:
+            sng.wait_started()
             # Every table has dealt, and most are mid-hand (hands end and start
-            # all the time: all twenty at once is rare).
-            in_play = wait_until(lambda: mid_hand(specs), 90, step=0.1)
+            # all the time: all twenty at once is rare); the Sit & Go's too.
+            in_play = wait_until(lambda: sng.mid_hand() and mid_hand(specs), 90, step=0.1)
             assert in_play, f"hands in play: {len(hands_in_play(specs))} of {len(specs)}"
+            sng.before_the_kill()
             killed_at = time.time()
             topo.kill(f"web-{WEB_PORTS[0]}")
             topo.kill("worker-1")
@@ -167,6 +184,8 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
                 f"{len(open_hands(specs))} hands neither finished nor settled\n"
                 + describe(open_hands(specs), run)
             )
+            # The Sit & Go plays to its end (bounded: topology.SIT_AND_GO_WITHIN_S of its start).
+            assert wait_until(sng.finished, sng.time_left()), sng.describe()
         finally:
             run.window = (run.window[0], time.perf_counter())
             playing.stop()
@@ -218,7 +237,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
             f"({len(interrupted)} in play at the kill, {survivors_finished} finished before "
             f"the restart), {run.reconnects} reconnects {dict(run.errors)}; "
             f"started in {started:.1f} s, "
-            f"whole test {took:.1f} s"
+            f"whole test {took:.1f} s\n{sng.summary()}"
         )
 
     assert money["sum_of_balances"] == 0
@@ -228,3 +247,6 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
     assert money["hands_finished"] >= 2 * len(specs)
     assert run.reconnects > 0  # the killed Daphne's sockets came back through nginx
     assert not errors, errors
+    # The Sit & Go: killed mid-tournament, finished with nothing lost.
+    sng.assert_complete()
+    assert_money_consistent()  # (Σ = 0, every hand settled once, every prize pool exact)

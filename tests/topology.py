@@ -386,3 +386,214 @@ def bot_tables(count: int, prefix: str = "seat") -> list[TableSpec]:
         token = token_issue(user=user)
         specs.append(TableSpec(table.pk, game, [token], [user.pk]))
     return specs
+
+
+# -- the Sit & Go of the drill (issue 31, deliverable 5) -------------------------
+
+#: Its table's clocks in the processes' environment (settings): an absent
+#: person's turn costs 3 s, a result shows for 2 s.
+SIT_AND_GO_CLOCKS = {"TOURNAMENT_TURN_SECONDS": "3", "TOURNAMENT_SUMMARY_SECONDS": "2"}
+#: The shortest Sit & Go the rules allow (100 chips, 30-s levels): Hold'em for
+#: six, so that players go out one after another, before and after the kills.
+SIT_AND_GO: dict[str, Any] = {
+    "game": "holdem",
+    "seats": 6,
+    "buy_in": 100,
+    "fee": 10,
+    "starting_chips": 100,
+    "level_seconds": 30,
+}
+#: The bound on it, from its start to its end. By 10 minutes it is at level 20
+#: (blinds 1000/2000 and more, for 600 chips in play): each hand puts whoever
+#: is in the blinds all in, and it is over in a few hands. (It takes 3 to 6
+#: minutes.)
+SIT_AND_GO_WITHIN_S = 600
+
+
+class SitAndGo:
+    """One person registers (and never comes: the time-outs play for them);
+    beat (``tournaments.tasks.sit_and_gos``) fills the other places with bots
+    and starts it in the stack's processes."""
+
+    def __init__(self, tournament_id: int, person_id: int, wallet_before: int) -> None:
+        self.id = tournament_id
+        self.person = person_id
+        self.wallet_before = wallet_before
+        self.table_id = 0
+        self.at_kill: dict[str, Any] = {}
+
+    @classmethod
+    def register(cls) -> SitAndGo:
+        from tournaments import services
+        from wallet.services import account_for_user, player_signup
+
+        person = player_signup(
+            username=f"sng-{secrets.token_hex(3)}", display_name="SNG", password="Bench-Tien-Len-42"
+        )
+        tournament = services.tournament_create(
+            **SIT_AND_GO, by=person, allow_bots=True, bots_after_seconds=0
+        )
+        before = account_for_user(user=person).balance
+        services.tournament_register(tournament_id=tournament.pk, user=person)
+        return cls(tournament.pk, person.pk, before)
+
+    def tournament(self) -> Any:
+        from tournaments.models import Tournament
+
+        return Tournament.objects.get(pk=self.id)
+
+    def wait_started(self, timeout: float = 60) -> None:
+        """Beat filled it and its table is open; its bots think as fast as the
+        other tables' (``BOTS``), so that many hands play in each level."""
+        from games.models import Table
+        from tournaments.models import TournamentTable
+
+        found = wait_until(
+            lambda: (
+                TournamentTable.objects.filter(tournament=self.id)
+                .values_list("table_id", flat=True)
+                .first()
+            ),
+            timeout,
+        )
+        assert found, f"beat did not start the Sit & Go: {self.tournament().status}"
+        self.table_id = found
+        Table.objects.filter(pk=found).update(**BOTS)
+
+    def mid_hand(self) -> bool:
+        from bench.drills import hands_in_play
+
+        return bool(hands_in_play([TableSpec(self.table_id, SIT_AND_GO["game"], [])]))
+
+    def before_the_kill(self) -> None:
+        """What it is as the processes are killed: running, several players
+        left, a hand in play."""
+        from games.models import Hand
+        from tournaments.models import Entry
+
+        self.at_kill = {
+            "at": datetime.datetime.now(datetime.UTC),
+            "status": self.tournament().status,
+            "players_left": Entry.objects.filter(tournament=self.id, status="playing").count(),
+            "hands_settled": Hand.objects.filter(table=self.table_id, settled=True).count(),
+            "in_play": self.mid_hand(),
+        }
+
+    def time_left(self) -> float:
+        started = self.tournament().started_at
+        assert started is not None
+        bound = started + datetime.timedelta(seconds=SIT_AND_GO_WITHIN_S)
+        return max(1.0, (bound - datetime.datetime.now(datetime.UTC)).total_seconds())
+
+    def finished(self) -> bool:
+        from games.models import Table
+
+        table = Table.objects.get(pk=self.table_id)
+        return self.tournament().status == "finished" and table.status == Table.Status.CLOSED
+
+    def describe(self) -> str:
+        from games.models import Table
+        from tournaments.models import Entry
+
+        table = Table.objects.get(pk=self.table_id)
+        hand = table.current_hand
+        entries = Entry.objects.filter(tournament=self.id).values_list("status", "place")
+        return (
+            f"Sit & Go {self.id}: {self.tournament().status}, entries {list(entries)}; "
+            f"table {table.pk} {table.status} clock={table.clock} deadline={table.deadline} "
+            f"level={table.carry.get('level')}; hand "
+            f"{hand and (hand.number, hand.ended_at, hand.settled)}; at the kill {self.at_kill}"
+        )
+
+    def summary(self) -> str:
+        from games.models import Hand, Table
+
+        tournament = self.tournament()
+        table = Table.objects.get(pk=self.table_id)
+        took = (tournament.ended_at - tournament.started_at).total_seconds()
+        hands = Hand.objects.filter(table=self.table_id).count()
+        return (
+            f"sit & go: {hands} hands in {took:.0f} s (bound {SIT_AND_GO_WITHIN_S} s), "
+            f"level {table.carry.get('level', {}).get('number')} at the end; at the kill "
+            f"{self.at_kill['players_left']} players left after "
+            f"{self.at_kill['hands_settled']} hands"
+        )
+
+    def assert_complete(self) -> None:
+        """Finished with nothing lost: every entry placed, the pool paid exactly
+        once and empty, every hand settled once (its chips replayed from the
+        start give every player's going out and place), the table closed."""
+        from games.models import Departure, Hand, HandPlayer, Seat, Table
+        from tournaments.models import Entry
+        from wallet.models import Account, LedgerTransaction
+        from wallet.services import account_for_user
+
+        tournament = self.tournament()
+        at_kill = self.at_kill
+        assert at_kill["status"] == "running", at_kill
+        assert at_kill["in_play"], at_kill
+        assert at_kill["players_left"] >= 2, at_kill  # (mid-tournament)
+        assert tournament.status == "finished"
+        assert tournament.started_at
+        assert tournament.ended_at
+        assert tournament.ended_at > at_kill["at"]
+        took = (tournament.ended_at - tournament.started_at).total_seconds()
+        assert took <= SIT_AND_GO_WITHIN_S, took
+
+        entries = {e.player_id: e for e in Entry.objects.filter(tournament=self.id)}
+        seats = SIT_AND_GO["seats"]
+        assert len(entries) == seats
+        assert sum(e.is_bot for e in entries.values()) == seats - 1
+        assert all(e.status == Entry.Status.FINISHED and e.place for e in entries.values())
+        [winner] = [e for e in entries.values() if e.place == 1]
+        pool = SIT_AND_GO["buy_in"] * seats
+        assert sum(e.prize or 0 for e in entries.values()) == pool
+        assert Account.objects.get(key=tournament.pool_key).balance == 0
+        prizes = LedgerTransaction.objects.filter(idempotency_key=f"tournament:{self.id}:prizes")
+        assert prizes.count() == 1
+        mine = entries[self.person]
+        paid = SIT_AND_GO["buy_in"] + SIT_AND_GO["fee"]
+        person = entries[self.person].player
+        assert account_for_user(user=person).balance == self.wallet_before - paid + (
+            mine.prize or 0
+        )
+
+        table = Table.objects.get(pk=self.table_id)
+        assert table.status == Table.Status.CLOSED
+        assert not Seat.objects.filter(table=table).exists()
+        gone = dict(Departure.objects.filter(table=table).values_list("user_id", "reason"))
+        assert gone == {
+            user: Departure.Reason.CLOSED if user == winner.player_id else Departure.Reason.OUT
+            for user in entries
+        }
+
+        # Every hand dealt, finished and settled, none voided, and its chips
+        # add up to nothing; replayed from the starting chips they put every
+        # player out exactly at the hand that took their last chip, in the
+        # place that hand left them, and the winner with every chip.
+        hands = list(Hand.objects.filter(table=table).order_by("number"))
+        assert [h.number for h in hands] == list(range(1, len(hands) + 1))
+        assert all(h.ended_at and h.settled and not h.voided for h in hands)
+        # (hands played on after the kill, and the last one then)
+        assert Hand.objects.filter(table=table, settled_at__gt=at_kill["at"]).count() >= 2
+        nets: dict[int, dict[int, int]] = {}
+        for hand_id, user_id, net in HandPlayer.objects.filter(hand__table=table).values_list(
+            "hand_id", "user_id", "net"
+        ):
+            assert net is not None, hand_id
+            nets.setdefault(hand_id, {})[user_id] = net
+        chips = dict.fromkeys(entries, SIT_AND_GO["starting_chips"])
+        total = sum(chips.values())
+        for hand in hands:
+            moved = nets[hand.pk]
+            assert sum(moved.values()) == 0, hand.number
+            # every player with chips is dealt in (nobody sits out a tournament)
+            assert set(moved) == {u for u, c in chips.items() if c > 0}, hand.number
+            for user, net in moved.items():
+                chips[user] += net
+            assert min(chips.values()) >= 0, hand.number
+            out = [u for u in moved if chips[u] == 0]
+            left = sum(1 for c in chips.values() if c > 0)
+            for user in out:
+                assert entries[user].place == left + 1, (hand.number, user)
+        assert chips == {u: total if u == winner.player_id else 0 for u in entries}

@@ -44,9 +44,6 @@ from .models import Entry, Tournament, TournamentTable
 from .results import players_out
 
 MONEY = "tournament"
-#: A tournament table's clocks (seconds): each turn, and the pause on a result.
-TURN_SECONDS = 20
-SUMMARY_SECONDS = 4
 #: Why its table closed (kept in the site's language, as every closing reason).
 OVER = _("The tournament is over.")
 
@@ -191,8 +188,9 @@ def open_table(tournament: Tournament, entries: Sequence[Entry]) -> Table:
         seat_count=tournament.seats,
         name=_site_words(_("Tournament #%(id)s"), id=tournament.pk)[:60],
         money=MONEY,
-        turn_seconds=TURN_SECONDS,
-        summary_seconds=SUMMARY_SECONDS,
+        # (settings TOURNAMENT_TURN_SECONDS, TOURNAMENT_SUMMARY_SECONDS)
+        turn_seconds=settings.TOURNAMENT_TURN_SECONDS,
+        summary_seconds=settings.TOURNAMENT_SUMMARY_SECONDS,
     )
     TournamentTable.objects.create(tournament=tournament, table=table)
     order = list(entries)
