@@ -146,12 +146,15 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         humans = create_tables(TABLES // 2, "mix", prefix="tp", **CLOCKS)
         with_bots = bot_tables(TABLES // 2)
         specs = humans + with_bots
-        run = Run((time.perf_counter(), time.perf_counter() + 600))
+        run = Run((time.perf_counter(), time.perf_counter() + 900))
         players = players_for(run, humans, [topo.wss])
         players += [Player(run, spec, 0, [topo.wss]) for spec in with_bots]
         playing = Playing(players, run)
         try:
             sng.wait_started()
+            # Mid-tournament: someone is out already (their place is taken and
+            # must stay so), and a hand of the Sit & Go is in play at the kill.
+            assert wait_until(sng.someone_out, 360), sng.describe()
             # Every table has dealt, and most are mid-hand (hands end and start
             # all the time: all twenty at once is rare); the Sit & Go's too.
             in_play = wait_until(lambda: sng.mid_hand() and mid_hand(specs), 90, step=0.1)

@@ -465,6 +465,16 @@ class SitAndGo:
 
         return bool(hands_in_play([TableSpec(self.table_id, SIT_AND_GO["game"], [])]))
 
+    def someone_out(self) -> bool:
+        """A player is out and at least two play on."""
+        from tournaments.models import Entry
+
+        entries = Entry.objects.filter(tournament=self.id)
+        return (
+            entries.filter(status="finished").exists()
+            and entries.filter(status="playing").count() >= 2
+        )
+
     def before_the_kill(self) -> None:
         """What it is as the processes are killed: running, several players
         left, a hand in play."""
@@ -532,7 +542,7 @@ class SitAndGo:
         at_kill = self.at_kill
         assert at_kill["status"] == "running", at_kill
         assert at_kill["in_play"], at_kill
-        assert at_kill["players_left"] >= 2, at_kill  # (mid-tournament)
+        assert 2 <= at_kill["players_left"] < SIT_AND_GO["seats"], at_kill  # (mid-tournament)
         assert tournament.status == "finished"
         assert tournament.started_at
         assert tournament.ended_at
