@@ -524,8 +524,9 @@ class SitAndGo:
         hands = Hand.objects.filter(table=self.table_id).count()
         return (
             f"sit & go: {hands} hands in {took:.0f} s (bound {SIT_AND_GO_WITHIN_S} s), "
-            f"level {table.carry.get('level', {}).get('number')} at the end; at the kill "
-            f"{self.at_kill['players_left']} players left after "
+            f"level {table.carry.get('level', {}).get('number')} at the end; killed "
+            f"{(self.at_kill['at'] - tournament.started_at).total_seconds():.0f} s after "
+            f"its start, {self.at_kill['players_left']} players left after "
             f"{self.at_kill['hands_settled']} hands"
         )
 
