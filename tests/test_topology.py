@@ -125,7 +125,7 @@ def test_the_units_restart_and_read_an_environment_file():
     assert "TRUSTED_PROXIES=127.0.0.1" in unit("vipgame-web@.service")["Environment"]
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(1500)
 def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monkeypatch):
     began = time.monotonic()
     # The log-in throttle of the application is off: the edge's is tested here.
@@ -187,11 +187,12 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
                 f"{len(open_hands(specs))} hands neither finished nor settled\n"
                 + describe(open_hands(specs), run)
             )
-            # The Sit & Go plays to its end (bounded: topology.SIT_AND_GO_WITHIN_S of its start).
-            assert wait_until(sng.finished, sng.time_left()), sng.describe()
         finally:
             run.window = (run.window[0], time.perf_counter())
             playing.stop()
+        # The Sit & Go plays to its end (bounded: topology.SIT_AND_GO_WITHIN_S
+        # of its start; it needs no socket: its one person is away).
+        assert wait_until(sng.finished, sng.time_left()), sng.describe()
 
         # Through the proxy: pages, static files from nginx, HTTP -> HTTPS,
         # and the edge's log-in rate limit (the application's is off).
