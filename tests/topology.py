@@ -421,7 +421,7 @@ class SitAndGo:
         self.person = person_id
         self.wallet_before = wallet_before
         self.table_id = 0
-        self.at_kill: dict[str, Any] = {}
+        self.kills: list[dict[str, Any]] = []
 
     @classmethod
     def register(cls) -> SitAndGo:
@@ -461,10 +461,11 @@ class SitAndGo:
         self.table_id = found
         Table.objects.filter(pk=found).update(**BOTS)
 
-    def mid_hand(self) -> bool:
+    def mid_hand(self) -> int | None:
+        """The hand in play at its table (None: between hands)."""
         from bench.drills import hands_in_play
 
-        return bool(hands_in_play([TableSpec(self.table_id, SIT_AND_GO["game"], [])]))
+        return hands_in_play([TableSpec(self.table_id, SIT_AND_GO["game"], [])]).get(self.table_id)
 
     def someone_out(self) -> bool:
         """A player is out and at least two play on."""
@@ -476,19 +477,21 @@ class SitAndGo:
             and entries.filter(status="playing").count() >= 2
         )
 
-    def before_the_kill(self) -> None:
+    def before_the_kill(self, hand_id: int) -> None:
         """What it is as the processes are killed: running, several players
-        left, a hand in play."""
+        left, this hand in play."""
         from games.models import Hand
         from tournaments.models import Entry
 
-        self.at_kill = {
-            "at": datetime.datetime.now(datetime.UTC),
-            "status": self.tournament().status,
-            "players_left": Entry.objects.filter(tournament=self.id, status="playing").count(),
-            "hands_settled": Hand.objects.filter(table=self.table_id, settled=True).count(),
-            "in_play": self.mid_hand(),
-        }
+        self.kills.append(
+            {
+                "at": datetime.datetime.now(datetime.UTC),
+                "status": self.tournament().status,
+                "players_left": Entry.objects.filter(tournament=self.id, status="playing").count(),
+                "hands_settled": Hand.objects.filter(table=self.table_id, settled=True).count(),
+                "in_play": hand_id,
+            }
+        )
 
     def time_left(self) -> float:
         started = self.tournament().started_at
@@ -513,7 +516,7 @@ class SitAndGo:
             f"Sit & Go {self.id}: {self.tournament().status}, entries {list(entries)}; "
             f"table {table.pk} {table.status} clock={table.clock} deadline={table.deadline} "
             f"level={table.carry.get('level')}; hand "
-            f"{hand and (hand.number, hand.ended_at, hand.settled)}; at the kill {self.at_kill}"
+            f"{hand and (hand.number, hand.ended_at, hand.settled)}; at the kills {self.kills}"
         )
 
     def summary(self) -> str:
@@ -526,9 +529,11 @@ class SitAndGo:
         return (
             f"sit & go: {hands} hands in {took:.0f} s (bound {SIT_AND_GO_WITHIN_S} s), "
             f"level {table.carry.get('level', {}).get('number')} at the end; killed "
-            f"{(self.at_kill['at'] - tournament.started_at).total_seconds():.0f} s after "
-            f"its start, {self.at_kill['players_left']} players left after "
-            f"{self.at_kill['hands_settled']} hands"
+            + ", and ".join(
+                f"{(k['at'] - tournament.started_at).total_seconds():.0f} s after its start "
+                f"({k['players_left']} players left after {k['hands_settled']} hands)"
+                for k in self.kills
+            )
         )
 
     def assert_complete(self) -> None:
@@ -541,10 +546,12 @@ class SitAndGo:
         from wallet.services import account_for_user
 
         tournament = self.tournament()
-        at_kill = self.at_kill
-        assert at_kill["status"] == "running", at_kill
-        assert at_kill["in_play"], at_kill
-        assert 2 <= at_kill["players_left"] < SIT_AND_GO["seats"], at_kill  # (mid-tournament)
+        first, at_kill = self.kills  # (at the start, and once a player was out)
+        for kill in self.kills:
+            assert kill["status"] == "running", kill
+            assert kill["in_play"], kill  # (mid-hand: that hand, settled once below)
+        assert first["players_left"] >= 2, first
+        assert 2 <= at_kill["players_left"] < SIT_AND_GO["seats"], at_kill
         assert tournament.status == "finished"
         assert tournament.started_at
         assert tournament.ended_at
@@ -585,8 +592,9 @@ class SitAndGo:
         hands = list(Hand.objects.filter(table=table).order_by("number"))
         assert [h.number for h in hands] == list(range(1, len(hands) + 1))
         assert all(h.ended_at and h.settled and not h.voided for h in hands)
-        # (hands played on after the kill, and the last one then)
-        assert Hand.objects.filter(table=table, settled_at__gt=at_kill["at"]).count() >= 2
+        # (the hands in play at the kills were settled after them)
+        for kill in self.kills:
+            assert Hand.objects.get(pk=kill["in_play"]).settled_at > kill["at"], kill
         nets: dict[int, dict[int, int]] = {}
         for hand_id, user_id, net in HandPlayer.objects.filter(hand__table=table).values_list(
             "hand_id", "user_id", "net"
