@@ -84,7 +84,7 @@ def test_a_scheduled_tournament_merges_its_tables_down_to_the_final_one_and_pays
     tournament = scheduled(game, late_levels=2)
     people = [make_user() for _ in range(2)]
     services.tournament_register(tournament_id=tournament.pk, user=people[0])
-    services.tournament_add_bots(tournament_id=tournament.pk, count=14)
+    services.tournament_add_bots(tournament_id=tournament.pk, count=8)
     tables.clock.advance(seconds=61)
     assert services.tournament_start(tournament_id=tournament.pk)
     size = tournament.table_size
@@ -107,12 +107,12 @@ def test_a_scheduled_tournament_merges_its_tables_down_to_the_final_one_and_pays
     tournament.refresh_from_db()
     entries = list(Entry.objects.filter(tournament=tournament))
     assert tournament.status == Tournament.Status.FINISHED
-    assert len(entries) == 16
-    assert sorted(e.rank for e in entries if e.rank) == list(range(1, 17))
-    assert sum(e.prize or 0 for e in entries) == 100 * 16
+    assert len(entries) == 10
+    assert sorted(e.rank for e in entries if e.rank) == list(range(1, 11))
+    assert sum(e.prize or 0 for e in entries) == 100 * 10
     assert pool(tournament) == 0
     assert open_tables(tournament) == []
-    assert most_tables == -(-15 // size)  # (16 with the late entry: never more tables)
+    assert most_tables == -(-9 // size)  # (10 with the late entry: never more tables)
     assert most_seats <= size
     assert TournamentTable.objects.filter(tournament=tournament).count() == most_tables
     # every table but the final one broke up, its players moved on
