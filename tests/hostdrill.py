@@ -7,7 +7,16 @@ socket players and bot tables play through nginx on the proxy host while
 * ``kill``: every process of app2 is ``kill -9``'d (the host lost), its
   players reconnect through nginx to app1, then the host is started again;
 * ``postgres``: PostgreSQL on the data host restarts (fast shutdown: every
-  session ended, PgBouncer's server connections with them).
+  session ended, PgBouncer's server connections with them);
+* ``rolling``: a rolling release and its rollback, in the steps of
+  docs/operations.md "Upgrades while serving", run literally: the new
+  release's collectstatic and its migration (one that only adds: a column
+  on ``games_hand``, tests/release_next) while the old release serves; then
+  one app host at a time taken out of nginx's upstreams (drain), its
+  processes restarted on the new release, each Daphne's ``/readyz`` asked
+  until 200 and each worker ready, and the host put back; then the same
+  back to the previous release, and only then the migration reversed
+  (contract). Every hand the new release dealt wrote the column.
 
 Each drill prints the longest pause of every table (the longest time its
 version did not move, sampled every 0.25 s from the drill's start until
@@ -31,6 +40,7 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,8 +52,8 @@ from typing import Any, TypeVar
 from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
-from .hosts import Hosts
-from .topology import CLOCKS, bot_tables
+from .hosts import ADDRESSES, APP_HOSTS, Hosts
+from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
 
@@ -52,6 +62,9 @@ T = TypeVar("T")
 PONG_TIMEOUT_S = 6.0
 # After a drill, every table must finish a hand within this long.
 RECOVERY_S = 90.0
+# Rolling release: after nginx's reload takes a host out, this long for the
+# requests in flight on it to finish before its processes are stopped.
+DRAIN_S = 1.0
 
 
 class Pauses:
@@ -195,6 +208,8 @@ def drill(
         hosts.start_host("app2")  # systemd's Restart=always, or the operator
     elif name == "postgres":
         detail["postgres_down_s"] = round(hosts.restart_postgres(), 1)
+    elif name == "rolling":
+        detail.update(rolling(hosts, tables))
     elif name == "redis-failover":
         hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
     back = time.time()
@@ -218,6 +233,124 @@ def drill(
     return result
 
 
+# The releases of the rolling drill: the settings an app host's processes run
+# with. "next" is the project plus tests/release_next (its migration adds a
+# column, its code writes it); "previous" is the project as it is.
+NEXT = {"DJANGO_SETTINGS_MODULE": "tests.settings_next", "SENTRY_RELEASE": "next"}
+PREVIOUS = {"DJANGO_SETTINGS_MODULE": "vipgame.settings", "SENTRY_RELEASE": "previous"}
+
+
+def manage(hosts: Hosts, release: dict[str, str], *command: str) -> subprocess.Popen[bytes]:
+    """``manage <command>`` on app1 with ``release``'s code, started: directly
+    on PostgreSQL (not through PgBouncer) with no statement time-out but the
+    role's lock time-out, so an ALTER that cannot get its lock within 2 s
+    fails instead of queueing every move behind it (docs/operations.md
+    "Upgrades while serving")."""
+    env = {**hosts.env, **release, "DB_STARTUP_OPTIONS": "1", "DB_STATEMENT_TIMEOUT_MS": "0",
+           "DATABASE_URL": f"postgres://vipgame@{ADDRESSES['data']}:5432/vipgame"}  # fmt: skip
+    return subprocess.Popen(
+        ["ip", "netns", "exec", hosts.ns["app1"], str(BIN / "python"), "manage.py", *command],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def done(process: subprocess.Popen[bytes], began: float) -> float:
+    """Its seconds since ``began``, once it has exited 0."""
+    assert process.wait(timeout=120) == 0, process.args
+    return round(time.monotonic() - began, 1)
+
+
+def roll(hosts: Hosts, role: str, release: dict[str, str]) -> dict[str, Any]:
+    """One app host onto ``release``: drain, restart, ready, back in."""
+    began = time.monotonic()
+    hosts.drain(role)
+    time.sleep(DRAIN_S)  # requests in flight on the host finish
+    drained = time.monotonic()
+    hosts.stop_host(role)
+    stopped = time.monotonic()
+    hosts.release[role] = release
+    hosts.start_host(role)  # waits for /readyz 200 on each Daphne, "ready." of each worker
+    ready = time.monotonic()
+    hosts.undrain(role)
+    return {
+        "stopped_in_s": hosts.stopped_in,
+        "stop_s": round(stopped - drained, 1),
+        "start_to_ready_s": round(ready - stopped, 1),
+        "out_of_nginx_s": round(time.monotonic() - began, 1),
+    }
+
+
+def dealt_by(tables: list[int], release: str, since: float = 0.0) -> dict[int, int]:
+    """table -> hands dealt since ``since`` (a time.time()) by the new release
+    (``release="next"``: it writes its column on every hand) or by the
+    previous one on the expanded schema (``"previous"``: the column left NULL)."""
+    from datetime import UTC, datetime
+
+    from django.db import connection
+
+    written = "\"release_next\" = 'next'" if release == "next" else '"release_next" IS NULL'
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT "table_id", count(*) FROM "games_hand" WHERE "table_id" = ANY(%s) '
+            f'AND "started_at" > %s AND {written} GROUP BY "table_id"',
+            [tables, datetime.fromtimestamp(since, tz=UTC)],
+        )
+        return dict(cursor.fetchall())
+
+
+def has_next_column() -> bool:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM information_schema.columns "
+            "WHERE table_name = 'games_hand' AND column_name = 'release_next'"
+        )
+        return cursor.fetchone() is not None
+
+
+def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
+    """docs/operations.md "Upgrades while serving", with many hosts: the
+    release, host by host, then its rollback, host by host, then the
+    contract. (The drill's own wait after it: every table finishes a hand on
+    the previous release and the contracted schema.)"""
+    steps: dict[str, Any] = {}
+    # The new release checked out beside the old one: static files, then migrate.
+    # (at once: neither needs the other, and the old release serves on)
+    began = time.monotonic()
+    static = manage(hosts, NEXT, "collectstatic", "--noinput", "-v", "0")
+    steps["migrate_s"] = done(manage(hosts, NEXT, "migrate", "--noinput", "-v", "0"), began)
+    steps["collectstatic_s"] = done(static, began)
+    steps["column_added"] = has_next_column()
+    for role in APP_HOSTS:
+        steps[f"release_{role}"] = roll(hosts, role, NEXT)
+    # Every table dealt a hand on the new release (most did while the second
+    # host was out, with every socket on the first).
+    steps["every_table_dealt_by_next"] = bool(
+        wait_until(lambda: len(fresh(lambda: dealt_by(tables, "next")) or {}) == len(tables),
+                   RECOVERY_S, 0.5)
+    )  # fmt: skip
+    steps["hands_dealt_by_next"] = sum((fresh(lambda: dealt_by(tables, "next")) or {}).values())
+    # The rollback: the previous release on every host first; the schema stays.
+    rollback = time.time()
+    for role in APP_HOSTS:
+        steps[f"rollback_{role}"] = roll(hosts, role, PREVIOUS)
+    # The previous release dealt on the expanded schema (it does not know the column).
+    wait_until(lambda: fresh(lambda: dealt_by(tables, "previous", rollback)), 30, 0.5)
+    steps["hands_dealt_by_previous_on_the_added_column"] = sum(
+        (fresh(lambda: dealt_by(tables, "previous", rollback)) or {}).values()
+    )
+    # Contract, only now that no process runs the new release (and with its
+    # code: the previous release does not have the migration).
+    began = time.monotonic()
+    contract = manage(hosts, NEXT, "migrate", "--noinput", "-v", "0", "release_next", "zero")
+    steps["contract_s"] = done(contract, began)
+    steps["column_dropped"] = not has_next_column()
+    return steps
+
+
 def bound_for(name: str, args: Any) -> float:
     """The longest a table may stand still in each drill (docs/operations.md
     "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
@@ -231,6 +364,9 @@ def bound_for(name: str, args: Any) -> float:
         "kill": turn + 10 + 15,
         # sessions ended; a move in flight is answered server_error and sent again
         "postgres": turn + 10 + 15,
+        # a host's sockets close when its processes stop (drained first: no
+        # new ones reach it) and reconnect to the other host at once
+        "rolling": turn + 10 + 15,
     }[name]
 
 
@@ -241,7 +377,7 @@ def main() -> int:
     parser.add_argument("--bot-tables", type=int, default=4)
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes an app host")
     parser.add_argument("--partition-s", type=float, default=60.0)
-    parser.add_argument("--drills", default="partition,kill,postgres")
+    parser.add_argument("--drills", default="partition,kill,postgres,rolling")
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args()
     if args.short:
@@ -287,6 +423,7 @@ def main() -> int:
                     result["every_table_finished_a_hand_after"]
                     and result["worst_pause_s"] <= result["bound_s"]
                     and result.get("moved_on_without_app2", True)
+                    and rolled(result)
                 )
                 summary["drills"].append(result)
             # Finish the hands in play, start no more.
@@ -299,6 +436,7 @@ def main() -> int:
         wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
         summary["money"] = money_checks()
         summary["overdue_tables"] = overdue(tables)
+        summary["seats_lost"] = seats_lost(specs)
         summary["players"] = {"reconnects": run.reconnects, "errors": dict(run.errors)}
         summary["server_errors"] = hosts.errors_in_logs()[:30]
         from django.db import connections
@@ -311,6 +449,7 @@ def main() -> int:
         and summary["all_hands_finished"]
         and money_ok(summary["money"])
         and not summary["overdue_tables"]
+        and not summary["seats_lost"]
     )
     print("RESULT " + json.dumps(summary, default=str), flush=True)
     return 0 if summary["passed"] else 1
@@ -324,6 +463,37 @@ APP_LIMITS_OFF = {
     "AXES_ENABLED": "0",
     "WS_MAX_SOCKETS_PER_ADDRESS": "0",
 }
+
+
+def rolled(result: dict[str, Any]) -> bool:
+    """The rolling drill's own checks (true for the other drills)."""
+    if result["drill"] != "rolling":
+        return True
+    return bool(
+        result["column_added"]
+        and result["every_table_dealt_by_next"]
+        and result["hands_dealt_by_previous_on_the_added_column"]
+        and result["column_dropped"]
+    )
+
+
+def seats_lost(specs: list[Any]) -> list[str]:
+    """Players who no longer hold the seat they sat down in ("table:user"):
+    the seat freed (a departure written) or gone."""
+    from games.models import Departure, Seat
+
+    lost = []
+    for spec in specs:
+        held = set(
+            Seat.objects.filter(table=spec.id, user__in=spec.users).values_list("user", flat=True)
+        )
+        left = set(
+            Departure.objects.filter(table=spec.id, user__in=spec.users).values_list(
+                "user", flat=True
+            )
+        )
+        lost += [f"{spec.id}:{u}" for u in spec.users if u not in held or u in left]
+    return lost
 
 
 def open_hands(tables: list[int]) -> list[int]:
