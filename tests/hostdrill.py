@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,7 +53,7 @@ from typing import Any, TypeVar
 from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
-from .hosts import ADDRESSES, APP_HOSTS, Hosts
+from .hosts import ADDRESSES, APP_HOSTS, Hosts, documented
 from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
@@ -262,10 +263,30 @@ def done(process: subprocess.Popen[bytes], began: float) -> float:
     return round(time.monotonic() - began, 1)
 
 
+def documented_steps() -> tuple[str, str]:
+    """docs/operations.md's steps for one app host ("Many app hosts"): the
+    drain's and the return's ``sed`` lines, checked to come in the order
+    drain, reload, restart, readiness, return, reload."""
+    block = documented("Then for each app host in turn", "sh")
+    edits = [line for line in block.splitlines() if line.startswith("sed -i ")]
+    assert len(edits) == 2, block
+    order = [edits[0], "nginx -t && systemctl reload nginx", "systemctl restart vipgame.target",
+             "/readyz", edits[1], "nginx -t && systemctl reload nginx"]  # fmt: skip
+    at = 0
+    for step in order:
+        at = block.index(step, at) + len(step)
+    return edits[0], edits[1]
+
+
 def roll(hosts: Hosts, role: str, release: dict[str, str]) -> dict[str, Any]:
-    """One app host onto ``release``: drain, restart, ready, back in."""
+    """One app host onto ``release`` as docs/operations.md says: drain (its
+    documented ``sed``, the example host's address swapped for this one's),
+    restart, ready, back in (the other ``sed``)."""
+    drain, back = (
+        line.replace("10\\.0\\.0\\.12", re.escape(ADDRESSES[role])) for line in documented_steps()
+    )
     began = time.monotonic()
-    hosts.drain(role)
+    hosts.edit_site(drain)
     time.sleep(DRAIN_S)  # requests in flight on the host finish
     drained = time.monotonic()
     hosts.stop_host(role)
@@ -273,7 +294,7 @@ def roll(hosts: Hosts, role: str, release: dict[str, str]) -> dict[str, Any]:
     hosts.release[role] = release
     hosts.start_host(role)  # waits for /readyz 200 on each Daphne, "ready." of each worker
     ready = time.monotonic()
-    hosts.undrain(role)
+    hosts.edit_site(back)
     return {
         "stopped_in_s": hosts.stopped_in,
         "stop_s": round(stopped - drained, 1),
@@ -318,11 +339,11 @@ def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
     the previous release and the contracted schema.)"""
     steps: dict[str, Any] = {}
     # The new release checked out beside the old one: static files, then migrate.
-    # (at once: neither needs the other, and the old release serves on)
     began = time.monotonic()
     static = manage(hosts, NEXT, "collectstatic", "--noinput", "-v", "0")
-    steps["migrate_s"] = done(manage(hosts, NEXT, "migrate", "--noinput", "-v", "0"), began)
     steps["collectstatic_s"] = done(static, began)
+    began = time.monotonic()
+    steps["migrate_s"] = done(manage(hosts, NEXT, "migrate", "--noinput", "-v", "0"), began)
     steps["column_added"] = has_next_column()
     for role in APP_HOSTS:
         steps[f"release_{role}"] = roll(hosts, role, NEXT)
@@ -333,8 +354,12 @@ def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
                    RECOVERY_S, 0.5)
     )  # fmt: skip
     steps["hands_dealt_by_next"] = sum((fresh(lambda: dealt_by(tables, "next")) or {}).values())
-    # The rollback: the previous release on every host first; the schema stays.
+    # The rollback: the previous release's static files (its manifest back),
+    # then the previous release on every host; the schema stays as it is.
     rollback = time.time()
+    began = time.monotonic()
+    static = manage(hosts, PREVIOUS, "collectstatic", "--noinput", "-v", "0")
+    steps["rollback_collectstatic_s"] = done(static, began)
     for role in APP_HOSTS:
         steps[f"rollback_{role}"] = roll(hosts, role, PREVIOUS)
     # The previous release dealt on the expanded schema (it does not know the column).

@@ -137,9 +137,8 @@ class Hosts:
         self.cert = Path()
         self.key = Path()
         self.partitioned: set[str] = set()
-        # Taken out of nginx's upstreams (``drain``), and each app host's
-        # release: the settings its processes start with (none: this one).
-        self.drained: set[str] = set()
+        # Each app host's release: the settings its processes start with
+        # (none: this one).
         self.release: dict[str, dict[str, str]] = {}
         self.log_offsets: dict[str, int] = {}
         self.stopped_in: dict[str, float] = {}
@@ -308,24 +307,18 @@ class Hosts:
         for name in self.app_names(role):
             self.wait_ready(name)
 
-    def drain(self, role: str) -> None:
-        """Take the app host out of both upstreams (its lines marked
-        ``down``) and reload nginx: new requests and handshakes go to the
-        other hosts; its open sockets stay until its processes stop."""
-        self.drained.add(role)
-        self.reload_proxy()
-
-    def undrain(self, role: str) -> None:
-        self.drained.discard(role)
-        self.reload_proxy()
-
-    def reload_proxy(self) -> None:
-        """Write the site for the upstreams as they are now, ``nginx -t``,
-        ``nginx -s reload`` (``systemctl reload nginx``)."""
-        (self.nginx_dir / "site.conf").write_text(self.render_site(self.key))
-        for signal_args in (["-t"], ["-s", "reload"]):
+    def edit_site(self, command: str) -> None:
+        """Run a shell ``command`` that edits the nginx host's site file
+        (``/etc/nginx/sites-available/vipgame`` in it stands for the proxy's
+        own), then ``nginx -t`` and ``nginx -s reload`` (``systemctl reload
+        nginx``): the old workers finish what they hold, new connections see
+        the new upstreams."""
+        site = str(self.nginx_dir / "site.conf")
+        command = command.replace("/etc/nginx/sites-available/vipgame", site)
+        subprocess.run(["bash", "-c", command], check=True)
+        for args in (["-t"], ["-s", "reload"]):
             done = subprocess.run(
-                ["ip", "netns", "exec", self.ns["proxy"], *self.nginx_command(), *signal_args],
+                ["ip", "netns", "exec", self.ns["proxy"], *self.nginx_command(), *args],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             assert done.returncode == 0, done.stderr
@@ -481,9 +474,7 @@ class Hosts:
             assert lines, f"{SITE.name}: no server lines in {name}"
             kept = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", body, flags=re.M)
             servers = "".join(
-                f"    server {ADDRESSES[role]}:{port} {lines[0]}"
-                + (" down" if role in self.drained else "")
-                + ";\n"
+                f"    server {ADDRESSES[role]}:{port} {lines[0]};\n"
                 for role in APP_HOSTS
                 for port in self.web_ports
             )
