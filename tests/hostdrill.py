@@ -53,7 +53,7 @@ from typing import Any, TypeVar
 from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
-from .hosts import ADDRESSES, APP_HOSTS, Hosts, documented
+from .hosts import ADDRESSES, OPERATIONS, Hosts, documented
 from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
@@ -211,6 +211,8 @@ def drill(
         detail["postgres_down_s"] = round(hosts.restart_postgres(), 1)
     elif name == "rolling":
         detail.update(rolling(hosts, tables))
+    elif name == "add-host":
+        detail.update(add_host(hosts))
     elif name == "redis-failover":
         hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
     back = time.time()
@@ -241,16 +243,19 @@ NEXT = {"DJANGO_SETTINGS_MODULE": "tests.settings_next", "SENTRY_RELEASE": "next
 PREVIOUS = {"DJANGO_SETTINGS_MODULE": "vipgame.settings", "SENTRY_RELEASE": "previous"}
 
 
-def manage(hosts: Hosts, release: dict[str, str], *command: str) -> subprocess.Popen[bytes]:
+def manage(
+    hosts: Hosts, release: dict[str, str], *command: str, role: str = "app1"
+) -> subprocess.Popen[bytes]:
     """``manage <command>`` on app1 with ``release``'s code, started: directly
     on PostgreSQL (not through PgBouncer) with no statement time-out but the
     role's lock time-out, so an ALTER that cannot get its lock within 2 s
     fails instead of queueing every move behind it (docs/operations.md
     "Upgrades while serving")."""
-    env = {**hosts.env, **release, "DB_STARTUP_OPTIONS": "1", "DB_STATEMENT_TIMEOUT_MS": "0",
+    env = {**hosts.env, **hosts.host_env.get(role, {}), **release,
+           "DB_STARTUP_OPTIONS": "1", "DB_STATEMENT_TIMEOUT_MS": "0",
            "DATABASE_URL": f"postgres://vipgame@{ADDRESSES['data']}:5432/vipgame"}  # fmt: skip
     return subprocess.Popen(
-        ["ip", "netns", "exec", hosts.ns["app1"], str(BIN / "python"), "manage.py", *command],
+        ["ip", "netns", "exec", hosts.ns[role], str(BIN / "python"), "manage.py", *command],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -283,7 +288,8 @@ def roll(hosts: Hosts, role: str, release: dict[str, str]) -> dict[str, Any]:
     documented ``sed``, the example host's address swapped for this one's),
     restart, ready, back in (the other ``sed``)."""
     drain, back = (
-        line.replace("10\\.0\\.0\\.12", re.escape(ADDRESSES[role])) for line in documented_steps()
+        line.replace("10\\.0\\.0\\.12", re.escape(hosts.addresses[role]))
+        for line in documented_steps()
     )
     began = time.monotonic()
     hosts.edit_site(drain)
@@ -345,7 +351,7 @@ def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
     began = time.monotonic()
     steps["migrate_s"] = done(manage(hosts, NEXT, "migrate", "--noinput", "-v", "0"), began)
     steps["column_added"] = has_next_column()
-    for role in APP_HOSTS:
+    for role in hosts.app_hosts:
         steps[f"release_{role}"] = roll(hosts, role, NEXT)
     # Every table dealt a hand on the new release (most did while the second
     # host was out, with every socket on the first).
@@ -359,7 +365,7 @@ def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
     # here: both releases have the same static files, so it would show
     # nothing for its ~10 s.)
     rollback = time.time()
-    for role in APP_HOSTS:
+    for role in hosts.app_hosts:
         steps[f"rollback_{role}"] = roll(hosts, role, PREVIOUS)
     # The previous release dealt on the expanded schema (it does not know the column).
     wait_until(lambda: fresh(lambda: dealt_by(tables, "previous", rollback)), 30, 0.5)
@@ -372,6 +378,60 @@ def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
     contract = manage(hosts, NEXT, "migrate", "--noinput", "-v", "0", "release_next", "zero")
     steps["contract_s"] = done(contract, began)
     steps["column_dropped"] = not has_next_column()
+    if "app3" in hosts.app_hosts:  # added by the add-host drill: it served sockets
+        steps["sockets_opened_on_app3"] = sum(
+            (hosts.logs / f"{name}.log").read_text(errors="replace").count('"WSCONNECT /ws/tables/')
+            for name in hosts.app_names("app3")
+            if "-web-" in name
+        )
+    return steps
+
+
+def upstream_lines() -> tuple[str, str]:
+    """The `server ...;` lines "Adding machines" gives a new host's Daphne,
+    for the ``vipgame_web`` upstream and for ``vipgame_ws``."""
+    text = OPERATIONS.read_text()
+    text = text[text.index("**The upstream entries**") :]
+    web = re.search(r"`(server 10\.0\.0\.12:8001 max_fails=2 [^`]*;)`", text)
+    ws = re.search(r"`(server 10\.0\.0\.12:8001 max_fails=0;)`", text)
+    assert web, "operations.md: no vipgame_web line for a new host"
+    assert ws, "operations.md: no vipgame_ws line for a new host"
+    return web.group(1), ws.group(1)
+
+
+def add_host(hosts: Hosts, role: str = "app3") -> dict[str, Any]:
+    """docs/operations.md "Adding machines", "More Daphne hosts": a host with
+    its own VAR_DIR (so its static files are its own), its collectstatic,
+    its units started and every Daphne's /readyz 200 from the nginx host
+    (its database through PgBouncer and its Redis: the namespaces have no
+    firewall, so that is the access check), then its upstream lines and a
+    reload. Its processes: the same settings; no beat."""
+    steps: dict[str, Any] = {}
+    var_dir = hosts.workdir / f"var-{role}"
+    var_dir.mkdir(exist_ok=True)
+    hosts.host_env[role] = {"VAR_DIR": str(var_dir)}
+    began = time.monotonic()
+    steps["collectstatic_s"] = done(
+        manage(hosts, {}, "collectstatic", "--noinput", "-v", "0", role=role), began
+    )
+    steps["manifest"] = (var_dir / "static" / "staticfiles.json").exists()
+    began = time.monotonic()
+    hosts.start_host(role)  # waits for /readyz 200 on each Daphne, "ready." of each worker
+    steps["start_to_ready_s"] = round(time.monotonic() - began, 1)
+    web, ws = upstream_lines()
+    site = hosts.nginx_dir / "site.conf"
+    text = site.read_text()
+    for upstream, line in (("vipgame_web", web), ("vipgame_ws", ws)):
+        head = f"upstream {upstream} {{\n"
+        added = "".join(
+            "    " + line.replace("10.0.0.12:8001", f"{hosts.addresses[role]}:{port}") + "\n"
+            for port in hosts.web_ports
+        )
+        assert text.count(head) == 1, head
+        text = text.replace(head, head + added)
+    site.write_text(text)
+    hosts.edit_site("true")  # (the file is written: nginx -t, reload)
+    hosts.app_hosts.append(role)
     return steps
 
 
@@ -391,6 +451,8 @@ def bound_for(name: str, args: Any) -> float:
         # a host's sockets close when its processes stop (drained first: no
         # new ones reach it) and reconnect to the other host at once
         "rolling": turn + 10 + 15,
+        # nothing stops: the new host only joins
+        "add-host": turn + 10 + 15,
     }[name]
 
 
@@ -401,18 +463,25 @@ def main() -> int:
     parser.add_argument("--bot-tables", type=int, default=4)
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes an app host")
     parser.add_argument("--partition-s", type=float, default=60.0)
-    parser.add_argument("--drills", default="partition,kill,postgres,rolling")
+    parser.add_argument(
+        "--drills",
+        default=None,
+        help="partition,kill,postgres,rolling (short); add-host before rolling (long)",
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args()
     if args.short:
         args.tables, args.bot_tables, args.daphnes, args.partition_s = 3, 2, 1, 20.0
+    if args.drills is None:
+        args.drills = "partition,kill,postgres," + ("rolling" if args.short else "add-host,rolling")
 
     # A SIGTERM (the test's time-out) still runs every clean-up below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="vipgame-hostdrill-"))
     began = time.monotonic()
     summary: dict[str, Any] = {"drills": [], "workdir": str(workdir)}
-    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF) as hosts:
+    spare = "add-host" in args.drills.split(",")
+    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF, spare=spare) as hosts:
         summary["started_s"] = round(time.monotonic() - began, 1)
         # This process: the data host through the admin link, the same queues.
         os.environ.update(
@@ -490,7 +559,9 @@ APP_LIMITS_OFF = {
 
 
 def rolled(result: dict[str, Any]) -> bool:
-    """The rolling drill's own checks (true for the other drills)."""
+    """The rolling and add-host drills' own checks (true for the others)."""
+    if result["drill"] == "add-host":
+        return bool(result["manifest"])
     if result["drill"] != "rolling":
         return True
     return bool(
@@ -498,6 +569,7 @@ def rolled(result: dict[str, Any]) -> bool:
         and result["every_table_dealt_by_next"]
         and result["hands_dealt_by_previous_on_the_added_column"]
         and result["column_dropped"]
+        and result.get("sockets_opened_on_app3", 1) > 0
     )
 
 

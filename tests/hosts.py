@@ -57,6 +57,9 @@ HOST_NET = "10.77.1"
 ADDRESSES = {"proxy": f"{HOST_NET}.2", "data": f"{HOST_NET}.10",
              "app1": f"{HOST_NET}.11", "app2": f"{HOST_NET}.12"}  # fmt: skip
 APP_HOSTS = ("app1", "app2")
+# A host the drill may add ("Adding machines"): its namespace is built only
+# when asked for (``Hosts(spare=True)``), nothing runs on it until then.
+SPARE = {"app3": f"{HOST_NET}.13"}
 WEB_PORTS = (8001, 8002)  # the vipgame-web@PORT units of each app host
 OPERATIONS = ROOT / "docs" / "operations.md"
 
@@ -117,10 +120,22 @@ def free_link_net() -> int:
 class Hosts:
     """``with Hosts(workdir) as hosts:`` builds everything; see the module's doc."""
 
-    def __init__(self, workdir: Path, *, daphnes: int = 2, extra_env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        daphnes: int = 2,
+        extra_env: dict[str, str] | None = None,
+        spare: bool = False,
+    ):
         self.workdir = workdir
         self.tag = str(os.getpid())
-        self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *ADDRESSES)}
+        self.addresses = {**ADDRESSES, **(SPARE if spare else {})}
+        self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *self.addresses)}
+        # The app hosts in nginx's upstreams (a spare one joins: ``add_host``).
+        self.app_hosts = list(APP_HOSTS)
+        # Settings of a host's own (its VAR_DIR: a host added later has its own).
+        self.host_env: dict[str, dict[str, str]] = {}
         self.k = free_link_net()
         self.client_ip, self.proxy_ip = f"10.78.{self.k}.1", f"10.78.{self.k}.2"
         self.admin_ip, self.data_ip = f"10.78.{self.k}.5", f"10.78.{self.k}.6"
@@ -154,7 +169,7 @@ class Hosts:
             ip("-n", name, "link", "set", "lo", "up")
         ip("-n", self.ns["sw"], "link", "add", "br0", "type", "bridge")
         ip("-n", self.ns["sw"], "link", "set", "br0", "up")
-        for role, address in ADDRESSES.items():
+        for role, address in self.addresses.items():
             host, switch = self._link_name(role, "h"), self._link_name(role, "s")
             ip("link", "add", host, "type", "veth", "peer", "name", switch)
             ip("link", "set", host, "netns", self.ns[role])
@@ -233,7 +248,7 @@ class Hosts:
         """The status of ``/readyz`` on one Daphne, asked from the proxy host
         (docs/operations.md "Upgrades while serving": ``curl`` from the nginx
         host to the process's private address); 0 when nothing answers."""
-        url = f"http://{ADDRESSES[role]}:{port}/readyz"
+        url = f"http://{self.addresses[role]}:{port}/readyz"
         done = subprocess.run(
             ["ip", "netns", "exec", self.ns["proxy"], "curl", "-s", "-o", "/dev/null",
              "-w", "%{http_code}", "--max-time", "3", url],
@@ -432,17 +447,19 @@ class Hosts:
         role, kind, *rest = name.split("-")
         run_dir = self.workdir / "run" / role
         run_dir.mkdir(parents=True, exist_ok=True)
+        host_env = self.host_env.get(role, {})
         paths = {
             "/srv/vipgame/.venv/bin/": f"{BIN}/",
-            "/var/lib/vipgame": str(self.var_dir),
+            "/var/lib/vipgame": host_env.get("VAR_DIR", str(self.var_dir)),
             "/run/vipgame-beat": str(run_dir),
         }
         command = exec_start(unit_name(name), rest[0] if rest else "", paths)
         if kind == "web":  # "Adding machines": Daphne listens on the host's private address
-            command[command.index("--bind") + 1] = ADDRESSES[role]
+            command[command.index("--bind") + 1] = self.addresses[role]
         if kind == "worker":  # (one machine's name for both hosts: the node names differ)
             command[command.index("--hostname") + 1] = f"worker{rest[0]}@{role}"
-        env = {**self.env, **self.release.get(role, {}), **unit_environment(unit_name(name)),
+        env = {**self.env, **host_env, **self.release.get(role, {}),
+               **unit_environment(unit_name(name)),
                "TRUSTED_PROXIES": ADDRESSES["proxy"]}  # fmt: skip
         self.spawn(name, role, command, env)
 
@@ -474,8 +491,8 @@ class Hosts:
             assert lines, f"{SITE.name}: no server lines in {name}"
             kept = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", body, flags=re.M)
             servers = "".join(
-                f"    server {ADDRESSES[role]}:{port} {lines[0]};\n"
-                for role in APP_HOSTS
+                f"    server {self.addresses[role]}:{port} {lines[0]};\n"
+                for role in self.app_hosts
                 for port in self.web_ports
             )
             text = text.replace(head + body, head + servers + kept)
@@ -535,11 +552,11 @@ class Hosts:
                 env=self.env,
                 check=True,
             )
-            for role in APP_HOSTS:
+            for role in self.app_hosts:
                 for name in self.app_names(role):
                     self.start_app(name)
             self.start_proxy()
-            for role in APP_HOSTS:
+            for role in self.app_hosts:
                 for name in self.app_names(role):
                     self.wait_ready(name)
         except BaseException:
