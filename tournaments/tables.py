@@ -214,7 +214,10 @@ def _open_table(tournament: Tournament, entries: Sequence[Entry], size: int) -> 
         summary_seconds=settings.TOURNAMENT_SUMMARY_SECONDS,
     )
     TournamentTable.objects.create(tournament=tournament, table=table)
-    players: list[tuple[Any, int]] = [(e.player, tournament.starting_chips) for e in entries]
+    players: list[tuple[Any, int]] = [
+        (e.player, tournament.starting_chips if e.moving_chips is None else e.moving_chips)
+        for e in entries
+    ]
     table_services.table_seat_players(table_id=table.pk, players=players)
     return table
 
@@ -284,9 +287,10 @@ def seat_moving(tournament: Tournament, *, away_from: int | None = None) -> int:
     """Seat the players between tables (moved, or registered late), each at
     the open table with the fewest players that has a free seat (never
     ``away_from``, the table they left), from its next hand. An entry
-    another process is seating is skipped (its row locked); one with no
-    free seat anywhere waits for the next call (the beat task's, or the next
-    hand's). Returns the players seated."""
+    another process is seating is skipped (its row locked). When every table
+    is full, two or more waiting players get a new table of their own; one
+    alone waits for the next call (the beat task's, or the next hand's) and
+    a seat to free. Returns the players seated."""
     seated = 0
     size = tournament.table_size or tournament.seats
     waiting = (
@@ -295,10 +299,12 @@ def seat_moving(tournament: Tournament, *, away_from: int | None = None) -> int:
         .order_by("pk")
         .select_for_update(skip_locked=True, of=("self",))
     )
+    unseated = []
     for entry in waiting:
         counts = {t: n for t, n in _seat_counts(tournament).items() if t != away_from and n < size}
         if not counts:
-            return seated
+            unseated.append(entry)
+            continue
         target = min(counts, key=lambda t: (counts[t], t))
         table_services.table_seat_player(
             table_id=target, user=entry.player, chips=entry.moving_chips or 0
@@ -306,4 +312,13 @@ def seat_moving(tournament: Tournament, *, away_from: int | None = None) -> int:
         entry.moving_chips = None
         entry.save(update_fields=["moving_chips"])
         seated += 1
+    if len(unseated) >= 2:
+        # Every table full (late entries): a new table for them; the balancing
+        # after each hand evens it out with the others.
+        for group in [unseated[i : i + size] for i in range(0, len(unseated), size)]:
+            if len(group) < 2:
+                break
+            _open_table(tournament, group, size)
+            Entry.objects.filter(pk__in=[e.pk for e in group]).update(moving_chips=None)
+            seated += len(group)
     return seated

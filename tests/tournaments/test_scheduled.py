@@ -165,3 +165,28 @@ def test_beat_schedules_the_daily_tournament_of_every_game_once(tables, settings
     assert len(starts) == 1  # (one time for every game: 20:00 in Hồ Chí Minh City)
     local = starts.pop().astimezone(ZoneInfo(settings.BONUS_TIME_ZONE))
     assert (local.hour, local.minute) == (20, 0)
+
+
+def test_late_entries_with_every_table_full_get_a_table_of_their_own(
+    tables, make_user, django_capture_on_commit_callbacks
+):
+    tournament = scheduled("tienlen", late_levels=2)
+    services.tournament_register(tournament_id=tournament.pk, user=make_user())
+    services.tournament_add_bots(tournament_id=tournament.pk, count=7)
+    tables.clock.advance(seconds=61)
+    services.tournament_start(tournament_id=tournament.pk)
+    assert Seat.objects.filter(table_id__in=open_tables(tournament)).count() == 8
+    assert len(open_tables(tournament)) == 2  # both full
+
+    first, second = make_user(), make_user()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.tournament_register(tournament_id=tournament.pk, user=first)
+    assert Entry.objects.get(player=first).moving_chips == 300  # waits: no seat anywhere
+    with django_capture_on_commit_callbacks(execute=True):
+        services.tournament_register(tournament_id=tournament.pk, user=second)
+
+    assert len(open_tables(tournament)) == 3
+    mine = Seat.objects.get(user=first)
+    assert mine.stack == 300
+    assert Seat.objects.get(user=second).table_id == mine.table_id
+    assert not Entry.objects.filter(moving_chips__isnull=False).exists()
