@@ -7,8 +7,8 @@ refunded. The money check after each test checks every pool."""
 from __future__ import annotations
 
 from datetime import timedelta
-from zoneinfo import ZoneInfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
