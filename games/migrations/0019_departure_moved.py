@@ -4,15 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0018_money_models'),
+        ("games", "0018_money_models"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='departure',
-            name='reason',
-            field=models.CharField(choices=[('left', 'left'), ('not_ready', 'not ready in time'), ('no_chips', 'not enough chips'), ('closed', 'table closed'), ('out', 'out of chips in the tournament'), ('moved', 'moved to another table of the tournament')], max_length=10, verbose_name='reason'),
+            model_name="departure",
+            name="reason",
+            field=models.CharField(
+                choices=[
+                    ("left", "left"),
+                    ("not_ready", "not ready in time"),
+                    ("no_chips", "not enough chips"),
+                    ("closed", "table closed"),
+                    ("out", "out of chips in the tournament"),
+                    ("moved", "moved to another table of the tournament"),
+                ],
+                max_length=10,
+                verbose_name="reason",
+            ),
         ),
     ]
