@@ -77,7 +77,7 @@ def play_out(tables, tournament: Tournament, limit: int = 6000) -> tuple[int, in
     raise AssertionError("the tournament did not end")
 
 
-@pytest.mark.parametrize("game", ["tienlen", "holdem", "maubinh"])
+@pytest.mark.parametrize("game", [game for game, _sizes in services.sit_and_go_games()])
 def test_a_scheduled_tournament_merges_its_tables_down_to_the_final_one_and_pays_once(
     tables, make_user, django_capture_on_commit_callbacks, game
 ):
