@@ -271,7 +271,10 @@ def history(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     nets = selectors.hand_nets(user=user, hands=page.object_list)
-    rows = [{"hand": hand, "net": nets.get(hand.pk)} for hand in page.object_list]
+    rows = []
+    for hand in page.object_list:
+        net, timeouts = nets.get(hand.pk, (None, 0))
+        rows.append({"hand": hand, "net": net, "timeouts": timeouts})
     return render(
         request,
         "games/history.html",
