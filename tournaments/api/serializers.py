@@ -8,7 +8,37 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments import levels, payouts, services
+from kernel.api.strict import StrictIn
 from tournaments.models import Entry, Tournament
+
+
+class TournamentCreateIn(StrictIn):
+    """A player's Sit & Go. The numbers' ranges are the services' (out of
+    range: ``bad_tournament``, with the range in its message)."""
+
+    game = serializers.CharField(max_length=20, help_text="A game with Sit & Gos.")
+    seats = serializers.IntegerField(help_text="A table size the game offers for Sit & Gos.")
+    buy_in = serializers.IntegerField(
+        help_text=f"Chips to the prize pool, 1 to {services.BUY_IN_MAX} (no fee)."
+    )
+    allow_bots = serializers.BooleanField(required=False, default=False)
+    bots_after_seconds = serializers.IntegerField(
+        required=False,
+        default=300,
+        help_text="Bots may take the empty places after this wait (0 to 86400).",
+    )
+    level_seconds = serializers.IntegerField(
+        required=False,
+        default=300,
+        help_text=f"Each level's length, {services.LEVEL_SECONDS[0]} to {services.LEVEL_SECONDS[1]}.",
+    )
+    starting_chips = serializers.IntegerField(
+        required=False,
+        default=1500,
+        help_text=(
+            f"Tournament chips each, {services.STARTING_CHIPS[0]} to {services.STARTING_CHIPS[1]}."
+        ),
+    )
 
 
 class LevelOut(serializers.Serializer[dict[str, Any]]):
@@ -43,6 +73,9 @@ class TournamentOut(serializers.ModelSerializer[Tournament]):
     tables = serializers.SerializerMethodField(
         help_text="Its tables (GET /api/v1/tables/<id>: to watch or play), once it started."
     )
+    mine = serializers.SerializerMethodField(
+        help_text="You hold a place in it (registered, playing or finished)."
+    )
 
     class Meta:
         model = Tournament
@@ -62,12 +95,17 @@ class TournamentOut(serializers.ModelSerializer[Tournament]):
             "started_at",
             "ended_at",
             "tables",
+            "mine",
         )
         read_only_fields: tuple[str, ...] = fields
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_tables(self, obj: Tournament) -> list[int]:
         return [t.table_id for t in obj.tables.all()]
+
+    def get_mine(self, obj: Tournament) -> bool:
+        # (the list's annotation: tournaments.api.views.TournamentsView)
+        return bool(getattr(obj, "is_mine", False))
 
 
 class TournamentDetailOut(TournamentOut):
@@ -80,9 +118,6 @@ class TournamentDetailOut(TournamentOut):
     )
     entries = serializers.SerializerMethodField(
         help_text="Who registered (not those who unregistered), in order of registration."
-    )
-    mine = serializers.SerializerMethodField(
-        help_text="You hold a place in it (registered, playing or finished)."
     )
     level = serializers.SerializerMethodField(
         help_text="The level in play while it runs (null before the start and once over)."
@@ -97,7 +132,6 @@ class TournamentDetailOut(TournamentOut):
             "levels",
             "prizes",
             "entries",
-            "mine",
             "level",
             "players_left",
         )
