@@ -22,9 +22,7 @@ def _levels(tournament: Tournament) -> list[dict[str, Any]]:
 
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    tournament = (
-        Tournament.objects.filter(pk=tournament_id).prefetch_related("tables").first()
-    )
+    tournament = Tournament.objects.filter(pk=tournament_id).prefetch_related("tables").first()
     if tournament is None:
         raise Http404()
     entries = list(

@@ -194,7 +194,10 @@ def test_one_registering_sit_and_go_of_ones_own_at_a_time(api, make_user):
 
     # once it started (minh took the last place), another one is fine
     api(minh).post(url(f"tournaments/{first['id']}/register"))
-    assert api(lan).post(url("tournaments"), {**CREATE, "buy_in": 50}, format="json").status_code == 201
+    assert (
+        api(lan).post(url("tournaments"), {**CREATE, "buy_in": 50}, format="json").status_code
+        == 201
+    )
 
 
 def test_the_creation_is_refused_whole(api, make_user):

@@ -1,4 +1,4 @@
-"""What the tournaments API answers (read-only shapes)."""
+"""What the tournaments API reads (a new Sit & Go) and answers."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments import levels, payouts, services
 from kernel.api.strict import StrictIn
+from tournaments import levels, payouts, services
 from tournaments.models import Entry, Tournament
 
 
@@ -30,14 +30,12 @@ class TournamentCreateIn(StrictIn):
     level_seconds = serializers.IntegerField(
         required=False,
         default=300,
-        help_text=f"Each level's length, {services.LEVEL_SECONDS[0]} to {services.LEVEL_SECONDS[1]}.",
+        help_text="Each level's length in seconds, {} to {}.".format(*services.LEVEL_SECONDS),
     )
     starting_chips = serializers.IntegerField(
         required=False,
         default=1500,
-        help_text=(
-            f"Tournament chips each, {services.STARTING_CHIPS[0]} to {services.STARTING_CHIPS[1]}."
-        ),
+        help_text="Tournament chips each, {} to {}.".format(*services.STARTING_CHIPS),
     )
 
 

@@ -86,7 +86,7 @@ class TournamentsView(generics.ListAPIView[Tournament]):
             "transaction: `buy_in` chips go from your wallet to its prize pool "
             "(`insufficient_chips` without them: nothing is created). A game without "
             "Sit & Gos, a table size it does not offer or a number out of range is "
-            "`bad_tournament` (docs/tournaments.md). One of yours may be registering at a "
+            "`bad_tournament`, with the range in its message. One of yours may be registering at a "
             "time (`too_many_tournaments`). Answers with the tournament."
         ),
         request=TournamentCreateIn,
