@@ -108,7 +108,7 @@ export function mountTournaments(root, games) {
 
   async function refresh() {
     try {
-      const found = await api("GET", "/api/v1/tournaments?page_size=200");
+      const found = await api("GET", "/api/v1/tournaments?page_size=100");
       render(found.results || found);
     } catch (error) {
       say(error.message);

@@ -3,11 +3,12 @@
 // ante where the levels raise blinds), a countdown to the next level, the
 // places paid and the players left, from GET /api/v1/tournaments?table=<id>
 // then /api/v1/tournaments/<id>. Asked again at each new hand (the table's
-// `hands_played` changes) and when the countdown ends. One line under the
+// `hands_played` changes), when it closes and when the countdown ends. One line under the
 // status line: it never stands over the felt.
 import { h, replace } from "./dom.js";
 import { _, fmt, chips } from "./i18n.js";
 import { api } from "./tournaments.js";
+import { icon } from "./icons.js";
 
 export function mountTourney(shell) {
   const bar = h("div", { class: "tourney-bar", role: "group", "aria-label": _("Tournament"), "data-tourney-bar": "" });
@@ -17,6 +18,7 @@ export function mountTourney(shell) {
   let deadline = null; // the next level, in the page's clock (ms)
   let hands = null;
   let asking = false;
+  let again = false; // asked for while asking: once more after
 
   function stake(level, kind) {
     if (kind === "blinds") {
@@ -33,7 +35,7 @@ export function mountTourney(shell) {
     const paid = t.prizes.filter((p) => p > 0);
     const items = [
       h("a", { class: "tourney-name", href: `/tournaments/${t.id}/`, "data-tourney-link": t.id },
-        h("span", { "aria-hidden": "true" }, "🏆 "), h("span", { class: "tourney-label" }, fmt(_("Sit & Go #%(id)s"), { id: t.id }))),
+        icon("cup"), h("span", { class: "tourney-label" }, fmt(_("Sit & Go #%(id)s"), { id: t.id }))),
     ];
     if (level) {
       items.push(h("span", { class: "pill", "data-tourney-level": level.number }, fmt(_("Level %(n)s"), { n: level.number })));
@@ -60,11 +62,14 @@ export function mountTourney(shell) {
     const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
     const text = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
     node.textContent = fmt(_("Next level in %(time)s"), { time: text });
-    if (left === 0 && !asking) ask();
+    if (left === 0 && !asking) ask(); // (the server's next level; again a second later if it lags)
   }
 
   async function ask() {
-    if (asking) return;
+    if (asking) {
+      again = true;
+      return;
+    }
     asking = true;
     try {
       let id = tournament && tournament.id;
@@ -83,17 +88,24 @@ export function mountTourney(shell) {
       // (offline for a moment: asked again at the next hand)
     } finally {
       // At the countdown's end the server may still be a moment behind: not again before a second.
-      setTimeout(() => { asking = false; }, 1000);
+      setTimeout(() => {
+        asking = false;
+        if (again) {
+          again = false;
+          ask();
+        }
+      }, 1000);
     }
   }
 
   setInterval(tick, 500);
   return {
-    /** Each state of the table: a new hand asks again. */
+    /** Each state of the table: a new hand asks again, and so does its
+     * closing (the tournament is over). */
     changed(state) {
-      const played = state.table.hands_played;
-      if (played !== hands) {
-        hands = played;
+      const key = `${state.table.hands_played}/${state.table.status === "closed"}`;
+      if (key !== hands) {
+        hands = key;
         ask();
       }
     },
