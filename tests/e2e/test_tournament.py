@@ -162,6 +162,7 @@ def played_to_the_end(page: Any, site: Any, tournament: int) -> None:
     )
     check_every_size(page, "holdem", "tournament")
     page.set_viewport_size(PHONE)
+    page.wait_for_timeout(400)  # (the drawers' slide away)
     assert page.evaluate(BAR_PROBLEMS) == []
     shot(page, "tournament-phone")
     page.set_viewport_size({"width": 1280, "height": 860})
