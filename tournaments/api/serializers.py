@@ -12,30 +12,48 @@ from tournaments import levels, payouts, services
 from tournaments.models import Entry, Tournament
 
 
+class Ranged(serializers.IntegerField):
+    """An integer whose range the schema states and the services check: out of
+    it, ``bad_tournament`` (``tournament_create``), not this serializer's
+    ``invalid``."""
+
+    def __init__(self, low: int, high: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.min_value, self.max_value = low, high  # (the schema's; no validator)
+
+
+def _games_help() -> str:
+    sizes = ", ".join(
+        f"{game} ({' or '.join(map(str, seats))})" for game, seats in services.sit_and_go_games()
+    )
+    return f"A game with Sit & Gos, with the table sizes it offers: {sizes}."
+
+
 class TournamentCreateIn(StrictIn):
     """A player's Sit & Go. The numbers' ranges are the services' (out of
-    range: ``bad_tournament``, with the range in its message)."""
+    range, a game without Sit & Gos or a size it does not offer:
+    ``bad_tournament``, with the range in its message)."""
 
-    game = serializers.CharField(max_length=20, help_text="A game with Sit & Gos.")
-    seats = serializers.IntegerField(help_text="A table size the game offers for Sit & Gos.")
-    buy_in = serializers.IntegerField(
-        help_text=f"Chips to the prize pool, 1 to {services.BUY_IN_MAX} (no fee)."
+    game = serializers.CharField(max_length=20, help_text=_games_help())
+    seats = Ranged(
+        2,
+        max(size for _game, sizes in services.sit_and_go_games() for size in sizes),
+        help_text="Players: a table size the game offers for Sit & Gos.",
     )
+    buy_in = Ranged(1, services.BUY_IN_MAX, help_text="Chips to the prize pool (no fee).")
     allow_bots = serializers.BooleanField(required=False, default=False)
-    bots_after_seconds = serializers.IntegerField(
+    bots_after_seconds = Ranged(
+        0,
+        24 * 3600,
         required=False,
         default=300,
-        help_text="Bots may take the empty places after this wait (0 to 86400).",
+        help_text="Bots may take the empty places after this wait (with someone registered).",
     )
-    level_seconds = serializers.IntegerField(
-        required=False,
-        default=300,
-        help_text="Each level's length in seconds, {} to {}.".format(*services.LEVEL_SECONDS),
+    level_seconds = Ranged(
+        *services.LEVEL_SECONDS, required=False, default=300, help_text="Each level's length."
     )
-    starting_chips = serializers.IntegerField(
-        required=False,
-        default=1500,
-        help_text="Tournament chips each, {} to {}.".format(*services.STARTING_CHIPS),
+    starting_chips = Ranged(
+        *services.STARTING_CHIPS, required=False, default=1500, help_text="Tournament chips each."
     )
 
 
