@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from .conftest import PHONE, in_a_thread, shot, sign_up
+from .conftest import DESKTOP, PHONE, in_a_thread, shot, sign_up
+from .test_fit import PHONE as TALL_PHONE
+from .test_fit import too_small
 from .test_screen import check_every_size
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -137,6 +139,12 @@ def played_to_the_end(page: Any, site: Any, tournament: int) -> None:
     page.click(f"{card} [data-sng-register]")
     page.wait_for_selector(f"{card} [data-sng-unregister]")
     assert page.get_attribute(f"{card} [data-sng-taken]", "data-sng-taken") == "1"
+    # every tap target of the tab (its form open) is 44 px on a phone (tests/e2e/test_fit.py)
+    page.set_viewport_size(TALL_PHONE)
+    page.click("[data-sng-create] summary")
+    assert too_small(page, "the tournaments tab") == []
+    page.click("[data-sng-create] summary")
+    page.set_viewport_size(DESKTOP)
 
     # Bots take the other place once it waited its second: it starts, and the
     # tab's next look (every 5 s) has the way to my table.
@@ -165,7 +173,9 @@ def played_to_the_end(page: Any, site: Any, tournament: int) -> None:
     page.wait_for_timeout(400)  # (the drawers' slide away)
     assert page.evaluate(BAR_PROBLEMS) == []
     shot(page, "tournament-phone")
-    page.set_viewport_size({"width": 1280, "height": 860})
+    page.set_viewport_size(TALL_PHONE)
+    assert too_small(page, "a tournament's table") == []
+    page.set_viewport_size(DESKTOP)
 
     # Played to the end: all-in at each turn of mine.
     for _ in range(300):
