@@ -214,6 +214,7 @@ class Departure(models.Model):
         NO_CHIPS = "no_chips", _("not enough chips")
         CLOSED = "closed", _("table closed")
         OUT = "out", _("out of chips in the tournament")
+        MOVED = "moved", _("moved to another table of the tournament")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
     user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from . import levels, payouts, services
 from .models import Entry, Tournament
@@ -39,7 +40,14 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         e.player_id == user.pk and e.status in services.IN for e in entries
     )
     now = services.level_in_play(tournament)
+    # (a scheduled tournament's: those still open; a Sit & Go's one, open or closed)
     table_ids = [t.table_id for t in tournament.tables.all()]
+    if len(table_ids) > 1:
+        table_ids = list(
+            tournament.tables.exclude(table__status="closed").values_list("table_id", flat=True)
+        )
+    sit_and_go = tournament.kind == Tournament.Kind.SIT_AND_GO
+    name = _("Sit & Go #%(id)s") if sit_and_go else _("Tournament #%(id)s")
     return render(
         request,
         "tournaments/tournament.html",
@@ -56,7 +64,8 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "blinds": tournament.level_kind == Tournament.Levels.BLINDS,
             "level": now[0] if now else None,
             "next_in": None if now is None or now[1] is None else int(now[1]),
-            "table_id": table_ids[0] if table_ids else None,
+            "table_ids": table_ids,
+            "name": name % {"id": tournament.pk},
             "running": tournament.status == Tournament.Status.RUNNING,
         },
     )

@@ -9,6 +9,9 @@ import { _, fmt, chips, lang } from "./i18n.js";
 
 export const POLL_MS = 5000;
 
+/** Its name: a Sit & Go's, or a scheduled tournament's. */
+export const title = (t) => fmt(t.kind === "sit_and_go" ? _("Sit & Go #%(id)s") : _("Tournament #%(id)s"), { id: t.id });
+
 export const STATUS = () => ({
   registering: _("Registering"), running: _("Running"), finished: _("Finished"), cancelled: _("Cancelled"),
 });
@@ -77,13 +80,14 @@ export function mountTournaments(root, games) {
       if (t.mine) actions.push(button(_("Unregister"), "unregister", t));
       else if (t.registered < t.seats) actions.push(button(_("Register"), "register", t));
     }
-    if (t.mine && t.status === "running" && t.tables.length) {
+    // (several tables, a scheduled tournament's: mine is in "Your tables", above)
+    if (t.mine && t.status === "running" && t.tables.length === 1) {
       actions.push(h("a", { class: "button small", href: `/tables/${t.tables[0]}/`, "data-sng-open-table": t.id }, _("Open my table")));
     }
-    actions.push(h("a", { class: "button small ghost", href: url, "aria-label": fmt(_("Details of Sit & Go #%(id)s"), { id: t.id }) }, _("Details")));
+    actions.push(h("a", { class: "button small ghost", href: url, "aria-label": fmt(_("Details: %(name)s"), { name: title(t) }) }, _("Details")));
     return h("article", { class: `table-card sng-card ${t.status}${t.mine ? " mine" : ""}`, "data-sng": t.id, "data-sng-status": t.status },
       h("header", {},
-        h("a", { class: "table-name", href: url }, fmt(_("Sit & Go #%(id)s"), { id: t.id })),
+        h("a", { class: "table-name", href: url }, title(t)),
         h("span", { class: `pill ${t.status}` }, STATUS()[t.status] || t.status)),
       t.mine ? h("small", { class: "why", "data-why": "registered" }, _("You are in it")) : null,
       h("p", { class: "stake-line" },

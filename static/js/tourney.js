@@ -7,7 +7,7 @@
 // status line: it never stands over the felt.
 import { h, replace } from "./dom.js";
 import { _, fmt, chips } from "./i18n.js";
-import { api } from "./tournaments.js";
+import { api, title } from "./tournaments.js";
 import { icon } from "./icons.js";
 
 export function mountTourney(shell) {
@@ -35,7 +35,7 @@ export function mountTourney(shell) {
     const paid = t.prizes.filter((p) => p > 0);
     const items = [
       h("a", { class: "tourney-name", href: `/tournaments/${t.id}/`, "data-tourney-link": t.id },
-        icon("cup"), h("span", { class: "tourney-label" }, fmt(_("Sit & Go #%(id)s"), { id: t.id }))),
+        icon("cup"), h("span", { class: "tourney-label" }, title(t))),
     ];
     if (level) {
       items.push(h("span", { class: "pill", "data-tourney-level": level.number }, fmt(_("Level %(n)s"), { n: level.number })));
@@ -45,7 +45,7 @@ export function mountTourney(shell) {
       items.push(h("span", { class: "pill", "data-tourney-over": "" }, _("The tournament is over.")));
     }
     items.push(h("span", { class: "pill", "data-tourney-left": t.players_left },
-      fmt(_("%(left)s/%(seats)s left"), { left: t.players_left, seats: t.seats })));
+      fmt(_("%(left)s/%(seats)s left"), { left: t.players_left, seats: t.registered })));
     items.push(h("span", { class: "pill", "data-tourney-paid": paid.length, title: paid.map((p, i) => `${i + 1}: ${chips(p)}`).join(" · ") },
       fmt(_("Paid: %(prizes)s"), { prizes: paid.map(chips).join(" / ") })));
     replace(bar, items);
