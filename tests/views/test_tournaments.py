@@ -35,7 +35,7 @@ def test_a_registering_sit_and_go_shows_its_levels_prizes_and_players(make_user)
 
     html = client_for().get(f"/tournaments/{tournament.pk}/").content.decode()
 
-    assert f"Sit & Go #{tournament.pk}" in html
+    assert f"<h1>Sit &amp; Go #{tournament.pk} · Poker" in html
     assert rows(html, "data-entry") == [str(lan.pk)]
     assert rows(html, "data-prize-place") == ["1", "2"]  # 65 / 35 of 600
     assert ">390<" in html
