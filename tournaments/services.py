@@ -678,12 +678,14 @@ def tournament_create_and_register(
     at most one of theirs registering at a time (``too_many_tournaments``).
     Lock order: the player's row first (two creations of one player wait for
     each other), then the new tournament's."""
-    from .errors import TooManyTournaments
+    from .errors import TooManyTournaments  # (here: this function is the module's last part)
 
     if by.is_bot:
         raise PermissionDenied()
     _lock_player(by)
-    waiting = Tournament.objects.filter(created_by=by, status=Status.REGISTERING)
+    waiting = Tournament.objects.filter(
+        created_by=by, status=Status.REGISTERING, kind=Tournament.Kind.SIT_AND_GO
+    )
     if waiting.exists():
         raise TooManyTournaments()
     tournament = tournament_create(

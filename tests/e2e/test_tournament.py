@@ -5,7 +5,7 @@ phone too, never over the felt), plays (all-in each turn: heads-up with 100
 chips it ends in a few hands) until it ends, and reads the results page's
 places and prizes. Then creates one from the tab's form and unregisters.
 
-Measured (2026-11-29): about 40 s, the servers' start included."""
+Measured (2026-11-29): 25 to 50 s on a loaded machine, the servers' start included."""
 
 from __future__ import annotations
 
