@@ -658,3 +658,47 @@ def picture(tournament: Tournament) -> dict[str, Any]:
             for e in Entry.objects.filter(tournament=tournament).order_by("pk")
         ],
     }
+
+
+@retried
+def tournament_create_and_register(
+    *,
+    by: User,
+    game: str,
+    seats: int,
+    buy_in: int,
+    allow_bots: bool = False,
+    bots_after_seconds: int = 300,
+    starting_chips: int = 1500,
+    level_seconds: int = 300,
+) -> Tournament:
+    """A player's own Sit & Go (no fee: only the house's Sit & Gos carry one),
+    with its creator registered in the same transaction (their wallet pays
+    the buy-in: ``insufficient_chips`` refuses the whole of it). A player has
+    at most one of theirs registering at a time (``too_many_tournaments``).
+    Lock order: the player's row first (two creations of one player wait for
+    each other), then the new tournament's."""
+    from .errors import TooManyTournaments  # (here: this function is the module's last part)
+
+    if by.is_bot:
+        raise PermissionDenied()
+    _lock_player(by)
+    waiting = Tournament.objects.filter(
+        created_by=by, status=Status.REGISTERING, kind=Tournament.Kind.SIT_AND_GO
+    )
+    if waiting.exists():
+        raise TooManyTournaments()
+    tournament = tournament_create(
+        game=game,
+        seats=seats,
+        buy_in=buy_in,
+        fee=0,
+        by=by,
+        allow_bots=allow_bots,
+        bots_after_seconds=bots_after_seconds,
+        starting_chips=starting_chips,
+        level_seconds=level_seconds,
+    )
+    tournament_register(tournament_id=tournament.pk, user=by)
+    tournament.refresh_from_db()
+    return tournament
