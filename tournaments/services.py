@@ -49,12 +49,13 @@ from kernel.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
-from . import levels, tables
+from . import levels, payouts, tables
 from .errors import (
     AlreadyRegistered,
     BadTournament,
     NotPlaying,
     NotRegistered,
+    TooManyTournaments,
     TournamentFull,
     TournamentNotFound,
     TournamentOver,
@@ -89,11 +90,13 @@ __all__ = [
     "moving_in",
     "picture",
     "players_out",
+    "prizes_by_place",
     "seat_players",
     "start_due",
     "tournament_add_bots",
     "tournament_cancel",
     "tournament_create",
+    "tournament_create_and_register",
     "tournament_fill_with_bots",
     "tournament_register",
     "tournament_schedule",
@@ -637,6 +640,19 @@ def _close_table(table_id: int, reason: str) -> None:
     table_services.table_close(table_id=table_id, by=None, reason=reason)
 
 
+def prizes_by_place(tournament: Tournament, entrants: int | None = None) -> list[int]:
+    """The prizes by place, first place first: a Sit & Go's for its full
+    field, a scheduled tournament's for its entrants so far (``entrants``:
+    their count when the caller has it; at least two)."""
+    if tournament.kind == Tournament.Kind.SIT_AND_GO:
+        count = tournament.seats
+    else:
+        if entrants is None:
+            entrants = Entry.objects.filter(tournament=tournament, status__in=IN).count()
+        count = max(2, entrants)
+    return list(payouts.prizes(tournament.buy_in * count, count))
+
+
 def level_in_play(tournament: Tournament) -> tuple[levels.Level, float | None] | None:
     """The level a running tournament plays now and the seconds until the next
     one (None: the last level holds); None before the start and once over.
@@ -678,7 +694,6 @@ def tournament_create_and_register(
     at most one of theirs registering at a time (``too_many_tournaments``).
     Lock order: the player's row first (two creations of one player wait for
     each other), then the new tournament's."""
-    from .errors import TooManyTournaments  # (here: this function is the module's last part)
 
     if by.is_bot:
         raise PermissionDenied()

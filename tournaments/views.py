@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from . import levels, payouts, services
+from . import levels, services
 from .models import Entry, Tournament
 
 
@@ -58,7 +58,12 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "mine": mine,
             "taken": sum(e.status in services.IN for e in entries),
             "prizes": list(
-                enumerate(payouts.prizes(tournament.buy_in * tournament.seats, tournament.seats), 1)
+                enumerate(
+                    services.prizes_by_place(
+                        tournament, sum(e.status in services.IN for e in entries)
+                    ),
+                    1,
+                )
             ),
             "levels": _levels(tournament),
             "blinds": tournament.level_kind == Tournament.Levels.BLINDS,

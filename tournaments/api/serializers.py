@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from kernel.api.strict import StrictIn
-from tournaments import levels, payouts, services
+from tournaments import levels, services
 from tournaments.models import Entry, Tournament
 
 
@@ -128,7 +128,8 @@ class TournamentDetailOut(TournamentOut):
     levels = serializers.SerializerMethodField(help_text="The level schedule, fixed at creation.")
     prizes = serializers.SerializerMethodField(
         help_text=(
-            "The pool (`buy_in` x `seats`) paid by place, first place first (the odd "
+            "The pool (`buy_in` x the field: a Sit & Go's `seats`, a scheduled "
+            "tournament's entrants so far) paid by place, first place first (the odd "
             "chips to first place; players out in one hand share their places' prizes)."
         )
     )
@@ -159,7 +160,8 @@ class TournamentDetailOut(TournamentOut):
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_prizes(self, obj: Tournament) -> list[int]:
-        return list(payouts.prizes(obj.buy_in * obj.seats, obj.seats))
+        taken = (Entry.Status.REGISTERED, Entry.Status.PLAYING, Entry.Status.FINISHED)
+        return services.prizes_by_place(obj, sum(e.status in taken for e in obj.entries.all()))
 
     @extend_schema_field(TournamentEntryOut(many=True))
     def get_entries(self, obj: Tournament) -> list[dict[str, Any]]:
