@@ -214,6 +214,7 @@ class Departure(models.Model):
         NO_CHIPS = "no_chips", _("not enough chips")
         CLOSED = "closed", _("table closed")
         OUT = "out", _("out of chips in the tournament")
+        MOVED = "moved", _("moved to another table of the tournament")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="departures")
     user = models.ForeignKey(conf.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -280,6 +281,9 @@ class Hand(models.Model):
     settled = models.BooleanField(_("settled"), default=False)
     settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
     voided = models.BooleanField(_("voided"), default=False)
+    # The table's stake when it was dealt (a tournament's rises with its
+    # levels); empty for hands dealt before it was kept: the table's.
+    stake = models.PositiveBigIntegerField(_("stake"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("hand")
@@ -314,6 +318,9 @@ class HandPlayer(models.Model):
     index = models.PositiveSmallIntegerField()
     position = models.PositiveSmallIntegerField()
     net = models.BigIntegerField(_("chips won"), null=True, blank=True)
+    # Clocks that ran out for this player in this hand (the rules played for
+    # them: an absent player's hand, flagged in the history).
+    timeouts = models.PositiveSmallIntegerField(_("time-outs"), default=0)
     # The seed this player's hand was dealt with (a player never uses one twice).
     client_seed = models.CharField(max_length=64, blank=True)
 

@@ -250,7 +250,7 @@ def hand_detail(*, hand_id: int, user: User) -> dict[str, Any]:
         "table": hand.table_id,
         "game": hand.game,
         "number": hand.number,
-        "stake": hand.table.stake,
+        "stake": hand.stake or hand.table.stake,
         "started_at": hand.started_at,
         "ended_at": hand.ended_at,
         "settled": hand.settled,
@@ -359,7 +359,7 @@ def hand_steps(*, hand_id: int, user: User) -> dict[str, Any]:
         "table": hand.table_id,
         "game": hand.game,
         "number": hand.number,
-        "stake": hand.table.stake,
+        "stake": hand.stake or hand.table.stake,
         "players": publish.hand_players(hand),
         "you": player,
         "voided": hand.voided,
@@ -398,11 +398,13 @@ def recent_chat(*, table: Table, limit: int = 30) -> list[dict[str, Any]]:
     ]
 
 
-def hand_nets(*, user: User, hands: Any) -> dict[int, int | None]:
-    """What this player won or lost in each of these hands (chips; None until settled)."""
-    return dict(
-        HandPlayer.objects.filter(user=user, hand__in=list(hands)).values_list("hand_id", "net")
+def hand_nets(*, user: User, hands: Any) -> dict[int, tuple[int | None, int]]:
+    """What this player won or lost in each of these hands (chips; None until
+    settled), and how many of their clocks ran out in it (played for them)."""
+    rows = HandPlayer.objects.filter(user=user, hand__in=list(hands)).values_list(
+        "hand_id", "net", "timeouts"
     )
+    return {hand_id: (net, timeouts) for hand_id, net, timeouts in rows}
 
 
 def hand_phh(*, hand_id: int, user: User) -> dict[str, Any]:

@@ -60,7 +60,10 @@ def table_url(table: Table) -> str:
 def lobby(request: HttpRequest) -> HttpResponse:
     game = _game(request.GET.get("game"))
     form = TableCreateForm(initial={"game": game})
-    return render(request, "games/lobby.html", _lobby_context(request, game, form))
+    context = _lobby_context(request, game, form)
+    # ?tab=tournaments: the tournaments tab (static/js/tournaments.js) open at first
+    context["view"] = "tournaments" if request.GET.get("tab") == "tournaments" else "games"
+    return render(request, "games/lobby.html", context)
 
 
 def _lobby_context(request: HttpRequest, game: str, form: TableCreateForm) -> dict[str, Any]:
@@ -271,7 +274,10 @@ def history(request: HttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     nets = selectors.hand_nets(user=user, hands=page.object_list)
-    rows = [{"hand": hand, "net": nets.get(hand.pk)} for hand in page.object_list]
+    rows = []
+    for hand in page.object_list:
+        net, timeouts = nets.get(hand.pk, (None, 0))
+        rows.append({"hand": hand, "net": net, "timeouts": timeouts})
     return render(
         request,
         "games/history.html",

@@ -20,6 +20,14 @@ for clients that stop reading (docs/protocol.md "Closing").
 * Nothing bounded what waits in the transport for a client that does not
   read. Past ``WS_MAX_PENDING_BYTES`` (written, not yet taken by the
   kernel) the socket is closed with 4408 and dropped a second later.
+* Autobahn applies ``--websocket-max-message-size`` (16 KB: what a client may
+  send) to what the server sends as well: a table's state over 16 KB raised
+  ``PayloadExceededError`` inside the consumer, the socket closed with 1011,
+  and the player's reconnects met the same state again, until the sockets
+  that had closed that way (still counted for up to a minute) put the player
+  over ``WS_MAX_SOCKETS_PER_USER`` (4429). Found by the multi-host rolling
+  drill (tests/hostdrill.py), where reconnects resync by state. The bound
+  applies to what clients send only.
 """
 
 from __future__ import annotations
@@ -88,7 +96,12 @@ def bound_slow_readers(max_pending: int) -> None:
     server_send = WebSocketProtocol.serverSend
 
     def server_send_bounded(self: Any, content: Any, binary: bool = False) -> None:
-        server_send(self, content, binary)
+        limit = self.maxMessagePayloadSize  # (for what the client sends)
+        self.maxMessagePayloadSize = 0
+        try:
+            server_send(self, content, binary)
+        finally:
+            self.maxMessagePayloadSize = limit
         if max_pending and pending_bytes(self.transport) > max_pending:
             # The close frame waits behind what the client has not read; it is
             # dropped after closeHandshakeTimeout (1 s) unless it answers.

@@ -7,7 +7,16 @@ socket players and bot tables play through nginx on the proxy host while
 * ``kill``: every process of app2 is ``kill -9``'d (the host lost), its
   players reconnect through nginx to app1, then the host is started again;
 * ``postgres``: PostgreSQL on the data host restarts (fast shutdown: every
-  session ended, PgBouncer's server connections with them).
+  session ended, PgBouncer's server connections with them);
+* ``rolling``: a rolling release and its rollback, in the steps of
+  docs/operations.md "Upgrades while serving", run literally: the new
+  release's collectstatic and its migration (one that only adds: a column
+  on ``games_hand``, tests/release_next) while the old release serves; then
+  one app host at a time taken out of nginx's upstreams (drain), its
+  processes restarted on the new release, each Daphne's ``/readyz`` asked
+  until 200 and each worker ready, and the host put back; then the same
+  back to the previous release, and only then the migration reversed
+  (contract). Every hand the new release dealt wrote the column.
 
 Each drill prints the longest pause of every table (the longest time its
 version did not move, sampled every 0.25 s from the drill's start until
@@ -30,7 +39,9 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,8 +53,8 @@ from typing import Any, TypeVar
 from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
-from .hosts import Hosts
-from .topology import CLOCKS, bot_tables
+from .hosts import ADDRESSES, OPERATIONS, Hosts, documented
+from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
 
@@ -52,6 +63,9 @@ T = TypeVar("T")
 PONG_TIMEOUT_S = 6.0
 # After a drill, every table must finish a hand within this long.
 RECOVERY_S = 90.0
+# Rolling release: after nginx's reload takes a host out, this long for the
+# requests in flight on it to finish before its processes are stopped.
+DRAIN_S = 1.0
 
 
 class Pauses:
@@ -195,6 +209,10 @@ def drill(
         hosts.start_host("app2")  # systemd's Restart=always, or the operator
     elif name == "postgres":
         detail["postgres_down_s"] = round(hosts.restart_postgres(), 1)
+    elif name == "rolling":
+        detail.update(rolling(hosts, tables))
+    elif name == "add-host":
+        detail.update(add_host(hosts))
     elif name == "redis-failover":
         hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
     back = time.time()
@@ -218,6 +236,205 @@ def drill(
     return result
 
 
+# The releases of the rolling drill: the settings an app host's processes run
+# with. "next" is the project plus tests/release_next (its migration adds a
+# column, its code writes it); "previous" is the project as it is.
+NEXT = {"DJANGO_SETTINGS_MODULE": "tests.settings_next", "SENTRY_RELEASE": "next"}
+PREVIOUS = {"DJANGO_SETTINGS_MODULE": "vipgame.settings", "SENTRY_RELEASE": "previous"}
+
+
+def manage(
+    hosts: Hosts, release: dict[str, str], *command: str, role: str = "app1"
+) -> subprocess.Popen[bytes]:
+    """``manage <command>`` on app1 with ``release``'s code, started: directly
+    on PostgreSQL (not through PgBouncer) with no statement time-out but the
+    role's lock time-out, so an ALTER that cannot get its lock within 2 s
+    fails instead of queueing every move behind it (docs/operations.md
+    "Upgrades while serving")."""
+    env = {**hosts.env, **hosts.host_env.get(role, {}), **release,
+           "DB_STARTUP_OPTIONS": "1", "DB_STATEMENT_TIMEOUT_MS": "0",
+           "DATABASE_URL": f"postgres://vipgame@{ADDRESSES['data']}:5432/vipgame"}  # fmt: skip
+    return subprocess.Popen(
+        ["ip", "netns", "exec", hosts.ns[role], str(BIN / "python"), "manage.py", *command],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def done(process: subprocess.Popen[bytes], began: float) -> float:
+    """Its seconds since ``began``, once it has exited 0."""
+    assert process.wait(timeout=120) == 0, process.args
+    return round(time.monotonic() - began, 1)
+
+
+def documented_steps() -> tuple[str, str]:
+    """docs/operations.md's steps for one app host ("Many app hosts"): the
+    drain's and the return's ``sed`` lines, checked to come in the order
+    drain, reload, restart, readiness, return, reload."""
+    block = documented("Then for each app host in turn", "sh")
+    edits = [line for line in block.splitlines() if line.startswith("sed -i ")]
+    assert len(edits) == 2, block
+    order = [edits[0], "nginx -t && systemctl reload nginx", "systemctl restart vipgame.target",
+             "/readyz", edits[1], "nginx -t && systemctl reload nginx"]  # fmt: skip
+    at = 0
+    for step in order:
+        at = block.index(step, at) + len(step)
+    return edits[0], edits[1]
+
+
+def roll(hosts: Hosts, role: str, release: dict[str, str]) -> dict[str, Any]:
+    """One app host onto ``release`` as docs/operations.md says: drain (its
+    documented ``sed``, the example host's address swapped for this one's),
+    restart, ready, back in (the other ``sed``)."""
+    drain, back = (
+        line.replace("10\\.0\\.0\\.12", re.escape(hosts.addresses[role]))
+        for line in documented_steps()
+    )
+    began = time.monotonic()
+    hosts.edit_site(drain)
+    time.sleep(DRAIN_S)  # requests in flight on the host finish
+    drained = time.monotonic()
+    hosts.stop_host(role)
+    stopped = time.monotonic()
+    hosts.release[role] = release
+    hosts.start_host(role)  # waits for /readyz 200 on each Daphne, "ready." of each worker
+    ready = time.monotonic()
+    hosts.edit_site(back)
+    return {
+        "stopped_in_s": hosts.stopped_in,
+        "stop_s": round(stopped - drained, 1),
+        "start_to_ready_s": round(ready - stopped, 1),
+        "out_of_nginx_s": round(time.monotonic() - began, 1),
+    }
+
+
+def dealt_by(tables: list[int], release: str, since: float = 0.0) -> dict[int, int]:
+    """table -> hands dealt since ``since`` (a time.time()) by the new release
+    (``release="next"``: it writes its column on every hand) or by the
+    previous one on the expanded schema (``"previous"``: the column left NULL)."""
+    from datetime import UTC, datetime
+
+    from django.db import connection
+
+    written = "\"release_next\" = 'next'" if release == "next" else '"release_next" IS NULL'
+    with connection.cursor() as cursor:
+        cursor.execute(
+            'SELECT "table_id", count(*) FROM "games_hand" WHERE "table_id" = ANY(%s) '
+            f'AND "started_at" > %s AND {written} GROUP BY "table_id"',
+            [tables, datetime.fromtimestamp(since, tz=UTC)],
+        )
+        return dict(cursor.fetchall())
+
+
+def has_next_column() -> bool:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM information_schema.columns "
+            "WHERE table_name = 'games_hand' AND column_name = 'release_next'"
+        )
+        return cursor.fetchone() is not None
+
+
+def rolling(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
+    """docs/operations.md "Upgrades while serving", with many hosts: the
+    release, host by host, then its rollback, host by host, then the
+    contract. (The drill's own wait after it: every table finishes a hand on
+    the previous release and the contracted schema.)"""
+    steps: dict[str, Any] = {}
+    # The new release checked out beside the old one: static files, then migrate.
+    began = time.monotonic()
+    static = manage(hosts, NEXT, "collectstatic", "--noinput", "-v", "0")
+    steps["collectstatic_s"] = done(static, began)
+    began = time.monotonic()
+    steps["migrate_s"] = done(manage(hosts, NEXT, "migrate", "--noinput", "-v", "0"), began)
+    steps["column_added"] = has_next_column()
+    for role in hosts.app_hosts:
+        steps[f"release_{role}"] = roll(hosts, role, NEXT)
+    # Every table dealt a hand on the new release (most did while the second
+    # host was out, with every socket on the first).
+    steps["every_table_dealt_by_next"] = bool(
+        wait_until(lambda: len(fresh(lambda: dealt_by(tables, "next")) or {}) == len(tables),
+                   RECOVERY_S, 0.5)
+    )  # fmt: skip
+    steps["hands_dealt_by_next"] = sum((fresh(lambda: dealt_by(tables, "next")) or {}).values())
+    # The rollback: the previous release on every host; the schema stays as
+    # it is. (Its collectstatic, which puts its manifest back, is left out
+    # here: both releases have the same static files, so it would show
+    # nothing for its ~10 s.)
+    rollback = time.time()
+    for role in hosts.app_hosts:
+        steps[f"rollback_{role}"] = roll(hosts, role, PREVIOUS)
+    # The previous release dealt on the expanded schema (it does not know the column).
+    wait_until(lambda: fresh(lambda: dealt_by(tables, "previous", rollback)), 30, 0.5)
+    steps["hands_dealt_by_previous_on_the_added_column"] = sum(
+        (fresh(lambda: dealt_by(tables, "previous", rollback)) or {}).values()
+    )
+    # Contract, only now that no process runs the new release (and with its
+    # code: the previous release does not have the migration).
+    began = time.monotonic()
+    contract = manage(hosts, NEXT, "migrate", "--noinput", "-v", "0", "release_next", "zero")
+    steps["contract_s"] = done(contract, began)
+    steps["column_dropped"] = not has_next_column()
+    if "app3" in hosts.app_hosts:  # added by the add-host drill: it served sockets
+        steps["sockets_opened_on_app3"] = sum(
+            (hosts.logs / f"{name}.log").read_text(errors="replace").count('"WSCONNECT /ws/tables/')
+            for name in hosts.app_names("app3")
+            if "-web-" in name
+        )
+    return steps
+
+
+def upstream_lines() -> tuple[str, str]:
+    """The `server ...;` lines "Adding machines" gives a new host's Daphne,
+    for the ``vipgame_web`` upstream and for ``vipgame_ws``."""
+    text = OPERATIONS.read_text()
+    text = text[text.index("**The upstream entries**") :]
+    web = re.search(r"`(server 10\.0\.0\.12:8001 max_fails=2 [^`]*;)`", text)
+    ws = re.search(r"`(server 10\.0\.0\.12:8001 max_fails=0;)`", text)
+    assert web, "operations.md: no vipgame_web line for a new host"
+    assert ws, "operations.md: no vipgame_ws line for a new host"
+    return web.group(1), ws.group(1)
+
+
+def add_host(hosts: Hosts, role: str = "app3") -> dict[str, Any]:
+    """docs/operations.md "Adding machines", "More Daphne hosts": a host with
+    its own VAR_DIR (so its static files are its own), its collectstatic,
+    its units started and every Daphne's /readyz 200 from the nginx host
+    (its database through PgBouncer and its Redis: the namespaces have no
+    firewall, so that is the access check), then its upstream lines and a
+    reload. Its processes: the same settings; no beat."""
+    steps: dict[str, Any] = {}
+    var_dir = hosts.workdir / f"var-{role}"
+    var_dir.mkdir(exist_ok=True)
+    hosts.host_env[role] = {"VAR_DIR": str(var_dir)}
+    began = time.monotonic()
+    steps["collectstatic_s"] = done(
+        manage(hosts, {}, "collectstatic", "--noinput", "-v", "0", role=role), began
+    )
+    steps["manifest"] = (var_dir / "static" / "staticfiles.json").exists()
+    began = time.monotonic()
+    hosts.start_host(role)  # waits for /readyz 200 on each Daphne, "ready." of each worker
+    steps["start_to_ready_s"] = round(time.monotonic() - began, 1)
+    web, ws = upstream_lines()
+    site = hosts.nginx_dir / "site.conf"
+    text = site.read_text()
+    for upstream, line in (("vipgame_web", web), ("vipgame_ws", ws)):
+        head = f"upstream {upstream} {{\n"
+        added = "".join(
+            "    " + line.replace("10.0.0.12:8001", f"{hosts.addresses[role]}:{port}") + "\n"
+            for port in hosts.web_ports
+        )
+        assert text.count(head) == 1, head
+        text = text.replace(head, head + added)
+    site.write_text(text)
+    hosts.edit_site("true")  # (the file is written: nginx -t, reload)
+    hosts.app_hosts.append(role)
+    return steps
+
+
 def bound_for(name: str, args: Any) -> float:
     """The longest a table may stand still in each drill (docs/operations.md
     "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
@@ -231,6 +448,11 @@ def bound_for(name: str, args: Any) -> float:
         "kill": turn + 10 + 15,
         # sessions ended; a move in flight is answered server_error and sent again
         "postgres": turn + 10 + 15,
+        # a host's sockets close when its processes stop (drained first: no
+        # new ones reach it) and reconnect to the other host at once
+        "rolling": turn + 10 + 15,
+        # nothing stops: the new host only joins
+        "add-host": turn + 10 + 15,
     }[name]
 
 
@@ -241,18 +463,25 @@ def main() -> int:
     parser.add_argument("--bot-tables", type=int, default=4)
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes an app host")
     parser.add_argument("--partition-s", type=float, default=60.0)
-    parser.add_argument("--drills", default="partition,kill,postgres")
+    parser.add_argument(
+        "--drills",
+        default=None,
+        help="partition,kill,postgres,rolling (short); add-host before rolling (long)",
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args()
     if args.short:
         args.tables, args.bot_tables, args.daphnes, args.partition_s = 3, 2, 1, 20.0
+    if args.drills is None:
+        args.drills = "partition,kill,postgres," + ("rolling" if args.short else "add-host,rolling")
 
     # A SIGTERM (the test's time-out) still runs every clean-up below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="vipgame-hostdrill-"))
     began = time.monotonic()
     summary: dict[str, Any] = {"drills": [], "workdir": str(workdir)}
-    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF) as hosts:
+    spare = "add-host" in args.drills.split(",")
+    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF, spare=spare) as hosts:
         summary["started_s"] = round(time.monotonic() - began, 1)
         # This process: the data host through the admin link, the same queues.
         os.environ.update(
@@ -287,6 +516,7 @@ def main() -> int:
                     result["every_table_finished_a_hand_after"]
                     and result["worst_pause_s"] <= result["bound_s"]
                     and result.get("moved_on_without_app2", True)
+                    and rolled(result)
                 )
                 summary["drills"].append(result)
             # Finish the hands in play, start no more.
@@ -299,6 +529,7 @@ def main() -> int:
         wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
         summary["money"] = money_checks()
         summary["overdue_tables"] = overdue(tables)
+        summary["seats_lost"] = seats_lost(specs)
         summary["players"] = {"reconnects": run.reconnects, "errors": dict(run.errors)}
         summary["server_errors"] = hosts.errors_in_logs()[:30]
         from django.db import connections
@@ -311,6 +542,7 @@ def main() -> int:
         and summary["all_hands_finished"]
         and money_ok(summary["money"])
         and not summary["overdue_tables"]
+        and not summary["seats_lost"]
     )
     print("RESULT " + json.dumps(summary, default=str), flush=True)
     return 0 if summary["passed"] else 1
@@ -324,6 +556,40 @@ APP_LIMITS_OFF = {
     "AXES_ENABLED": "0",
     "WS_MAX_SOCKETS_PER_ADDRESS": "0",
 }
+
+
+def rolled(result: dict[str, Any]) -> bool:
+    """The rolling and add-host drills' own checks (true for the others)."""
+    if result["drill"] == "add-host":
+        return bool(result["manifest"])
+    if result["drill"] != "rolling":
+        return True
+    return bool(
+        result["column_added"]
+        and result["every_table_dealt_by_next"]
+        and result["hands_dealt_by_previous_on_the_added_column"]
+        and result["column_dropped"]
+        and result.get("sockets_opened_on_app3", 1) > 0
+    )
+
+
+def seats_lost(specs: list[Any]) -> list[str]:
+    """Players who no longer hold the seat they sat down in ("table:user"):
+    the seat freed (a departure written) or gone."""
+    from games.models import Departure, Seat
+
+    lost = []
+    for spec in specs:
+        held = set(
+            Seat.objects.filter(table=spec.id, user__in=spec.users).values_list("user", flat=True)
+        )
+        left = set(
+            Departure.objects.filter(table=spec.id, user__in=spec.users).values_list(
+                "user", flat=True
+            )
+        )
+        lost += [f"{spec.id}:{u}" for u in spec.users if u not in held or u in left]
+    return lost
 
 
 def open_hands(tables: list[int]) -> list[int]:

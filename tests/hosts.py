@@ -41,13 +41,25 @@ from pathlib import Path
 from bench.stack import errors_in, kill_group, raise_file_limit, stop_groups, wait_until
 from push.keys import vapid_environment
 
-from .topology import BIN, NGINX_MAIN, ROOT, SITE, exec_start, self_signed, unit_environment
+from .topology import (
+    BIN,
+    NGINX_MAIN,
+    ROOT,
+    SITE,
+    exec_start,
+    self_signed,
+    unit,
+    unit_environment,
+)
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 HOST_NET = "10.77.1"
 ADDRESSES = {"proxy": f"{HOST_NET}.2", "data": f"{HOST_NET}.10",
              "app1": f"{HOST_NET}.11", "app2": f"{HOST_NET}.12"}  # fmt: skip
 APP_HOSTS = ("app1", "app2")
+# A host the drill may add ("Adding machines"): its namespace is built only
+# when asked for (``Hosts(spare=True)``), nothing runs on it until then.
+SPARE = {"app3": f"{HOST_NET}.13"}
 WEB_PORTS = (8001, 8002)  # the vipgame-web@PORT units of each app host
 OPERATIONS = ROOT / "docs" / "operations.md"
 
@@ -83,6 +95,14 @@ def pgbouncer_ini(auth_file: Path) -> str:
     return ini
 
 
+def unit_name(name: str) -> str:
+    """The systemd unit of an app host's process (``app1-web-8001``)."""
+    kind = name.split("-")[1]
+    return {"web": "vipgame-web@.service", "worker": "vipgame-worker@.service"}.get(
+        kind, "vipgame-beat.service"
+    )
+
+
 def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", *args], capture_output=True, text=True, check=check)
 
@@ -100,10 +120,22 @@ def free_link_net() -> int:
 class Hosts:
     """``with Hosts(workdir) as hosts:`` builds everything; see the module's doc."""
 
-    def __init__(self, workdir: Path, *, daphnes: int = 2, extra_env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        daphnes: int = 2,
+        extra_env: dict[str, str] | None = None,
+        spare: bool = False,
+    ):
         self.workdir = workdir
         self.tag = str(os.getpid())
-        self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *ADDRESSES)}
+        self.addresses = {**ADDRESSES, **(SPARE if spare else {})}
+        self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *self.addresses)}
+        # The app hosts in nginx's upstreams (a spare one joins: ``add_host``).
+        self.app_hosts = list(APP_HOSTS)
+        # Settings of a host's own (its VAR_DIR: a host added later has its own).
+        self.host_env: dict[str, dict[str, str]] = {}
         self.k = free_link_net()
         self.client_ip, self.proxy_ip = f"10.78.{self.k}.1", f"10.78.{self.k}.2"
         self.admin_ip, self.data_ip = f"10.78.{self.k}.5", f"10.78.{self.k}.6"
@@ -118,7 +150,13 @@ class Hosts:
         self.data_dir = Path(tempfile.mkdtemp(prefix=f"vipgame-hosts-{self.tag}-"))
         self.env: dict[str, str] = {}
         self.cert = Path()
+        self.key = Path()
         self.partitioned: set[str] = set()
+        # Each app host's release: the settings its processes start with
+        # (none: this one).
+        self.release: dict[str, dict[str, str]] = {}
+        self.log_offsets: dict[str, int] = {}
+        self.stopped_in: dict[str, float] = {}
 
     # -- the network ----------------------------------------------------------------
 
@@ -131,7 +169,7 @@ class Hosts:
             ip("-n", name, "link", "set", "lo", "up")
         ip("-n", self.ns["sw"], "link", "add", "br0", "type", "bridge")
         ip("-n", self.ns["sw"], "link", "set", "br0", "up")
-        for role, address in ADDRESSES.items():
+        for role, address in self.addresses.items():
             host, switch = self._link_name(role, "h"), self._link_name(role, "s")
             ip("link", "add", host, "type", "veth", "peer", "name", switch)
             ip("link", "set", host, "netns", self.ns[role])
@@ -174,7 +212,9 @@ class Hosts:
     # -- processes ------------------------------------------------------------------
 
     def spawn(self, name: str, role: str, command: list[str], env: dict[str, str]) -> None:
-        with (self.logs / f"{name}.log").open("ab") as out:
+        log = self.logs / f"{name}.log"
+        self.log_offsets[name] = log.stat().st_size if log.exists() else 0
+        with log.open("ab") as out:
             self.processes[name] = subprocess.Popen(
                 ["ip", "netns", "exec", self.ns[role], *command],
                 cwd=ROOT,
@@ -198,15 +238,33 @@ class Hosts:
         )
         return done.returncode == 0
 
+    def since_start(self, name: str) -> str:
+        """What the process logged since it was (last) started."""
+        with (self.logs / f"{name}.log").open("rb") as log:
+            log.seek(self.log_offsets.get(name, 0))
+            return log.read().decode(errors="replace")
+
+    def readyz(self, role: str, port: int) -> int:
+        """The status of ``/readyz`` on one Daphne, asked from the proxy host
+        (docs/operations.md "Upgrades while serving": ``curl`` from the nginx
+        host to the process's private address); 0 when nothing answers."""
+        url = f"http://{self.addresses[role]}:{port}/readyz"
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.ns["proxy"], "curl", "-s", "-o", "/dev/null",
+             "-w", "%{http_code}", "--max-time", "3", url],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return int(done.stdout or 0)
+
     def wait_ready(self, name: str, timeout: float = 120) -> None:
         log = self.logs / f"{name}.log"
         kind = name.split("-")[1] if name.startswith("app") else name
         if kind == "web":
             role, port = name.split("-")[0], int(name.split("-")[2])
-            ready = wait_until(lambda: self.answers(role, ADDRESSES[role], port), timeout, 0.5)
+            ready = wait_until(lambda: self.readyz(role, port) == 200, timeout, 0.5)
         elif kind in ("worker", "beat"):
             marker = " ready." if kind == "worker" else "beat: Starting"
-            ready = wait_until(lambda: marker in log.read_text(errors="replace"), timeout)
+            ready = wait_until(lambda: marker in self.since_start(name), timeout)
         elif kind == "postgres":
             ready = wait_until(lambda: self.answers("data", "127.0.0.1", 5432), timeout, 0.3)
         elif kind == "pgbouncer":
@@ -232,11 +290,53 @@ class Hosts:
         for name in self.app_names(role):
             self.kill(name)
 
+    def stop_host(self, role: str) -> None:
+        """Every process of the app host stopped as ``systemctl stop`` stops
+        its unit: SIGTERM to the main process alone (``KillMode=mixed``: the
+        worker's warm shutdown finishes its tasks) or to every process of it
+        (the default), SIGKILL to what is left after ``TimeoutStopSec``.
+        ``stopped_in`` says when each had exited."""
+        processes = {name: self.processes.pop(name) for name in self.app_names(role)}
+        began = time.monotonic()
+        limits = {}
+        for name, process in processes.items():
+            settings = unit(unit_name(name))
+            limits[name] = float(settings.get("TimeoutStopSec", ["90"])[-1])
+            with contextlib.suppress(ProcessLookupError):
+                if settings.get("KillMode", ["control-group"])[-1] == "mixed":
+                    os.kill(process.pid, signal.SIGTERM)
+                else:
+                    os.killpg(process.pid, signal.SIGTERM)
+        self.stopped_in = {}
+        for name, process in processes.items():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(0.0, began + limits[name] - time.monotonic()))
+            kill_group(process)  # (what is left of it: KillMode=mixed's SIGKILL)
+            self.stopped_in[name] = round(time.monotonic() - began, 1)
+
     def start_host(self, role: str) -> None:
+        """Start the host's processes and wait until each is ready: every
+        Daphne's ``/readyz`` answers 200, every worker logged ``ready.``."""
         for name in self.app_names(role):
             self.start_app(name)
         for name in self.app_names(role):
             self.wait_ready(name)
+
+    def edit_site(self, command: str) -> None:
+        """Run a shell ``command`` that edits the nginx host's site file
+        (``/etc/nginx/sites-available/vipgame`` in it stands for the proxy's
+        own), then ``nginx -t`` and ``nginx -s reload`` (``systemctl reload
+        nginx``): the old workers finish what they hold, new connections see
+        the new upstreams."""
+        site = str(self.nginx_dir / "site.conf")
+        command = command.replace("/etc/nginx/sites-available/vipgame", site)
+        subprocess.run(["bash", "-c", command], check=True)
+        for args in (["-t"], ["-s", "reload"]):
+            done = subprocess.run(
+                ["ip", "netns", "exec", self.ns["proxy"], *self.nginx_command(), *args],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
 
     # -- the data host ----------------------------------------------------------------
 
@@ -347,20 +447,20 @@ class Hosts:
         role, kind, *rest = name.split("-")
         run_dir = self.workdir / "run" / role
         run_dir.mkdir(parents=True, exist_ok=True)
+        host_env = self.host_env.get(role, {})
         paths = {
             "/srv/vipgame/.venv/bin/": f"{BIN}/",
-            "/var/lib/vipgame": str(self.var_dir),
+            "/var/lib/vipgame": host_env.get("VAR_DIR", str(self.var_dir)),
             "/run/vipgame-beat": str(run_dir),
         }
-        unit_name = {"web": "vipgame-web@.service", "worker": "vipgame-worker@.service"}.get(
-            kind, "vipgame-beat.service"
-        )
-        command = exec_start(unit_name, rest[0] if rest else "", paths)
+        command = exec_start(unit_name(name), rest[0] if rest else "", paths)
         if kind == "web":  # "Adding machines": Daphne listens on the host's private address
-            command[command.index("--bind") + 1] = ADDRESSES[role]
+            command[command.index("--bind") + 1] = self.addresses[role]
         if kind == "worker":  # (one machine's name for both hosts: the node names differ)
             command[command.index("--hostname") + 1] = f"worker{rest[0]}@{role}"
-        env = {**self.env, **unit_environment(unit_name), "TRUSTED_PROXIES": ADDRESSES["proxy"]}
+        env = {**self.env, **host_env, **self.release.get(role, {}),
+               **unit_environment(unit_name(name)),
+               "TRUSTED_PROXIES": ADDRESSES["proxy"]}  # fmt: skip
         self.spawn(name, role, command, env)
 
     def render_site(self, key: Path) -> str:
@@ -391,23 +491,26 @@ class Hosts:
             assert lines, f"{SITE.name}: no server lines in {name}"
             kept = re.sub(r"^ *server 127\.0\.0\.1:\d+ .*;\n", "", body, flags=re.M)
             servers = "".join(
-                f"    server {ADDRESSES[role]}:{port} {lines[0]};\n"
-                for role in APP_HOSTS
+                f"    server {self.addresses[role]}:{port} {lines[0]};\n"
+                for role in self.app_hosts
                 for port in self.web_ports
             )
             text = text.replace(head + body, head + servers + kept)
         return text
 
+    def nginx_command(self) -> list[str]:
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        return [nginx, "-p", f"{self.nginx_dir}/", "-c", str(self.nginx_dir / "nginx.conf"),
+                "-e", str(self.nginx_dir / "error.log")]  # fmt: skip
+
     def start_proxy(self) -> None:
         self.nginx_dir.mkdir(exist_ok=True)
-        self.cert, key = self_signed(self.nginx_dir, addresses=[self.proxy_ip])
-        (self.nginx_dir / "site.conf").write_text(self.render_site(key))
+        self.cert, self.key = self_signed(self.nginx_dir, addresses=[self.proxy_ip])
+        (self.nginx_dir / "site.conf").write_text(self.render_site(self.key))
         (self.nginx_dir / "nginx.conf").write_text(
             NGINX_MAIN.format(dir=self.nginx_dir, user="user root;")
         )
-        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        command = [nginx, "-p", f"{self.nginx_dir}/", "-c", str(self.nginx_dir / "nginx.conf"),
-                   "-e", str(self.nginx_dir / "error.log")]  # fmt: skip
+        command = self.nginx_command()
         check = subprocess.run(
             ["ip", "netns", "exec", self.ns["proxy"], *command, "-t"],
             capture_output=True,
@@ -449,11 +552,11 @@ class Hosts:
                 env=self.env,
                 check=True,
             )
-            for role in APP_HOSTS:
+            for role in self.app_hosts:
                 for name in self.app_names(role):
                     self.start_app(name)
             self.start_proxy()
-            for role in APP_HOSTS:
+            for role in self.app_hosts:
                 for name in self.app_names(role):
                     self.wait_ready(name)
         except BaseException:

@@ -2,9 +2,12 @@
 namespaces (tests/hosts.py): a proxy host with nginx, two app hosts, a data
 host with PostgreSQL, PgBouncer in transaction mode and Redis. Socket players
 and bot tables play through nginx while app1 is cut off the network for 20 s,
-app2's processes are killed, and PostgreSQL restarts; each drill's longest
-pause per table stays within its bound, every table finishes a hand after it,
-and the money holds (docs/operations.md "Multi-host drills").
+app2's processes are killed, PostgreSQL restarts, and a release rolls out
+host by host and back (drain, restart, readiness, back into nginx; its
+migration only adds, and is reversed after the rollback); each drill's
+longest pause per table stays within its bound, every table finishes a hand
+after it, no player loses a seat, and the money holds (docs/operations.md
+"Multi-host drills").
 
 It runs the drill as a process of its own: Django there is set up against the
 data host's database, not this session's test database."""
@@ -25,7 +28,9 @@ pytestmark = [pytest.mark.slow]
 
 
 @pytest.mark.timeout(600)
-def test_the_room_survives_a_host_cut_off_a_host_killed_and_a_database_restart(tmp_path):
+def test_the_room_survives_a_host_cut_off_a_host_killed_a_database_restart_and_a_release(
+    tmp_path,
+):
     assert os.geteuid() == 0, "network namespaces need root (CI runs the tests as root)"
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.hostdrill", "--short", "--workdir", str(tmp_path)],
@@ -47,16 +52,27 @@ def test_the_room_survives_a_host_cut_off_a_host_killed_and_a_database_restart(t
     assert lines[-1].startswith("RESULT "), output[-5000:]
     result = json.loads(lines[-1].removeprefix("RESULT "))
 
-    assert [d["drill"] for d in result["drills"]] == ["partition", "kill", "postgres"]
+    assert [d["drill"] for d in result["drills"]] == ["partition", "kill", "postgres", "rolling"]
     for drill in result["drills"]:
         assert drill["every_table_finished_a_hand_after"], drill
         assert drill["worst_pause_s"] <= drill["bound_s"], drill
-    partition, kill, _postgres = result["drills"]
+    partition, kill, _postgres, rolling = result["drills"]
     # The room played on while app1 was cut off, and its players came back.
     assert partition["tables_that_moved_while_app1_was_cut_off"] > 0, partition
     assert partition["errors_to_players"].get("socket:pong_timeout", 0) > 0, partition
     assert kill["moved_on_without_app2"], kill
     assert kill["reconnects"] > 0, kill
+    # The release: its migration added the column while the old release
+    # served, every host went out of nginx, onto it and back in, its code
+    # dealt hands (writing the column), the rollback put every host back on
+    # the previous release, and only then was the column dropped.
+    assert rolling["column_added"], rolling
+    for step in ("release_app1", "release_app2", "rollback_app1", "rollback_app2"):
+        assert rolling[step]["out_of_nginx_s"] > 0, rolling
+    assert rolling["every_table_dealt_by_next"], rolling
+    assert rolling["hands_dealt_by_previous_on_the_added_column"] > 0, rolling
+    assert rolling["column_dropped"], rolling
+    assert not result["seats_lost"], result["seats_lost"]
     assert result["all_hands_finished"]
     money = result["money"]
     assert money["sum_of_balances"] == 0
@@ -65,4 +81,4 @@ def test_the_room_survives_a_host_cut_off_a_host_killed_and_a_database_restart(t
     assert money["settled_twice"] == 0
     assert not result["overdue_tables"]
     assert result["passed"], result
-    assert result["seconds"] < 400
+    assert result["seconds"] < 400, result["seconds"]

@@ -84,3 +84,12 @@ class NotPlaying(TournamentError):
     code = "not_playing"
     template = _("That player is not playing in this tournament.")
     status = 409
+
+
+class TooManyTournaments(TournamentError):
+    """A player creates one Sit & Go at a time: theirs still registering
+    must start (or be cancelled) before they create another."""
+
+    code = "too_many_tournaments"
+    template = _("You already have a Sit & Go waiting for players: it must start first.")
+    status = 409

@@ -44,6 +44,17 @@ class Tournament(models.Model):
     status = models.CharField(
         _("status"), max_length=12, choices=Status.choices, default=Status.REGISTERING
     )
+    table_size = models.PositiveSmallIntegerField(
+        _("players per table"),
+        null=True,
+        blank=True,
+        help_text=_("A scheduled tournament's tables; empty: one table of all its players."),
+    )
+    late_levels = models.PositiveSmallIntegerField(
+        _("late registration (levels)"),
+        default=0,
+        help_text=_("Registration stays open through this many levels after the start."),
+    )
     allow_bots = models.BooleanField(
         _("bots may fill it"),
         default=False,
@@ -131,6 +142,12 @@ class Entry(models.Model):
         help_text=_("Its order among all the finishers (who gets a tie's odd chips first)."),
     )
     prize = models.BigIntegerField(_("prize"), null=True, blank=True)
+    moving_chips = models.BigIntegerField(
+        _("chips while moving"),
+        null=True,
+        blank=True,
+        help_text=_("A player between two tables (moved, or registered late): their chips."),
+    )
 
     class Meta:
         verbose_name = _("entry")

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import functools
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from accounts.bots import bot_name
 from accounts.models import User
@@ -46,12 +49,13 @@ from kernel.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
 
-from . import levels, tables
+from . import levels, payouts, tables
 from .errors import (
     AlreadyRegistered,
     BadTournament,
     NotPlaying,
     NotRegistered,
+    TooManyTournaments,
     TournamentFull,
     TournamentNotFound,
     TournamentOver,
@@ -78,15 +82,25 @@ __all__ = [
     "TournamentOver",
     "TournamentStarted",
     "bots_due",
+    "daily_tournaments",
     "finishing_groups",
     "house_sit_and_gos",
+    "late_registration_open",
     "level_in_play",
+    "moving_in",
     "picture",
     "players_out",
+    "prizes_by_place",
+    "seat_players",
+    "start_due",
+    "tournament_add_bots",
     "tournament_cancel",
     "tournament_create",
+    "tournament_create_and_register",
     "tournament_fill_with_bots",
     "tournament_register",
+    "tournament_schedule",
+    "tournament_start",
     "tournament_unregister",
 ]
 
@@ -99,6 +113,9 @@ BUY_IN_MAX = 10**9
 STARTING_CHIPS = (100, 10**7)
 LEVEL_SECONDS = (30, 3600)
 LEVEL_COUNT = 30
+MAX_ENTRANTS = 10_000
+#: Why a scheduled tournament with fewer than two players at its start is cancelled.
+TOO_FEW = _("Fewer than two players had registered at its start.")
 #: Tiến Lên and Mậu Binh: the first stake is about this share of the starting chips.
 STAKES_IN_STARTING_CHIPS = 150
 
@@ -190,6 +207,8 @@ def tournament_register(*, tournament_id: int, user: User) -> Entry:
         raise PermissionDenied()  # (bots are seated by the fill, never register)
     _lock_player(user)
     tournament = _lock(tournament_id)
+    if late_registration_open(tournament):
+        return _register_late(tournament, user)
     _require_registering(tournament)
     taken = Entry.objects.filter(tournament=tournament, status__in=IN)
     if taken.filter(player=user).exists():
@@ -205,10 +224,179 @@ def tournament_register(*, tournament_id: int, user: User) -> Entry:
         postings=[(wallet.account_for_user(user=user), -paid), (_pool(tournament), paid)],
         reason=f"tournament {tournament.pk}",
     )
-    if count + 1 == tournament.seats:
+    if count + 1 == tournament.seats and tournament.kind == Tournament.Kind.SIT_AND_GO:
         _start(tournament)
         entry.refresh_from_db()
     return entry
+
+
+def late_registration_open(tournament: Tournament) -> bool:
+    """A scheduled tournament that started takes late entries through its
+    first ``late_levels`` levels."""
+    if tournament.kind != Tournament.Kind.SCHEDULED or tournament.status != Status.RUNNING:
+        return False
+    now = level_in_play(tournament)
+    return now is not None and now[0].number <= tournament.late_levels
+
+
+def _register_late(tournament: Tournament, user: User) -> Entry:
+    """An entry after the start: the buy-in to the pool and the fee to the
+    house at once, the player playing with the starting chips, seated at the
+    table with the fewest players once this commits (``tables.seat_moving``)."""
+    taken = Entry.objects.filter(tournament=tournament, status__in=IN)
+    if taken.filter(player=user).exists():
+        raise AlreadyRegistered()
+    if taken.count() >= tournament.seats:
+        raise TournamentFull()
+    entry = Entry.objects.create(
+        tournament=tournament,
+        player=user,
+        status=Entry.Status.PLAYING,
+        moving_chips=tournament.starting_chips,
+    )
+    postings: list[tuple[Account | int, int]] = [
+        (wallet.account_for_user(user=user), -(tournament.buy_in + tournament.fee)),
+        (_pool(tournament), tournament.buy_in),
+    ]
+    if tournament.fee:
+        postings.append((wallet.house_account(), tournament.fee))
+    wallet.ledger_post(
+        key=_entry_key(entry),
+        kind=Kind.TOURNAMENT_ENTRY,
+        postings=postings,
+        reason=f"tournament {tournament.pk}: late entry",
+    )
+    transaction.on_commit(functools.partial(seat_players, tournament.pk), robust=True)
+    return entry
+
+
+def moving_in() -> list[int]:
+    """The running tournaments with players between tables."""
+    return list(
+        Entry.objects.filter(tournament__status=Status.RUNNING, moving_chips__isnull=False)
+        .values_list("tournament_id", flat=True)
+        .distinct()
+    )
+
+
+@retried
+def seat_players(tournament_id: int) -> int:
+    """Seat the players of a running tournament who are between tables
+    (``tables.seat_moving``): after a late entry, and from beat."""
+    tournament = Tournament.objects.filter(pk=tournament_id, status=Status.RUNNING).first()
+    return 0 if tournament is None else tables.seat_moving(tournament)
+
+
+def tournament_schedule(
+    *,
+    game: str,
+    starts_at: datetime,
+    buy_in: int,
+    fee: int = 0,
+    max_entrants: int = 1000,
+    late_levels: int = 3,
+    starting_chips: int = 3000,
+    level_seconds: int = 300,
+    allow_bots: bool = False,
+) -> Tournament:
+    """A scheduled tournament (the house's): registration open until
+    ``starts_at`` and through its first ``late_levels`` levels after; it
+    starts at ``starts_at`` (beat: ``start_due``) at as many tables of the
+    game's largest tournament size as its players need, which are balanced,
+    broken and merged as they thin out, down to a final table
+    (``tournaments.tables.balance``)."""
+    allowed = dict(sit_and_go_games())
+    if game not in allowed:
+        raise BadTournament(why=game)
+    if starts_at <= clock.now():
+        raise BadTournament(why="starts_at")
+    _require_range("buy_in", buy_in, 1, BUY_IN_MAX)
+    _require_range("fee", fee, 0, buy_in)
+    _require_range("max_entrants", max_entrants, 2, MAX_ENTRANTS)
+    _require_range("late_levels", late_levels, 0, LEVEL_COUNT)
+    _require_range("starting_chips", starting_chips, *STARTING_CHIPS)
+    _require_range("level_seconds", level_seconds, *LEVEL_SECONDS)
+    kind, schedule = schedule_for(game, starting_chips=starting_chips, level_seconds=level_seconds)
+    tournament = Tournament.objects.create(
+        kind=Tournament.Kind.SCHEDULED,
+        game=game,
+        seats=max_entrants,
+        table_size=max(allowed[game]),
+        late_levels=late_levels,
+        buy_in=buy_in,
+        fee=fee,
+        starting_chips=starting_chips,
+        level_kind=kind,
+        levels=levels.dumps(schedule),
+        created_at=clock.now(),
+        starts_at=starts_at,
+        allow_bots=allow_bots,
+    )
+    wallet.prize_pool_account(key=tournament.pool_key)
+    return tournament
+
+
+def start_due() -> list[int]:
+    """The scheduled tournaments whose start has come (``tournament_start``)."""
+    return list(
+        Tournament.objects.filter(
+            kind=Tournament.Kind.SCHEDULED, status=Status.REGISTERING, starts_at__lte=clock.now()
+        ).values_list("pk", flat=True)
+    )
+
+
+@retried
+def tournament_start(*, tournament_id: int) -> bool:
+    """Start a scheduled tournament whose time has come: its tables open; with
+    fewer than two players it is cancelled instead (every entry refunded).
+    Safe to run again (beat runs it until it has started): False when there
+    is nothing to do."""
+    tournament = _lock(tournament_id)
+    if tournament.status != Status.REGISTERING or tournament.starts_at is None:
+        return False
+    if tournament.starts_at > clock.now():
+        return False
+    if Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).count() < 2:
+        with translation.override(settings.LANGUAGE_CODE):
+            reason = str(TOO_FEW)
+        tournament_cancel(tournament_id=tournament.pk, reason=reason)
+        return True
+    _start(tournament)
+    return True
+
+
+def daily_tournaments() -> list[Tournament]:
+    """The next daily tournament of every game with tournaments, at
+    ``DAILY_TOURNAMENT_AT`` (local time, ``BONUS_TIME_ZONE``), scheduled when
+    missing (empty setting: none)."""
+    if not settings.DAILY_TOURNAMENT_AT:
+        return []
+    hour, minute = (int(x) for x in settings.DAILY_TOURNAMENT_AT.split(":"))
+    zone = ZoneInfo(settings.BONUS_TIME_ZONE)
+    now = clock.now()
+    local = now.astimezone(zone)
+    at = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if at <= local:
+        at += timedelta(days=1)
+    made = []
+    for game, _sizes in sit_and_go_games():
+        pending = Tournament.objects.filter(
+            kind=Tournament.Kind.SCHEDULED, game=game, created_by=None,
+            status__in=(Status.REGISTERING, Status.RUNNING), starts_at__gt=now - timedelta(days=1),
+        )  # fmt: skip
+        if pending.exists():
+            continue
+        buy_in = settings.DAILY_TOURNAMENT_BUY_IN
+        made.append(
+            tournament_schedule(
+                game=game,
+                starts_at=at,
+                buy_in=buy_in,
+                fee=buy_in * settings.HOUSE_SIT_AND_GO_FEE_PERCENT // 100,
+                level_seconds=settings.DAILY_TOURNAMENT_LEVEL_S,
+            )
+        )
+    return made
 
 
 def _require_registering(tournament: Tournament) -> None:
@@ -251,14 +439,41 @@ def tournament_fill_with_bots(*, tournament_id: int) -> int:
     tournament = _lock(tournament_id)
     if tournament.status != Status.REGISTERING or not tournament.allow_bots:
         return 0
+    if tournament.kind != Tournament.Kind.SIT_AND_GO:
+        return 0
     if clock.now() < tournament.created_at + timedelta(seconds=tournament.bots_after_seconds):
         return 0
     taken = Entry.objects.filter(tournament=tournament, status__in=IN).count()
     if taken == 0 or taken >= tournament.seats:
         return 0
+    added = _add_bots(tournament, tournament.seats - taken)
+    _start(tournament)
+    return added
+
+
+@retried
+def tournament_add_bots(*, tournament_id: int, count: int) -> int:
+    """Bots take ``count`` places of a tournament that allows them and still
+    registers (staff's, or a benchmark's: a scheduled tournament's field),
+    each lent its buy-in and fee by the house as in a Sit & Go's fill;
+    never its last place (a Sit & Go starts by its fill). Returns the bots
+    added."""
+    tournament = _lock(tournament_id)
+    if tournament.status != Status.REGISTERING or not tournament.allow_bots:
+        raise (
+            TournamentStarted()
+            if tournament.status == Status.RUNNING
+            else BadTournament(why="allow_bots")
+        )
+    taken = Entry.objects.filter(tournament=tournament, status__in=IN).count()
+    _require_range("count", count, 1, tournament.seats - taken - 1)
+    return _add_bots(tournament, count)
+
+
+def _add_bots(tournament: Tournament, count: int) -> int:
     paid = tournament.buy_in + tournament.fee
     added = 0
-    for _ in range(tournament.seats - taken):
+    for _place in range(count):
         bot = _free_bot()
         entry = Entry.objects.create(tournament=tournament, player=bot, is_bot=True)
         wallet.bot_lend(
@@ -272,7 +487,6 @@ def tournament_fill_with_bots(*, tournament_id: int) -> int:
             reason=f"tournament {tournament.pk}",
         )
         added += 1
-    _start(tournament)
     return added
 
 
@@ -370,7 +584,7 @@ def _start(tournament: Tournament) -> None:
     tournament.status = Status.RUNNING
     tournament.started_at = clock.now()
     tournament.save(update_fields=["status", "started_at"])
-    tables.open_table(tournament, entries)
+    tables.open_tables(tournament, entries)
 
 
 @retried
@@ -426,6 +640,19 @@ def _close_table(table_id: int, reason: str) -> None:
     table_services.table_close(table_id=table_id, by=None, reason=reason)
 
 
+def prizes_by_place(tournament: Tournament, entrants: int | None = None) -> list[int]:
+    """The prizes by place, first place first: a Sit & Go's for its full
+    field, a scheduled tournament's for its entrants so far (``entrants``:
+    their count when the caller has it; at least two)."""
+    if tournament.kind == Tournament.Kind.SIT_AND_GO:
+        count = tournament.seats
+    else:
+        if entrants is None:
+            entrants = Entry.objects.filter(tournament=tournament, status__in=IN).count()
+        count = max(2, entrants)
+    return list(payouts.prizes(tournament.buy_in * count, count))
+
+
 def level_in_play(tournament: Tournament) -> tuple[levels.Level, float | None] | None:
     """The level a running tournament plays now and the seconds until the next
     one (None: the last level holds); None before the start and once over.
@@ -447,3 +674,46 @@ def picture(tournament: Tournament) -> dict[str, Any]:
             for e in Entry.objects.filter(tournament=tournament).order_by("pk")
         ],
     }
+
+
+@retried
+def tournament_create_and_register(
+    *,
+    by: User,
+    game: str,
+    seats: int,
+    buy_in: int,
+    allow_bots: bool = False,
+    bots_after_seconds: int = 300,
+    starting_chips: int = 1500,
+    level_seconds: int = 300,
+) -> Tournament:
+    """A player's own Sit & Go (no fee: only the house's Sit & Gos carry one),
+    with its creator registered in the same transaction (their wallet pays
+    the buy-in: ``insufficient_chips`` refuses the whole of it). A player has
+    at most one of theirs registering at a time (``too_many_tournaments``).
+    Lock order: the player's row first (two creations of one player wait for
+    each other), then the new tournament's."""
+
+    if by.is_bot:
+        raise PermissionDenied()
+    _lock_player(by)
+    waiting = Tournament.objects.filter(
+        created_by=by, status=Status.REGISTERING, kind=Tournament.Kind.SIT_AND_GO
+    )
+    if waiting.exists():
+        raise TooManyTournaments()
+    tournament = tournament_create(
+        game=game,
+        seats=seats,
+        buy_in=buy_in,
+        fee=0,
+        by=by,
+        allow_bots=allow_bots,
+        bots_after_seconds=bots_after_seconds,
+        starting_chips=starting_chips,
+        level_seconds=level_seconds,
+    )
+    tournament_register(tournament_id=tournament.pk, user=by)
+    tournament.refresh_from_db()
+    return tournament

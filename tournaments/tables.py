@@ -21,11 +21,13 @@ Lock order: the table's row (its unit of work), then the tournament's
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
@@ -46,6 +48,7 @@ from .results import players_out
 MONEY = "tournament"
 #: Why its table closed (kept in the site's language, as every closing reason).
 OVER = _("The tournament is over.")
+BROKEN = _("The table was broken up: its players moved to the tournament's other tables.")
 
 
 def level_now(tournament: Tournament) -> levels.Level:
@@ -123,12 +126,13 @@ class TournamentStacks(MoneyModel):
 
     def after_settle(self, work: Work, settled: Settled) -> None:
         out = [s for s in work.seats if not s.stack]
-        if not out:
-            return
         table = work.table
         tournament = _tournament(table)
         if tournament.status != Tournament.Status.RUNNING:
             return  # (cancelled: its table is closing, nobody goes out)
+        if not out:
+            balance(_table_work(work), tournament)
+            return
         order = dict(
             Entry.objects.filter(
                 tournament=tournament, player_id__in=[s.user_id for s in out]
@@ -141,6 +145,8 @@ class TournamentStacks(MoneyModel):
         tournament = players_out(tournament_id=tournament.pk, user_ids=[s.user_id for s in out])
         if tournament.status == Tournament.Status.FINISHED:
             close(_table_work(work), tournament)
+        else:
+            balance(_table_work(work), tournament)
 
     def free(self, work: Work, seat: Seat) -> None:
         """A tournament's chips leave with nobody: the seat frees at zero, or
@@ -175,26 +181,144 @@ def close(work: TableWork, tournament: Tournament) -> None:
 register(MONEY, TournamentStacks())
 
 
-def open_table(tournament: Tournament, entries: Sequence[Entry]) -> Table:
-    """The Sit & Go's table: every entrant seated in a drawn order with the
-    starting chips, ready; the first hand deals as soon as the table can
-    (the seeds' wait first, as at any table)."""
-    game = tournament.game
+def open_tables(tournament: Tournament, entries: Sequence[Entry]) -> list[Table]:
+    """The tournament's tables at its start: as few as hold its players
+    (``table_size`` each; a Sit & Go: one), the players drawn
+    (``secrets.SystemRandom``) and dealt round them so that no two tables
+    differ by more than one; each seated with the starting chips, ready; the
+    first hands deal as soon as the tables can (the seeds' wait first)."""
+    size = tournament.table_size or tournament.seats
+    count = max(1, math.ceil(len(entries) / size))
+    order = list(entries)
+    secrets.SystemRandom().shuffle(order)  # the seat draw
+    groups = [order[i::count] for i in range(count)]
+    return [_open_table(tournament, group, size) for group in groups]
+
+
+def _open_table(tournament: Tournament, entries: Sequence[Entry], size: int) -> Table:
     level = levels.loads(tournament.levels)[0]
+    number = TournamentTable.objects.filter(tournament=tournament).count() + 1
+    name = _site_words(_("Tournament #%(id)s"), id=tournament.pk)
+    if tournament.table_size:
+        name = _site_words(
+            _("Tournament #%(id)s, table %(number)s"), id=tournament.pk, number=number
+        )
     table = table_services.table_create(
         owner=None,
-        game=game,
+        game=tournament.game,
         stake=level.stake,
-        seat_count=tournament.seats,
-        name=_site_words(_("Tournament #%(id)s"), id=tournament.pk)[:60],
+        seat_count=size,
+        name=name[:60],
         money=MONEY,
-        # (settings TOURNAMENT_TURN_SECONDS, TOURNAMENT_SUMMARY_SECONDS)
         turn_seconds=settings.TOURNAMENT_TURN_SECONDS,
         summary_seconds=settings.TOURNAMENT_SUMMARY_SECONDS,
     )
     TournamentTable.objects.create(tournament=tournament, table=table)
-    order = list(entries)
-    secrets.SystemRandom().shuffle(order)  # the seat draw
-    players: list[tuple[Any, int]] = [(e.player, tournament.starting_chips) for e in order]
+    players: list[tuple[Any, int]] = [
+        (e.player, tournament.starting_chips if e.moving_chips is None else e.moving_chips)
+        for e in entries
+    ]
     table_services.table_seat_players(table_id=table.pk, players=players)
     return table
+
+
+# -- moving players: the tables balanced, broken and merged ------------------------
+
+
+def _seat_counts(tournament: Tournament) -> dict[int, int]:
+    """The players seated at each of its open tables (one statement)."""
+    counts = dict(
+        TournamentTable.objects.filter(tournament=tournament)
+        .exclude(table__status=Table.Status.CLOSED)
+        .annotate(players=Count("table__seats"))
+        .values_list("table_id", "players")
+    )
+    return {table_id: int(players) for table_id, players in counts.items()}
+
+
+def balance(work: TableWork, tournament: Tournament) -> None:
+    """After a hand at this table (locked, between hands): when the tournament
+    has more tables than its players need (``table_size`` each), the table
+    with the fewest players breaks (ties: the newest) and its players move;
+    a table left with one player breaks too; else a table with two more
+    players than the smallest gives one, drawn by lot. A player who moves
+    keeps their chips (``Entry.moving_chips`` until seated) and is seated at
+    the table with the fewest players, from its next hand
+    (``seat_moving``). So the tables thin out evenly and merge, down to the
+    final table. (Only this table's players move: each table moves its own,
+    between its own hands.)"""
+    counts = _seat_counts(tournament)
+    here = work.table.pk
+    if len(counts) <= 1 or here not in counts:
+        return
+    counts[here] = len(work.seats)
+    size = tournament.table_size or tournament.seats
+    moving = Entry.objects.filter(tournament=tournament, moving_chips__isnull=False).count()
+    needed = math.ceil((sum(counts.values()) + moving) / size)
+    smallest = min(counts, key=lambda t: (counts[t], -t))
+    breaks = counts[here] < 2 or (len(counts) > needed and here == smallest)
+    if breaks:
+        movers = list(work.seats)
+    elif counts[here] - min(counts.values()) >= 2:
+        movers = [secrets.choice(work.seats)]
+    else:
+        return
+    entries = {
+        e.player_id: e
+        for e in Entry.objects.filter(
+            tournament=tournament, player_id__in=[s.user_id for s in movers]
+        )
+    }
+    for seat in movers:
+        entry = entries[seat.user_id]
+        entry.moving_chips = seat.stack or 0
+        entry.save(update_fields=["moving_chips"])
+        Seat.objects.filter(pk=seat.pk).update(stack=0)
+        seat.stack = 0
+        free_seat(work, seat, Departure.Reason.MOVED)
+    work.chips_moved()
+    if breaks:
+        work.update_table(status=Table.Status.CLOSED, closed_reason=_site_words(BROKEN)[:200])
+        work.clear_clock()
+    seat_moving(tournament, away_from=here)
+
+
+def seat_moving(tournament: Tournament, *, away_from: int | None = None) -> int:
+    """Seat the players between tables (moved, or registered late), each at
+    the open table with the fewest players that has a free seat (never
+    ``away_from``, the table they left), from its next hand. An entry
+    another process is seating is skipped (its row locked). When every table
+    is full, two or more waiting players get a new table of their own; one
+    alone waits for the next call (the beat task's, or the next hand's) and
+    a seat to free. Returns the players seated."""
+    seated = 0
+    size = tournament.table_size or tournament.seats
+    waiting = (
+        Entry.objects.filter(tournament=tournament, moving_chips__isnull=False)
+        .select_related("player")
+        .order_by("pk")
+        .select_for_update(skip_locked=True, of=("self",))
+    )
+    unseated = []
+    for entry in waiting:
+        counts = {t: n for t, n in _seat_counts(tournament).items() if t != away_from and n < size}
+        if not counts:
+            unseated.append(entry)
+            continue
+        target = min(counts, key=lambda t: (counts[t], t))
+        table_services.table_seat_player(
+            table_id=target, user=entry.player, chips=entry.moving_chips or 0
+        )
+        entry.moving_chips = None
+        entry.save(update_fields=["moving_chips"])
+        seated += 1
+    if len(unseated) >= 2:
+        # Every table full (late entries): a new table for them; the balancing
+        # after each hand evens it out with the others.
+        for group in [unseated[i : i + size] for i in range(0, len(unseated), size)]:
+            if len(group) < 2:
+                break
+            _open_table(tournament, group, size)
+            Entry.objects.filter(pk__in=[e.pk for e in group]).update(moving_chips=None)
+            seated += len(group)
+    return seated

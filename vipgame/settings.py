@@ -638,10 +638,15 @@ HOUSE_SIT_AND_GOS = env.list("HOUSE_SIT_AND_GOS", default=["100", "1000"])
 HOUSE_SIT_AND_GO_FEE_PERCENT = env.int("HOUSE_SIT_AND_GO_FEE_PERCENT", default=10)
 HOUSE_SIT_AND_GO_BOTS_AFTER_S = env.int("HOUSE_SIT_AND_GO_BOTS_AFTER_S", default=120)
 HOUSE_SIT_AND_GO_LEVEL_S = env.int("HOUSE_SIT_AND_GO_LEVEL_S", default=180)
-# A tournament table's clocks (tournaments.tables): each turn, and the pause
-# on a hand's result (the drills shorten them).
+# A tournament table's clocks (seconds): each turn, and the result's pause.
 TOURNAMENT_TURN_SECONDS = env.int("TOURNAMENT_TURN_SECONDS", default=20)
 TOURNAMENT_SUMMARY_SECONDS = env.int("TOURNAMENT_SUMMARY_SECONDS", default=4)
+# The house's daily tournament of every game: its local start (HH:MM in
+# BONUS_TIME_ZONE; empty: none), its buy-in (its fee HOUSE_SIT_AND_GO_FEE_PERCENT
+# of it) and each level's length.
+DAILY_TOURNAMENT_AT = env.str("DAILY_TOURNAMENT_AT", default="20:00")
+DAILY_TOURNAMENT_BUY_IN = env.int("DAILY_TOURNAMENT_BUY_IN", default=500)
+DAILY_TOURNAMENT_LEVEL_S = env.int("DAILY_TOURNAMENT_LEVEL_S", default=300)
 # Staff balance adjustments (docs/security.md, "Balance adjustments"): one
 # staff member posts alone at most ADJUST_APPROVAL_LIMIT chips (either way,
 # summed as |amount|) to one player and ADJUST_APPROVAL_STAFF_LIMIT to all

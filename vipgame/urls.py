@@ -59,6 +59,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("wallet/", include("wallet.urls")),
     path("tables/", include("games.urls")),
+    path("tournaments/", include("tournaments.urls")),
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<str:game>/", game_views.rules_game, name="rules-game"),
     path("rules/<str:game>/<str:preset>/", game_views.rules_preset, name="rules-preset"),

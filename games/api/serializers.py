@@ -606,7 +606,15 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
     table = serializers.IntegerField(source="hand.table_id")
     game = serializers.ChoiceField(source="hand.game", choices=game_choices())
     number = serializers.IntegerField(source="hand.number")
-    stake = serializers.IntegerField(source="hand.table.stake")
+    stake = serializers.SerializerMethodField(
+        help_text="The stake the hand was dealt at (a tournament's rises with its levels)."
+    )
+    timeouts = serializers.IntegerField(
+        help_text=(
+            "Your clocks that ran out in the hand: the rules played for you "
+            "(fold or check, pass, the auto-arrangement)."
+        )
+    )
     started_at = serializers.DateTimeField(source="hand.started_at")
     ended_at = serializers.DateTimeField(source="hand.ended_at")
     settled = serializers.BooleanField(source="hand.settled")
@@ -632,9 +640,13 @@ class HandListOut(serializers.ModelSerializer[HandPlayer]):
             "you",
             "position",
             "net",
+            "timeouts",
             "players",
         )
         read_only_fields = fields
+
+    def get_stake(self, obj: HandPlayer) -> int:
+        return int(obj.hand.stake or obj.hand.table.stake)
 
 
 class HandDetailOut(serializers.Serializer[dict[str, Any]]):

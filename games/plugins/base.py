@@ -330,4 +330,6 @@ class GamePlugin:
             "seats": [self.seats.low, self.seats.high],
             "presets": [code for code, _label in self.presets],
             "fields": list(self.player_fields()),
+            # (the lobby's tournaments tab: the Sit & Go table sizes, none: no Sit & Gos)
+            "sit_and_go_seats": list(self.tournament_seats),
         }

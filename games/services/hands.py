@@ -135,6 +135,7 @@ def maybe_deal(work: TableWork, *, seeds_waited: bool = False) -> None:
         ],
         setup=setup,
         state=engine.dumps(state),
+        stake=table.stake,
     )
     # (TableSeed is the server's secret, its own row: no state shows it.)
     secret.server_seed, next_commitment = seed_source.new_seed()

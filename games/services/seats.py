@@ -266,6 +266,28 @@ def table_seat_players(*, table_id: int, players: Sequence[tuple[User, int]]) ->
     return seats
 
 
+@retried
+def table_seat_player(*, table_id: int, user: User, chips: int) -> Seat:
+    """Seat one more of an organiser's players (a tournament's player moved
+    here, or registered late) at the first free seat, with ``chips``, ready:
+    dealt in from the next hand (a hand in play goes on without them). Only at
+    an open table whose money model holds its seats (``bad_action``), with a
+    free seat (``table_full``)."""
+    work = TableWork(table_id)
+    if not work.money.holds_seats or work.table.status == Table.Status.CLOSED:
+        raise BadAction()
+    if work.seat_of(user) is not None:
+        raise AlreadySeated()
+    seat = work.seat_take(
+        position=_free_position(work, None), user=user, is_bot=user.is_bot,
+        auto_ready=True, ready=True,
+    )  # fmt: skip
+    work.money.seated(work, seat, chips)
+    maybe_deal(work)
+    work.commit()
+    return seat
+
+
 def _require_active(user: User) -> None:
     """A deactivated (banned) account may not sit or seat a bot. Called before
     the table is locked: the account's row is locked first (as a ban locks it

@@ -26,6 +26,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 
 from accounts.models import User
 from games import aftercommit, clock, publish, sql, thinking
@@ -327,8 +328,13 @@ class TableWork:
         self.update_seats({ref.id: fields})
 
     def timed_out(self, refs: list[SeatRef]) -> None:
-        """These players' clock ran out: one more time-out in a row each."""
+        """These players' clock ran out: one more time-out in a row each, and
+        one more in this hand's history (``HandPlayer.timeouts``)."""
         self.update_seats({ref.id: {"timeouts": ref.timeouts + 1} for ref in refs})
+        if self.table.current_hand_id is not None:
+            HandPlayer.objects.filter(
+                hand_id=self.table.current_hand_id, user_id__in=[ref.user_id for ref in refs]
+            ).update(timeouts=F("timeouts") + 1)
 
     # The hand.
 

@@ -11,6 +11,11 @@ const ICONS = {
     dots: [[10, 10.5], [14, 10.5], [12, 2.2]],
   },
   flag: { lines: ["M6 21V3.5", "M6 4h12l-3 4.5 3 4.5H6"] },
+  // (a tournament's: its table's live bar)
+  cup: {
+    lines: ["M8 3.5h8v5.5a4 4 0 0 1-8 0z", "M8 5.5H5.5a2.5 2.5 0 0 0 2.7 4", "M16 5.5h2.5a2.5 2.5 0 0 1-2.7 4",
+      "M12 13v4", "M9.5 17h5", "M8 20.5h8"],
+  },
 };
 
 /** The icon `name` as an <svg>, read out as `label` (else hidden from screen readers). */

@@ -1,11 +1,13 @@
 // The lobby: open tables of the chosen game, and "your tables" (where you
 // sit, what you own, where you were invited: all games), kept live over
-// /ws/lobby/ (which also lists your private tables, to you only).
+// /ws/lobby/ (which also lists your private tables, to you only); and the
+// tournaments tab (static/js/tournaments.js).
 import { h, replace } from "./dom.js";
 import { _, fmt, chips } from "./i18n.js";
 import { Connection } from "./socket.js";
 import { showBalance } from "./balance.js";
 import { avatarImg } from "./avatars.js";
+import { mountTournaments } from "./tournaments.js";
 
 const STATUS = () => ({
   waiting: _("Waiting for players"), playing: _("Playing"), summary: _("Showing the result"),
@@ -91,11 +93,30 @@ function render() {
   replace(mineBody, yours.map((t) => tableCard(t, whyLine(t))));
 }
 
+// The tournaments tab (static/js/tournaments.js) or a game's tables: one view at a time.
+const lobbyGames = JSON.parse(document.getElementById("lobby-games").textContent);
+const tourneys = mountTournaments(root, lobbyGames);
+const tourneyTab = root.querySelector("[data-tournaments-tab]");
+function showView(view) {
+  root.dataset.view = view;
+  for (const node of root.querySelectorAll("[data-games-part]")) node.hidden = view !== "games";
+  tourneyTab.setAttribute("aria-selected", String(view === "tournaments"));
+  tourneys.show(view === "tournaments");
+}
+tourneyTab.addEventListener("click", (event) => {
+  event.preventDefault();
+  for (const other of root.querySelectorAll("[data-tab]")) other.setAttribute("aria-selected", "false");
+  history.replaceState(null, "", "?tab=tournaments");
+  showView("tournaments");
+});
+showView(root.dataset.view === "tournaments" ? "tournaments" : "games");
+
 for (const tab of root.querySelectorAll("[data-tab]")) {
   tab.addEventListener("click", (event) => {
     event.preventDefault();
     game = tab.dataset.tab;
     root.dataset.game = game;
+    showView("games");
     for (const other of root.querySelectorAll("[data-tab]")) other.setAttribute("aria-selected", String(other === tab));
     for (const node of root.querySelectorAll("[data-game-only]")) node.hidden = node.dataset.gameOnly !== game;
     for (const input of root.querySelectorAll("input[name=game]")) input.value = game;
@@ -110,7 +131,7 @@ for (const tab of root.querySelectorAll("[data-tab]")) {
 const form = root.querySelector("[data-create-form]");
 if (form) {
   // Each game's presets, seats and own fields, from its plugin (games.plugins).
-  const games = JSON.parse(document.getElementById("lobby-games").textContent);
+  const games = lobbyGames;
   const select = form.querySelector("select[name=game]");
   const sync = () => {
     const chosen = games[select.value];

@@ -241,6 +241,7 @@ export class TableShell {
     if (state.seat !== null) this.removed = null;
     else if (state.removed && state.removed.at !== this.removedClosed) this.removed = state.removed;
     this.sendSeed(state);
+    this.followMoney(state);
     if (this.pressing) {
       // The table is drawn once the tap is over, from the state it held before.
       if (!this.held) this.held = { before };
@@ -249,6 +250,16 @@ export class TableShell {
     this.render();
     this.feel.changed(before, state);
     this.tellTurnAndResult(before, state);
+  }
+
+  /** A table whose chips are a money model's (state.table.money): a
+   * tournament's shows its live bar (static/js/tourney.js), loaded then only. */
+  followMoney(state) {
+    if (state.table.money !== "tournament") return;
+    if (!this.tourney) {
+      this.tourney = import("./tourney.js").then((module) => module.mountTourney(this));
+    }
+    this.tourney.then((bar) => bar.changed(state));
   }
 
   /** The live region says when it becomes my turn (with my clock's seconds)

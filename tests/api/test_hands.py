@@ -253,6 +253,7 @@ def test_history_lists_my_hands_with_filters_and_the_detail_itemises_the_result(
         "you": 0,
         "position": 0,
         "net": nets[lan.pk],
+        "timeouts": 0,
         "players": [
             {"position": 0, "user_id": lan.pk, "name": lan.display_name, "bot": False},
             {"position": 1, "user_id": minh.pk, "name": minh.display_name, "bot": False},

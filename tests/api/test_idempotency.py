@@ -35,6 +35,7 @@ CREATING = {
     "/api/v1/tables/{table_id}/invitations",
     "/api/v1/me/push/subscriptions",
     "/api/v1/tournaments/{tournament_id}/register",
+    "/api/v1/tournaments",
 }
 
 

@@ -84,6 +84,7 @@ OPERATIONS = {
     ("get", "/api/v1/me/push/preferences"),
     ("patch", "/api/v1/me/push/preferences"),
     ("get", "/api/v1/tournaments"),
+    ("post", "/api/v1/tournaments"),
     ("get", "/api/v1/tournaments/{tournament_id}"),
     ("post", "/api/v1/tournaments/{tournament_id}/register"),
     ("post", "/api/v1/tournaments/{tournament_id}/unregister"),
@@ -225,6 +226,8 @@ NOT_IN_A_SCHEMA: dict[tuple[str, str], dict[str, set[str]]] = {
         "bad_table_settings": set(),  # an option or a preset of another game
     },
     ("POST", "/api/v1/tables/{table_id}/buy-in"): {"bad_buy_in": set()},
+    # (a game without Sit & Gos or a size it does not offer; the player's chips)
+    ("POST", "/api/v1/tournaments"): {"bad_tournament": set(), "insufficient_chips": set()},
     # (a cursor the server never gave: opaque, only the server's own are good)
     ("GET", "/api/v1/hands"): {"invalid": {"cursor"}},
     ("GET", "/api/v1/wallet/ledger"): {"invalid": {"cursor"}},

@@ -147,3 +147,106 @@ def test_the_level_in_play_rises_with_time_once_it_runs(api, make_user, tables):
     assert registering["level"] is None
     assert (first["number"], first["big_blind"], first["next_in"]) == (1, 20, 60)
     assert (third["number"], third["big_blind"], third["next_in"]) == (3, 40, 30)
+
+
+# -- a player's own Sit & Go -------------------------------------------------
+
+CREATE = {
+    "game": "holdem",
+    "seats": 2,
+    "buy_in": 100,
+    "allow_bots": True,
+    "bots_after_seconds": 5,
+    "level_seconds": 30,
+    "starting_chips": 100,
+}
+
+
+def test_a_player_creates_a_sit_and_go_and_holds_its_first_place(api, make_user):
+    lan = make_user()
+    before = balance(lan)
+
+    created = api(lan).post(url("tournaments"), CREATE, format="json")
+
+    assert created.status_code == 201
+    body = created.json()
+    tournament = Tournament.objects.get(pk=body["id"])
+    assert (tournament.created_by, tournament.fee, tournament.seats) == (lan, 0, 2)
+    assert (tournament.allow_bots, tournament.bots_after_seconds) == (True, 5)
+    assert (tournament.starting_chips, tournament.levels[0]["seconds"]) == (100, 30)
+    assert (body["status"], body["registered"], body["mine"], body["fee"]) == (
+        "registering",
+        1,
+        True,
+        0,
+    )
+    assert [e["user_id"] for e in body["entries"]] == [lan.pk]
+    assert (balance(lan), pool(tournament)) == (before - 100, 100)
+
+
+def test_one_registering_sit_and_go_of_ones_own_at_a_time(api, make_user):
+    lan, minh = make_user(), make_user()
+    first = api(lan).post(url("tournaments"), CREATE, format="json").json()
+
+    again = api(lan).post(url("tournaments"), {**CREATE, "buy_in": 50}, format="json")
+    assert error(again) == (409, "too_many_tournaments")
+    assert Tournament.objects.filter(created_by=lan).count() == 1
+
+    # once it started (minh took the last place), another one is fine
+    api(minh).post(url(f"tournaments/{first['id']}/register"))
+    assert (
+        api(lan).post(url("tournaments"), {**CREATE, "buy_in": 50}, format="json").status_code
+        == 201
+    )
+
+
+def test_the_creation_is_refused_whole(api, make_user):
+    lan = make_user()
+    wallet_before = balance(lan)
+    for bad in (
+        {"game": "nosuchgame"},
+        {"seats": 5},
+        {"buy_in": 0},
+        {"level_seconds": 29},
+        {"starting_chips": 99},
+        {"bots_after_seconds": -1},
+    ):
+        refused = api(lan).post(url("tournaments"), {**CREATE, **bad}, format="json")
+        assert error(refused) == (400, "bad_tournament"), bad
+    assert error(api(lan).post(url("tournaments"), {**CREATE, "seats": "two"}, format="json")) == (
+        400,
+        "invalid",
+    )
+    short = api(lan, language="en").post(
+        url("tournaments"), {**CREATE, "buy_in": wallet_before + 1}, format="json"
+    )
+    assert error(short) == (400, "insufficient_chips")
+    assert error(api().post(url("tournaments"), CREATE, format="json")) == (
+        401,
+        "not_authenticated",
+    )
+    assert not Tournament.objects.filter(created_by=lan).exists()
+    assert balance(lan) == wallet_before
+
+
+def test_too_many_tournaments_is_said_in_the_players_language(api, make_user):
+    lan = make_user()
+    api(lan).post(url("tournaments"), CREATE, format="json")
+
+    vi = api(lan, language="vi").post(url("tournaments"), CREATE, format="json").json()
+    en = api(lan, language="en").post(url("tournaments"), CREATE, format="json").json()
+
+    assert en["message"].startswith("You already have a Sit & Go")
+    assert vi["message"] != en["message"]
+
+
+def test_a_repeated_creation_with_one_idempotency_key_creates_one(api, make_user):
+    lan = make_user()
+    client = api(lan)
+
+    first = client.post(url("tournaments"), CREATE, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+    second = client.post(url("tournaments"), CREATE, format="json", HTTP_IDEMPOTENCY_KEY="k-1")
+
+    assert first.status_code == second.status_code == 201
+    assert first.json()["id"] == second.json()["id"]
+    assert Tournament.objects.filter(created_by=lan).count() == 1

@@ -1,7 +1,8 @@
 """Accessible play, WCAG 2.2 AA (issue 32 item 6): axe-core, vendored for the
 tests only (tests/e2e/vendor/axe.min.js, MPL 2.0, never served), finds no
 critical and no serious violation on any page a player or a moderator uses:
-the public pages, the lobby, the profile, the rules, each game's table in the
+the public pages, the lobby (its tournaments tab too), the profile, the rules,
+a tournament's page and its table with the live bar, each game's table in the
 middle of a hand and at its result, the replay, and the moderator's admin
 pages. What it finds below "serious" is printed (``-s``), not failed.
 
@@ -164,6 +165,36 @@ def log_in(page: Any, site: Any, username: str) -> None:
     page.wait_for_url(f"{site.url}/")
 
 
+def tournament_pages(page: Any, site: Any, username: str, check: Any, on_a_phone: Any) -> None:
+    """The lobby's tournaments tab, a Sit & Go's page and its table with the
+    live bar (a heads-up Sit & Go of the player's, a bot in the other place),
+    then the Sit & Go called off (its table closes)."""
+    from accounts.models import User
+    from tournaments import services
+
+    def start() -> int:
+        by = User.objects.get(username=username)
+        tournament = services.tournament_create_and_register(
+            by=by, game="holdem", seats=2, buy_in=10, allow_bots=True, bots_after_seconds=0
+        )
+        services.tournament_fill_with_bots(tournament_id=tournament.pk)
+        return tournament.pk
+
+    tournament = int(in_a_thread(start))
+    page.goto(f"{site.url}/tables/?tab=tournaments")
+    page.wait_for_selector(f"[data-sng='{tournament}'] [data-sng-open-table]")
+    page.click("[data-sng-create] summary")
+    check("/tables/?tab=tournaments")
+    on_a_phone("/tables/?tab=tournaments")
+    page.goto(f"{site.url}/tournaments/{tournament}/")
+    check("/tournaments/<id>/ (running)")
+    page.click("[data-tournament-table]")
+    page.wait_for_selector("[data-tourney-bar] [data-tourney-level]")
+    check("a tournament's table")
+    on_a_phone("a tournament's table")
+    in_a_thread(lambda: services.tournament_cancel(tournament_id=tournament, reason="a11y"))
+
+
 def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
     page = pages.new()
     failures: dict[str, Any] = {}
@@ -188,12 +219,13 @@ def test_no_critical_or_serious_violation_anywhere(browser, pages, site):
         page.goto(f"{site.url}/rules/{game}/")
         check(f"/rules/{game}/")
 
-    sign_up(page, site)
+    username = sign_up(page, site)
     signed_in = ("/", "/tables/", "/tables/leaderboard/", "/accounts/profile/", "/wallet/")
     for path in (*signed_in, "/tables/history/"):
         page.goto(site.url + path)
         check(path)
     on_a_phone("/tables/")
+    tournament_pages(page, site, username, check, on_a_phone)
 
     hands: dict[str, int] = {}
     for game in browser_games():

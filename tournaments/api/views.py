@@ -1,12 +1,12 @@
-"""Tournaments API: the Sit & Gos by game and buy-in, one tournament, register
-and unregister. Each view calls the services or reads the models; the money
+"""Tournaments API: the Sit & Gos by game and buy-in, a player's new one, one
+tournament, register and unregister. Each view calls the services or reads the models; the money
 is the services' (tournaments.services)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
@@ -22,7 +22,7 @@ from tournaments.errors import TournamentNotFound
 from tournaments.models import Entry, Tournament
 
 from .filters import TournamentFilter
-from .serializers import TournamentDetailOut, TournamentOut
+from .serializers import TournamentCreateIn, TournamentDetailOut, TournamentOut
 
 TAKEN = Q(entries__status__in=services.IN)
 OPEN = (Tournament.Status.REGISTERING, Tournament.Status.RUNNING)
@@ -52,6 +52,11 @@ class TournamentsView(generics.ListAPIView[Tournament]):
 
     def get_queryset(self) -> QuerySet[Tournament]:
         found = _listed().order_by("game", "buy_in", "id")
+        if self.request.user.is_authenticated:
+            held = Entry.objects.filter(
+                tournament=OuterRef("pk"), player=self.request.user, status__in=services.IN
+            )
+            found = found.annotate(is_mine=Exists(held))
         if "status" not in self.request.query_params:
             found = found.filter(
                 status__in=[Tournament.Status.REGISTERING, Tournament.Status.RUNNING]
@@ -64,13 +69,48 @@ class TournamentsView(generics.ListAPIView[Tournament]):
         description=(
             "Anyone may look. Without `status`: those open for registration and those "
             "running. Ordered by game, buy-in and id. `registered`: the places taken; "
-            "a Sit & Go starts when `registered` reaches `seats`."
+            "a Sit & Go starts when `registered` reaches `seats`. `mine` (with your "
+            "token): you hold a place in it."
         ),
         responses={200: TournamentOut(many=True), **errors(400, 404)},
         auth=[],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="tournaments_create",
+        summary="Create a Sit & Go, and take its first place",
+        description=(
+            "A player's Sit & Go has no fee. You are registered in the same "
+            "transaction: `buy_in` chips go from your wallet to its prize pool "
+            "(`insufficient_chips` without them: nothing is created). A game without "
+            "Sit & Gos, a table size it does not offer or a number out of range is "
+            "`bad_tournament`, with the range in its message. One of yours may be registering at a "
+            "time (`too_many_tournaments`). Answers with the tournament."
+        ),
+        request=TournamentCreateIn,
+        responses={
+            201: TournamentDetailOut,
+            **errors(
+                400,
+                401,
+                403,
+                429,
+                503,
+                bad=["bad_tournament", "insufficient_chips"],
+                forbidden=["account_banned"],
+                conflict=["too_many_tournaments"],
+            ),
+        },
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = TournamentCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        user: User = request.user  # type: ignore[assignment]
+        tournament = services.tournament_create_and_register(by=user, **data.validated_data)
+        return Response(_detail(request, tournament.pk), status=status.HTTP_201_CREATED)
 
 
 class TournamentView(APIView):
