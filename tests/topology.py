@@ -11,6 +11,7 @@ Redis are the tests' own. Processes can be killed and started again by name
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import ipaddress
 import os
@@ -403,12 +404,16 @@ SIT_AND_GO: dict[str, Any] = {
     "starting_chips": 100,
     "level_seconds": 30,
 }
-#: The bound on it, from its start to its end. From 8.5 minutes (level 18) the
-#: big blind is 600 (ante 60), every chip in play: each hand puts whoever is in
-#: the blinds all in, and about every other one puts someone out; 15 minutes
-#: leaves six more minutes of those. (It took 5 and 8 minutes on a loaded
-#: machine, 26 and 38 hands.)
-SIT_AND_GO_WITHIN_S = 900
+#: Its schedule starts at the level whose big blind is this (10 big blinds
+#: deep: the drill's hands matter, not the first levels' folds), the levels
+#: after it as any Sit & Go of these numbers has them (``FIRST_BIG_BLIND``).
+FIRST_BIG_BLIND = 10
+#: The bound on it, from its start to its end. From its level 8 (3.5
+#: minutes in) the big blind is 100 (ante 10), a whole starting stack:
+#: each hand puts whoever is in the blinds all in; 8 minutes leaves four and
+#: a half more minutes of those. (It took 238 s, 19 hands, on a loaded
+#: machine; with the schedule from level 1, 5 to 8 minutes and 26 to 38 hands.)
+SIT_AND_GO_WITHIN_S = 480
 
 
 class SitAndGo:
@@ -425,7 +430,8 @@ class SitAndGo:
 
     @classmethod
     def register(cls) -> SitAndGo:
-        from tournaments import services
+        from tournaments import levels, services
+        from tournaments.models import Tournament
         from wallet.services import account_for_user, player_signup
 
         person = player_signup(
@@ -434,6 +440,16 @@ class SitAndGo:
         tournament = services.tournament_create(
             **SIT_AND_GO, by=person, allow_bots=True, bots_after_seconds=0
         )
+        # (test data: the schedule from FIRST_BIG_BLIND on, before anyone registers)
+        schedule = levels.loads(tournament.levels)
+        steep = [
+            dataclasses.replace(level, number=n)
+            for n, level in enumerate(
+                (level for level in schedule if level.big_blind >= FIRST_BIG_BLIND), 1
+            )
+        ]
+        levels.check(steep)
+        Tournament.objects.filter(pk=tournament.pk).update(levels=levels.dumps(steep))
         before = account_for_user(user=person).balance
         services.tournament_register(tournament_id=tournament.pk, user=person)
         return cls(tournament.pk, person.pk, before)
