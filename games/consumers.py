@@ -595,6 +595,9 @@ class LobbySocket(RoomSocket):
     async def lobby_table(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "table", "table": event["table"]})
 
+    async def lobby_tournament(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "tournament", "tournament": event["tournament"]})
+
 
 class TableSocket(RoomSocket):
     """``/ws/tables/<id>/``: the table protocol of DESIGN.md."""

@@ -484,6 +484,30 @@ class LobbyTableMessage(TypedDict):
     table: LobbyTable
 
 
+class LobbyTournament(TypedDict):
+    """A tournament as the lobby lists it (a row of ``GET /api/v1/tournaments``;
+    its levels, prizes and entries: ``GET /api/v1/tournaments/{id}``)."""
+
+    id: int
+    kind: Literal["sit_and_go", "scheduled"]
+    game: GameName
+    seats: int
+    buy_in: int
+    fee: int
+    status: Literal["registering", "running", "finished", "cancelled"]
+    registered: int
+    starts_at: str | None
+    tables: list[int]
+
+
+class LobbyTournamentMessage(TypedDict):
+    """The lobby socket: a tournament changed (created, a place taken or given
+    back, started, a player out, over, cancelled): its whole row again."""
+
+    type: Literal["tournament"]
+    tournament: LobbyTournament
+
+
 SERVER_MESSAGES: tuple[type, ...] = (
     AckMessage,
     DeltaMessage,
@@ -493,4 +517,5 @@ SERVER_MESSAGES: tuple[type, ...] = (
     PongMessage,
     LobbyMessage,
     LobbyTableMessage,
+    LobbyTournamentMessage,
 )

@@ -8,10 +8,13 @@ Lock order: (the table's row,) the tournament's row, then the wallet accounts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from django.db import transaction
 from django.db.models import Max
 
-from games import clock
+from games import clock, publish
+from kernel import notify
 from kernel.retry import retried
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet
@@ -19,10 +22,45 @@ from wallet.models import Account, LedgerTransaction
 
 from . import payouts
 from .errors import NotPlaying, TournamentNotFound, TournamentOver
-from .models import Entry, Tournament
+from .models import Entry, Tournament, TournamentTable
 
 Kind = LedgerTransaction.Kind
 Status = Tournament.Status
+
+
+def lobby_row(tournament: Tournament) -> dict[str, Any]:
+    """The tournament as the lobby socket shows it (``games.protocol.LobbyTournament``)."""
+    taken = (Entry.Status.REGISTERED, Entry.Status.PLAYING, Entry.Status.FINISHED)
+    return {
+        "id": tournament.pk,
+        "kind": tournament.kind,
+        "game": tournament.game,
+        "seats": tournament.seats,
+        "buy_in": tournament.buy_in,
+        "fee": tournament.fee,
+        "status": tournament.status,
+        "registered": Entry.objects.filter(tournament=tournament, status__in=taken).count(),
+        "starts_at": None if tournament.starts_at is None else tournament.starts_at.isoformat(),
+        "tables": list(
+            TournamentTable.objects.filter(tournament=tournament)
+            .order_by("pk")
+            .values_list("table_id", flat=True)
+        ),
+    }
+
+
+def announce(tournament: Tournament) -> None:
+    """Tell every lobby socket, once this transaction commits, how the
+    tournament stands then (its row read after the commit)."""
+    tournament_id = tournament.pk
+
+    def send() -> None:
+        found = Tournament.objects.filter(pk=tournament_id).first()
+        if found is not None:
+            message = {"type": "lobby.tournament", "tournament": lobby_row(found)}
+            notify.send([(publish.LOBBY_GROUP, message)])
+
+    transaction.on_commit(send, robust=True)
 
 
 def _lock(tournament_id: int) -> Tournament:
@@ -83,6 +121,7 @@ def players_out(*, tournament_id: int, user_ids: Sequence[int]) -> Tournament:
         winner.save(update_fields=["status", "place", "rank"])
     if not playing or len(playing) == 1:
         _pay(tournament)
+    announce(tournament)
     return tournament
 
 

@@ -68,6 +68,7 @@ from .results import (
     _entry_key,
     _lock,
     _pool,
+    announce,
     finishing_groups,
     players_out,
 )
@@ -188,6 +189,7 @@ def tournament_create(
         created_at=clock.now(),
     )
     wallet.prize_pool_account(key=tournament.pool_key)
+    announce(tournament)
     return tournament
 
 
@@ -227,6 +229,7 @@ def tournament_register(*, tournament_id: int, user: User) -> Entry:
     if count + 1 == tournament.seats and tournament.kind == Tournament.Kind.SIT_AND_GO:
         _start(tournament)
         entry.refresh_from_db()
+    announce(tournament)
     return entry
 
 
@@ -267,6 +270,7 @@ def _register_late(tournament: Tournament, user: User) -> Entry:
         reason=f"tournament {tournament.pk}: late entry",
     )
     transaction.on_commit(functools.partial(seat_players, tournament.pk), robust=True)
+    announce(tournament)
     return entry
 
 
@@ -333,6 +337,7 @@ def tournament_schedule(
         allow_bots=allow_bots,
     )
     wallet.prize_pool_account(key=tournament.pool_key)
+    announce(tournament)
     return tournament
 
 
@@ -424,6 +429,7 @@ def tournament_unregister(*, tournament_id: int, user: User) -> Entry:
     )
     entry.status = Entry.Status.UNREGISTERED
     entry.save(update_fields=["status"])
+    announce(tournament)
     return entry
 
 
@@ -467,7 +473,9 @@ def tournament_add_bots(*, tournament_id: int, count: int) -> int:
         )
     taken = Entry.objects.filter(tournament=tournament, status__in=IN).count()
     _require_range("count", count, 1, tournament.seats - taken - 1)
-    return _add_bots(tournament, count)
+    added = _add_bots(tournament, count)
+    announce(tournament)
+    return added
 
 
 def _add_bots(tournament: Tournament, count: int) -> int:
@@ -585,6 +593,7 @@ def _start(tournament: Tournament) -> None:
     tournament.started_at = clock.now()
     tournament.save(update_fields=["status", "started_at"])
     tables.open_tables(tournament, entries)
+    announce(tournament)
 
 
 @retried
@@ -617,6 +626,7 @@ def tournament_cancel(*, tournament_id: int, reason: str) -> Tournament:
     Entry.objects.filter(pk__in=[e.pk for e in entries]).update(
         status=Entry.Status.REFUNDED, place=None, rank=None
     )
+    announce(tournament)
     tournament.status = Status.CANCELLED
     tournament.cancel_reason = reason
     tournament.ended_at = clock.now()
