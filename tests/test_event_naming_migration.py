@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def stored(hand: Hand) -> tuple[list[tuple[int, str, dict]], dict]:
     events = HandEvent.objects.filter(hand=hand).order_by("seq")
-    return [(e.seq, e.type, e.payload) for e in events], Hand.objects.get(pk=hand.pk).state
+    # (only the columns every migration here has: a later one's are not there yet)
+    state = Hand.objects.only("state").get(pk=hand.pk).state
+    return [(e.seq, e.type, e.payload) for e in events], state
 
 
 @pytest.mark.parametrize("game", sorted(migration.RENAMED))

@@ -15,7 +15,7 @@ app.autodiscover_tasks()
 class RoutineAtDebug(logging.Filter):
     """Celery's INFO lines about the routine tasks (beat sending one, a worker
     receiving, finishing or discarding it) are logged at DEBUG instead. The
-    sweeper runs every 2 s, and a table's timers, bots' moves and
+    sweeper runs every 2 s (the tournaments' beat every 5 s), and a table's timers, bots' moves and
     settlements come with the moves: at 20,000 players their three lines each
     were 1–1.6 GB of logs an hour (issue 33), and drowned everything else.
     Their failures and retries (WARNING, ERROR) stay; the hourly retention
@@ -29,6 +29,7 @@ class RoutineAtDebug(logging.Filter):
         "games.tasks.bot_move",
         "games.tasks.bot_ready",
         "games.tasks.settle_hand",
+        "tournaments.tasks.sit_and_gos",
     )
 
     def __init__(self, logger: logging.Logger) -> None:
