@@ -17,6 +17,7 @@ from games import tasks
 from wallet.models import Account
 
 from ..consumers.helpers import Client, token_for
+from ..test_task_retries import Flaky
 from .helpers import value
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,17 +77,6 @@ def test_socket_errors_are_counted_by_kind_and_code(make_user):
         await lobby.close()
 
     async_to_sync(scenario)()
-
-
-class Flaky:
-    def __init__(self, error: Exception, times: int) -> None:
-        self.error, self.times, self.calls = error, times, 0
-
-    def __call__(self, **kwargs: Any) -> bool:
-        self.calls += 1
-        if self.calls <= self.times:
-            raise self.error
-        return True
 
 
 def test_celery_retries_and_failures_are_counted_by_task(monkeypatch):
