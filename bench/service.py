@@ -29,9 +29,7 @@ import cProfile
 import json
 import os
 import pstats
-import secrets
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -40,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.players import most_buy_in
-from bench.stack import ROOT, fresh_database, percentile, write_results
+from bench.stack import django_in_process, percentile, write_results
 
 
 def _p(values: list[float], q: float) -> float:
@@ -390,19 +388,7 @@ def main() -> None:
         "and print the N functions with the most cumulative time",
     )
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgres"):
-        sys.exit("DATABASE_URL must name a PostgreSQL server (a fresh <name>_bench is made)")
-    os.environ["DATABASE_URL"] = fresh_database(url)
-    os.environ["DEBUG"] = "0"  # DEBUG would keep every query in memory
-    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    django_in_process()
     profile = cProfile.Profile() if args.profile else None
     phases = Phases() if args.phases else None
     result = run(args.game, args.tables, args.moves, args.warmup, profile, phases)

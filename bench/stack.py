@@ -62,6 +62,30 @@ def fresh_database(url: str, suffix: str = "_bench") -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
+def django_in_process(**environment: str) -> None:
+    """Django in this process against a fresh ``<name>_bench`` database made
+    from ``DATABASE_URL`` (PostgreSQL) and migrated, as production runs it
+    (``DEBUG=0``: no query kept in memory), with no mail or push to send
+    (the in-process benchmarks send none); ``environment``: more settings."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        sys.exit("DATABASE_URL must name a PostgreSQL server (a fresh <name>_bench is made)")
+    os.environ["DATABASE_URL"] = fresh_database(url)
+    os.environ["DEBUG"] = "0"
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("EMAIL_HOST", "127.0.0.1")
+    os.environ.setdefault("DEFAULT_FROM_EMAIL", "VIPGAME <noreply@bench.example.com>")
+    os.environ.setdefault("PUSH_SENDER", "off")
+    os.environ.update(environment)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
 def write_results(data: Any, name: str) -> Path:
     """Write a benchmark's results as JSON to ``bench/results/<name>.json``
     and say where."""

@@ -29,15 +29,12 @@ import argparse
 import heapq
 import itertools
 import json
-import os
-import secrets
-import subprocess
 import sys
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from bench.stack import ROOT, fresh_database, percentile, write_results
+from bench.stack import django_in_process, percentile, write_results
 
 
 class Loop:
@@ -232,24 +229,7 @@ def main() -> None:
     parser.add_argument("--starting-chips", type=int, default=300)
     parser.add_argument("--level-seconds", type=int, default=60)
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith("postgres"):
-        sys.exit("DATABASE_URL must name a PostgreSQL server (a fresh <name>_bench is made)")
-    os.environ["DATABASE_URL"] = fresh_database(url)
-    os.environ["DEBUG"] = "0"  # DEBUG would keep every query in memory
-    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
-    os.environ["HOUSE_SIT_AND_GOS"] = ""
-    # (no mail and no push: nothing here sends any)
-    os.environ.setdefault("EMAIL_HOST", "127.0.0.1")
-    os.environ.setdefault("DEFAULT_FROM_EMAIL", "VIPGAME <noreply@bench.example.com>")
-    os.environ.setdefault("PUSH_SENDER", "off")
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, check=True)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    django_in_process(HOUSE_SIT_AND_GOS="")
     result = run(args.game, args.players, args.starting_chips, args.level_seconds)
     result["command"] = " ".join(["python -m bench.tournament", *sys.argv[1:]])
     result["date"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())

@@ -164,29 +164,44 @@ def tournament_create(
     """A Sit & Go open for registration (``by``: its creator; None: the house's).
     Refused (``bad_tournament``) for a game without Sit & Gos, a table size the
     game does not offer, or a number out of range."""
-    allowed = dict(sit_and_go_games())
-    if game not in allowed:
-        raise BadTournament(why=game)
-    if seats not in allowed[game]:
+    sizes = _game_sizes(game)
+    if seats not in sizes:
         raise BadTournament(why=f"seats {seats}")
+    _require_range("bots_after_seconds", bots_after_seconds, 0, 24 * 3600)
+    return _open(
+        game=game, buy_in=buy_in, fee=fee, starting_chips=starting_chips,
+        level_seconds=level_seconds, seats=seats, created_by=by, allow_bots=allow_bots,
+        bots_after_seconds=bots_after_seconds,
+    )  # fmt: skip
+
+
+def _game_sizes(game: str) -> tuple[int, ...]:
+    """The table sizes of a game with tournaments (``bad_tournament`` for another)."""
+    sizes = dict(sit_and_go_games()).get(game)
+    if sizes is None:
+        raise BadTournament(why=game)
+    return sizes
+
+
+def _open(
+    *, game: str, buy_in: int, fee: int, starting_chips: int, level_seconds: int, **fields: Any
+) -> Tournament:
+    """A tournament open for registration, its numbers checked (``bad_tournament``),
+    its level schedule fixed, its prize pool's account made, the lobby told."""
     _require_range("buy_in", buy_in, 1, BUY_IN_MAX)
     _require_range("fee", fee, 0, buy_in)
     _require_range("starting_chips", starting_chips, *STARTING_CHIPS)
     _require_range("level_seconds", level_seconds, *LEVEL_SECONDS)
-    _require_range("bots_after_seconds", bots_after_seconds, 0, 24 * 3600)
     kind, schedule = schedule_for(game, starting_chips=starting_chips, level_seconds=level_seconds)
     tournament = Tournament.objects.create(
         game=game,
-        seats=seats,
         buy_in=buy_in,
         fee=fee,
-        created_by=by,
-        allow_bots=allow_bots,
-        bots_after_seconds=bots_after_seconds,
         starting_chips=starting_chips,
         level_kind=kind,
         levels=levels.dumps(schedule),
         created_at=clock.now(),
+        **fields,
     )
     wallet.prize_pool_account(key=tournament.pool_key)
     announce(tournament)
@@ -309,36 +324,17 @@ def tournament_schedule(
     game's largest tournament size as its players need, which are balanced,
     broken and merged as they thin out, down to a final table
     (``tournaments.tables.balance``)."""
-    allowed = dict(sit_and_go_games())
-    if game not in allowed:
-        raise BadTournament(why=game)
+    sizes = _game_sizes(game)
     if starts_at <= clock.now():
         raise BadTournament(why="starts_at")
-    _require_range("buy_in", buy_in, 1, BUY_IN_MAX)
-    _require_range("fee", fee, 0, buy_in)
     _require_range("max_entrants", max_entrants, 2, MAX_ENTRANTS)
     _require_range("late_levels", late_levels, 0, LEVEL_COUNT)
-    _require_range("starting_chips", starting_chips, *STARTING_CHIPS)
-    _require_range("level_seconds", level_seconds, *LEVEL_SECONDS)
-    kind, schedule = schedule_for(game, starting_chips=starting_chips, level_seconds=level_seconds)
-    tournament = Tournament.objects.create(
-        kind=Tournament.Kind.SCHEDULED,
-        game=game,
-        seats=max_entrants,
-        table_size=max(allowed[game]),
-        late_levels=late_levels,
-        buy_in=buy_in,
-        fee=fee,
-        starting_chips=starting_chips,
-        level_kind=kind,
-        levels=levels.dumps(schedule),
-        created_at=clock.now(),
-        starts_at=starts_at,
+    return _open(
+        game=game, buy_in=buy_in, fee=fee, starting_chips=starting_chips,
+        level_seconds=level_seconds, kind=Tournament.Kind.SCHEDULED, seats=max_entrants,
+        table_size=max(sizes), late_levels=late_levels, starts_at=starts_at,
         allow_bots=allow_bots,
-    )
-    wallet.prize_pool_account(key=tournament.pool_key)
-    announce(tournament)
-    return tournament
+    )  # fmt: skip
 
 
 def start_due() -> list[int]:
@@ -666,12 +662,10 @@ def prizes_by_place(tournament: Tournament, entrants: int | None = None) -> list
 def level_in_play(tournament: Tournament) -> tuple[levels.Level, float | None] | None:
     """The level a running tournament plays now and the seconds until the next
     one (None: the last level holds); None before the start and once over.
-    (The tables read it at each deal: the next step of issue 31.)"""
+    (Its tables read the same at each deal: ``tables.level_now``.)"""
     if tournament.status != Status.RUNNING or tournament.started_at is None:
         return None
-    elapsed = (clock.now() - tournament.started_at).total_seconds()
-    schedule = levels.loads(tournament.levels)
-    return levels.level_at(schedule, elapsed), levels.next_level_in(schedule, elapsed)
+    return tables.level_now(tournament)
 
 
 def picture(tournament: Tournament) -> dict[str, Any]:
@@ -704,7 +698,6 @@ def tournament_create_and_register(
     at most one of theirs registering at a time (``too_many_tournaments``).
     Lock order: the player's row first (two creations of one player wait for
     each other), then the new tournament's."""
-
     if by.is_bot:
         raise PermissionDenied()
     _lock_player(by)

@@ -32,6 +32,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from games import clock
 from games import services as table_services
 from games.errors import NotEnoughChips
 from games.models import Departure, Hand, Seat, Table
@@ -51,15 +52,14 @@ OVER = _("The tournament is over.")
 BROKEN = _("The table was broken up: its players moved to the tournament's other tables.")
 
 
-def level_now(tournament: Tournament) -> levels.Level:
-    """The level a running tournament plays now (the first before its start)."""
+def level_now(tournament: Tournament) -> tuple[levels.Level, float | None]:
+    """The level the tournament plays now (the first before its start) and
+    the seconds until the next one (None: the last level holds, or no start)."""
     schedule = levels.loads(tournament.levels)
     if tournament.started_at is None:
-        return schedule[0]
-    from games import clock
-
+        return schedule[0], None
     elapsed = (clock.now() - tournament.started_at).total_seconds()
-    return levels.level_at(schedule, elapsed)
+    return levels.level_at(schedule, elapsed), levels.next_level_in(schedule, elapsed)
 
 
 def _tournament(table: Table) -> Tournament:
@@ -76,10 +76,6 @@ class TournamentStacks(MoneyModel):
 
     def sit(self, work: Work, user: User, position: int, buy_in: int | None) -> None:
         raise TournamentSeat()
-
-    def seated(self, work: Work, seat: Seat, buy_in: int | None) -> None:
-        Seat.objects.filter(pk=seat.pk).update(stack=buy_in or 0)
-        work.chips_moved()
 
     def may_leave(self, work: Work, seat: Seat) -> None:
         raise TournamentSeat()
@@ -99,7 +95,7 @@ class TournamentStacks(MoneyModel):
         raise TournamentSeat()  # (no bot fills a tournament's table: its entrants sit)
 
     def before_deal(self, work: Work) -> None:
-        level = level_now(_tournament(work.table))
+        level, _next_in = level_now(_tournament(work.table))
         shown = level.as_dict()
         if work.table.stake != level.stake or work.table.carry.get("level") != shown:
             work.update_table(stake=level.stake, carry={**work.table.carry, "level": shown})
@@ -117,9 +113,12 @@ class TournamentStacks(MoneyModel):
             after[move.payee] += move.chips
         if any(a < 0 for a in after) or sum(after) != sum(before):
             raise AssertionError(f"hand {hand.pk}: tournament chips {before} -> {after}")
+        changed = []
         for seat, chips, was in zip(players, after, before, strict=True):
             if chips != was:
-                Seat.objects.filter(pk=seat.pk).update(stack=chips)
+                seat.stack = chips
+                changed.append(seat)
+        Seat.objects.bulk_update(changed, ["stack"])  # (one statement)
         work.chips_moved()
         # (before the hand, by player: who goes out first in a shared place)
         return Settled(net, {str(s.user_id): b for s, b in zip(players, before, strict=True)})
@@ -270,11 +269,10 @@ def balance(work: TableWork, tournament: Tournament) -> None:
         )
     }
     for seat in movers:
-        entry = entries[seat.user_id]
-        entry.moving_chips = seat.stack or 0
-        entry.save(update_fields=["moving_chips"])
-        Seat.objects.filter(pk=seat.pk).update(stack=0)
-        seat.stack = 0
+        entries[seat.user_id].moving_chips = seat.stack or 0
+    Entry.objects.bulk_update(entries.values(), ["moving_chips"])
+    for seat in movers:
+        seat.stack = 0  # (its chips go with the entry: ``free`` has none to refuse)
         free_seat(work, seat, Departure.Reason.MOVED)
     work.chips_moved()
     if breaks:
@@ -300,15 +298,17 @@ def seat_moving(tournament: Tournament, *, away_from: int | None = None) -> int:
         .select_for_update(skip_locked=True, of=("self",))
     )
     unseated = []
+    counts = {t: n for t, n in _seat_counts(tournament).items() if t != away_from}
     for entry in waiting:
-        counts = {t: n for t, n in _seat_counts(tournament).items() if t != away_from and n < size}
-        if not counts:
+        free = [t for t, n in counts.items() if n < size]
+        if not free:
             unseated.append(entry)
             continue
-        target = min(counts, key=lambda t: (counts[t], t))
+        target = min(free, key=lambda t: (counts[t], t))
         table_services.table_seat_player(
             table_id=target, user=entry.player, chips=entry.moving_chips or 0
         )
+        counts[target] += 1
         entry.moving_chips = None
         entry.save(update_fields=["moving_chips"])
         seated += 1

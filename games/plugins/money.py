@@ -151,9 +151,6 @@ class MoneyModel:
         """Just before a hand is dealt (the table locked): e.g. the stake of
         the level in play. Nothing by default."""
 
-    def seated(self, work: Work, seat: Seat, buy_in: int | None) -> None:
-        """A seat was just taken (after ``sit``). Nothing by default."""
-
     def may_sit(self, work: Work, user: User) -> None:
         """Refuse (a ``ServiceError``) a player who may not sit down here by
         themselves. Anyone may by default (``sit`` then backs the seat)."""

@@ -185,7 +185,6 @@ def _take_seat(
         position=position, user=user, is_bot=user.is_bot, hold=hold, bot_for=bot_for,
         auto_ready=auto_ready, bot_for_address=bot_for_address, **presence,
     )  # fmt: skip
-    work.money.seated(work, seat, buy_in)
     return seat
 
 
@@ -247,8 +246,8 @@ def table_sit(
 @retried
 def table_seat_players(*, table_id: int, players: Sequence[tuple[User, int]]) -> list[Seat]:
     """Seat an organiser's players (a tournament's), in the order given from
-    the first seat, each with the chips it brings (``buy_in``: the money
-    model's ``seated``) and ready for every hand; bots among them are seated
+    the first seat, each with the chips it brings on the seat
+    (``Seat.stack``) and ready for every hand; bots among them are seated
     as bots. Only at a table whose money model holds its seats, still empty;
     the first hand deals as soon as it can."""
     work = TableWork(table_id)
@@ -257,9 +256,9 @@ def table_seat_players(*, table_id: int, players: Sequence[tuple[User, int]]) ->
     seats = []
     for position, (user, chips) in enumerate(players):
         seat = work.seat_take(
-            position=position, user=user, is_bot=user.is_bot, auto_ready=True, ready=True
-        )
-        work.money.seated(work, seat, chips)
+            position=position, user=user, is_bot=user.is_bot, auto_ready=True, ready=True,
+            stack=chips,
+        )  # fmt: skip
         seats.append(seat)
     maybe_deal(work)
     work.commit()
@@ -269,7 +268,8 @@ def table_seat_players(*, table_id: int, players: Sequence[tuple[User, int]]) ->
 @retried
 def table_seat_player(*, table_id: int, user: User, chips: int) -> Seat:
     """Seat one more of an organiser's players (a tournament's player moved
-    here, or registered late) at the first free seat, with ``chips``, ready:
+    here, or registered late) at the first free seat, with ``chips`` on the
+    seat (``Seat.stack``), ready:
     dealt in from the next hand (a hand in play goes on without them). Only at
     an open table whose money model holds its seats (``bad_action``), with a
     free seat (``table_full``)."""
@@ -280,9 +280,8 @@ def table_seat_player(*, table_id: int, user: User, chips: int) -> Seat:
         raise AlreadySeated()
     seat = work.seat_take(
         position=_free_position(work, None), user=user, is_bot=user.is_bot,
-        auto_ready=True, ready=True,
+        auto_ready=True, ready=True, stack=chips,
     )  # fmt: skip
-    work.money.seated(work, seat, chips)
     maybe_deal(work)
     work.commit()
     return seat
