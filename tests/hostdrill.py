@@ -213,6 +213,8 @@ def drill(
         detail.update(rolling(hosts, tables))
     elif name == "add-host":
         detail.update(add_host(hosts))
+    elif name == "restore":
+        detail.update(restore(hosts, tables))
     elif name == "redis-failover":
         hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
     back = time.time()
@@ -435,6 +437,246 @@ def add_host(hosts: Hosts, role: str = "app3") -> dict[str, Any]:
     return steps
 
 
+# The restore drill: the play between the base backup and the noted point,
+# and between the noted point (its segment switched and archived) and the loss.
+RESTORE_PLAY_S = 5.0
+RESTORE_LOST_PLAY_S = 5.0
+# What the drill notes of the database (in one snapshot): the settled hands
+# and the ledger, each as ids and a digest of their rows.
+SETTLED_HANDS = "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM games_hand WHERE settled"
+TRANSACTIONS = "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM wallet_ledgertransaction"
+HANDS_DIGEST = (
+    "SELECT count(*), md5(coalesce(string_agg(concat_ws('|', id, table_id, number, started_at, "
+    "ended_at, settled_at, result::text, event_count), ',' ORDER BY id), '')) "
+    "FROM games_hand WHERE id = ANY(%s)"
+)
+LEDGER_DIGEST = (
+    "SELECT count(*), coalesce(sum(e.amount), 0), coalesce(sum(abs(e.amount)), 0), "
+    "md5(coalesce(string_agg(concat_ws('|', e.id, t.id, t.idempotency_key, t.kind, t.hand_id, "
+    "t.fingerprint, t.created_at, e.account_id, e.amount, e.balance_after), ',' "
+    "ORDER BY e.id), '')) "
+    "FROM wallet_ledgerentry e JOIN wallet_ledgertransaction t ON t.id = e.transaction_id "
+    "WHERE t.id = ANY(%s)"
+)
+# Nothing half there: a settled hand without its settlement, a settlement
+# without its settled hand, an account whose balance is not its last entry's
+# (docs/operations.md "Alerts"), Σ balances.
+HALF_THERE = {
+    "settled_hands_without_their_settlement": (
+        "SELECT count(*) FROM games_hand h WHERE h.settled AND NOT EXISTS (SELECT 1 FROM "
+        "wallet_ledgertransaction t WHERE t.idempotency_key = 'hand:' || h.id || ':settle')"
+    ),
+    "settlements_without_their_settled_hand": (
+        "SELECT count(*) FROM wallet_ledgertransaction t WHERE t.idempotency_key LIKE "
+        "'hand:%%:settle' AND NOT EXISTS (SELECT 1 FROM games_hand h WHERE h.id = t.hand_id "
+        "AND h.settled)"
+    ),
+    "balances_off": (
+        "SELECT count(*) FROM wallet_account a LEFT JOIN LATERAL (SELECT balance_after FROM "
+        "wallet_ledgerentry WHERE account_id = a.id ORDER BY id DESC LIMIT 1) e ON true "
+        "WHERE a.balance <> coalesce(e.balance_after, 0)"
+    ),
+    "sum_of_balances": "SELECT coalesce(sum(balance), 0) FROM wallet_account",
+}
+
+
+def noted(hosts: Hosts) -> dict[str, Any]:
+    """The settled hands and the ledger, in one snapshot, directly on
+    PostgreSQL (the admin link): their ids, their rows' digests, the newest
+    write (a hand event: one a move), and the checks of ``HALF_THERE``."""
+    import psycopg
+
+    with psycopg.connect(hosts.admin_url("postgres"), autocommit=False) as conn:
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        hands = conn.execute(SETTLED_HANDS).fetchone()[0]  # type: ignore[index]
+        transactions = conn.execute(TRANSACTIONS).fetchone()[0]  # type: ignore[index]
+        point = {
+            "hands": hands,
+            "transactions": transactions,
+            "hands_digest": list(conn.execute(HANDS_DIGEST, [hands]).fetchone() or ()),
+            "ledger_digest": list(conn.execute(LEDGER_DIGEST, [transactions]).fetchone() or ()),
+            "newest_event": conn.execute(
+                "SELECT extract(epoch FROM max(created_at)) FROM games_handevent"
+            ).fetchone()[0],  # type: ignore[index]
+            **{k: int(conn.execute(q).fetchone()[0]) for k, q in HALF_THERE.items()},  # type: ignore[index]
+        }
+        point["newest_event"] = float(point["newest_event"] or 0)
+        for digest in ("hands_digest", "ledger_digest"):  # (sums: Decimal)
+            point[digest] = [v if isinstance(v, str) else int(v) for v in point[digest]]
+        conn.rollback()
+    return point
+
+
+def same_rows(hosts: Hosts, point: dict[str, Any]) -> dict[str, Any]:
+    """The noted hands and ledger rows as the restored database has them."""
+    import psycopg
+
+    with psycopg.connect(hosts.admin_url("postgres"), autocommit=True) as conn:
+        return {
+            "hands_digest": list(conn.execute(HANDS_DIGEST, [point["hands"]]).fetchone() or ()),
+            "ledger_digest": list(
+                conn.execute(LEDGER_DIGEST, [point["transactions"]]).fetchone() or ()
+            ),
+        }
+
+
+def switch_and_archive(hosts: Hosts, timeout: float = 60) -> dict[str, Any]:
+    """``SELECT pg_switch_wal()`` ("Backups and restore": the segment in
+    progress sent at once), and the wait until the archiver has copied it."""
+    import psycopg
+
+    began = time.monotonic()
+    with psycopg.connect(hosts.admin_url("postgres"), autocommit=True) as conn:
+        segment = conn.execute("SELECT pg_walfile_name(pg_switch_wal())").fetchone()[0]  # type: ignore[index]
+
+        def archived() -> bool:
+            row = conn.execute("SELECT last_archived_wal FROM pg_stat_archiver").fetchone()
+            return bool(row and row[0] and row[0] >= segment)
+
+        ok = wait_until(archived, timeout, 0.2)
+    return {
+        "segment": segment,
+        "archived": bool(ok) and (hosts.backup_dir / "wal" / segment).exists(),
+        "archived_in_s": round(time.monotonic() - began, 1),
+    }
+
+
+# The restore's systemctl lines, in the documented order, and what each is here.
+RESTORE_UNITS = [
+    "systemctl stop vipgame.target",
+    "systemctl stop pgbouncer",
+    "systemctl stop postgresql@15-main",
+    "systemctl start postgresql@15-main",
+    "systemctl start pgbouncer",
+    "systemctl start vipgame.target",
+]
+
+
+def restore_steps() -> list[str]:
+    """docs/operations.md's "Restore to the latest point": its lines, each
+    ``systemctl`` line on its own and the shell between them in one piece;
+    the ``systemctl`` lines checked to come in the order of ``RESTORE_UNITS``
+    (the app hosts stopped first, started last)."""
+    block = documented("**Restore to the latest point**", "sh")
+    steps: list[str] = []
+    shell: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("systemctl "):
+            if "".join(shell).strip():
+                steps.append("\n".join(shell))
+            shell = []
+            steps.append(line.strip())
+        else:
+            shell.append(line)
+    if "".join(shell).strip():
+        steps.append("\n".join(shell))
+    units = [step for step in steps if step.startswith("systemctl ")]
+    assert units == RESTORE_UNITS, units
+    return steps
+
+
+def every_host(hosts: Hosts, action: Callable[[str], None]) -> None:
+    """``action`` on every app host at once (an operator with a shell on each)."""
+    threads = [threading.Thread(target=action, args=(role,)) for role in hosts.app_hosts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def restore(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
+    """docs/operations.md "Backups and restore" on the data host: the nightly
+    base backup while the tables play, more hands, the noted point (settled
+    hands and ledger) and its segment switched and archived, a few more
+    seconds of play, then the database lost (PostgreSQL ``kill -9``'d, its
+    data directory deleted) and the documented restore run literally, step
+    by step. Then what the restored database holds, before the app hosts
+    start: everything of the noted point, row for row; nothing half there."""
+    steps: dict[str, Any] = {}
+    began = time.monotonic()
+    out = hosts.base_backup()
+    steps["base_backup_s"] = round(time.monotonic() - began, 1)
+    backups = sorted(p.name for p in (hosts.backup_dir / "base").iterdir())
+    steps["base_backups"] = backups
+    assert backups, out
+    assert (hosts.backup_dir / "base" / backups[-1] / "base.tar.gz").exists(), out
+    after_backup = time.time()
+    time.sleep(RESTORE_PLAY_S)
+    steps["hands_after_the_backup"] = sum(hands_finished_since(tables, after_backup).values())
+    point = noted(hosts)
+    steps["switch"] = switch_and_archive(hosts)
+    time.sleep(RESTORE_LOST_PLAY_S)
+    at_loss = noted(hosts)
+    lost_at = time.time()
+    hosts.lose_database()
+    timings: dict[str, float] = {}
+    for step in restore_steps():
+        began = time.monotonic()
+        if step == "systemctl stop vipgame.target":
+            every_host(hosts, hosts.stop_host)
+        elif step == "systemctl stop pgbouncer":
+            hosts.stop_pgbouncer()
+        elif step == "systemctl stop postgresql@15-main":
+            hosts.stop_postgres()  # (lost already: nothing runs)
+        elif step == "systemctl start postgresql@15-main":
+            hosts.start_postgres()
+        elif step == "systemctl start pgbouncer":
+            restored = noted(hosts)  # (before anything connects)
+            hosts.start_pgbouncer()
+        elif step == "systemctl start vipgame.target":
+            every_host(hosts, hosts.start_host)
+        else:
+            steps["check_printed"] = hosts.run_documented(step).strip().splitlines()
+            step = step.strip().splitlines()[-1][:40]
+        timings[step] = round(time.monotonic() - began, 1)
+    steps["restore_s"] = round(time.time() - lost_at, 1)
+    steps["step_s"] = timings
+    # What the restored database holds of the noted point and of the loss.
+    noted_hands, restored_hands = set(point["hands"]), set(restored["hands"])
+    lost_hands = set(at_loss["hands"]) - restored_hands
+    steps["noted_point"] = {
+        "settled_hands": len(noted_hands),
+        "ledger_transactions": len(point["transactions"]),
+        "ledger": point["ledger_digest"][:3],
+    }
+    steps["noted_hands_missing"] = len(noted_hands - restored_hands)
+    steps["noted_transactions_missing"] = len(
+        set(point["transactions"]) - set(restored["transactions"])
+    )
+    again = same_rows(hosts, point)
+    for digest in ("hands_digest", "ledger_digest"):
+        again[digest] = [v if isinstance(v, str) else int(v) for v in again[digest]]
+    steps["noted_rows_identical"] = (
+        again["hands_digest"] == point["hands_digest"]
+        and again["ledger_digest"] == point["ledger_digest"]
+    )
+    steps["hands_settled_after_the_point_before_the_loss"] = len(
+        set(at_loss["hands"]) - noted_hands
+    )
+    steps["of_which_restored"] = len((set(at_loss["hands"]) - noted_hands) & restored_hands)
+    steps["settled_hands_lost"] = len(lost_hands)
+    steps["newest_write_restored_s_before_the_loss"] = round(lost_at - restored["newest_event"], 1)
+    steps["half_there"] = {k: restored[k] for k in HALF_THERE}
+    steps["half_there_at_the_point"] = {k: point[k] for k in HALF_THERE}
+    # The room back: every table finished a hand since the loss.
+    moved = wait_until(lambda: every_table_moved_on(tables, lost_at), RECOVERY_S, 0.5)
+    steps["room_down_s"] = round(time.time() - lost_at, 1) if moved else None
+    return steps
+
+
+def restored_ok(result: dict[str, Any]) -> bool:
+    """The restore drill's own checks."""
+    half = result["half_there"]
+    return bool(
+        result["switch"]["archived"]
+        and result["noted_hands_missing"] == 0
+        and result["noted_transactions_missing"] == 0
+        and result["noted_rows_identical"]
+        and not any(half.values())
+        and result["room_down_s"] is not None
+    )
+
+
 def bound_for(name: str, args: Any) -> float:
     """The longest a table may stand still in each drill (docs/operations.md
     "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
@@ -453,6 +695,9 @@ def bound_for(name: str, args: Any) -> float:
         "rolling": turn + 10 + 15,
         # nothing stops: the new host only joins
         "add-host": turn + 10 + 15,
+        # the room stops for the whole restore (app hosts stopped, the base
+        # backup unpacked, the WAL replayed, everything started): 90 s here
+        "restore": 90 + turn + 15,
     }[name]
 
 
@@ -562,6 +807,8 @@ def rolled(result: dict[str, Any]) -> bool:
     """The rolling and add-host drills' own checks (true for the others)."""
     if result["drill"] == "add-host":
         return bool(result["manifest"])
+    if result["drill"] == "restore":
+        return restored_ok(result)
     if result["drill"] != "rolling":
         return True
     return bool(

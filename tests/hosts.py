@@ -353,14 +353,109 @@ class Hosts:
                               "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]),
             capture_output=True, check=True,
         )  # fmt: skip
+        self.socket_dir.mkdir()
+        shutil.chown(self.socket_dir, "postgres", "postgres")
+        self.conf_d.mkdir()
         with (self.pgdata / "postgresql.conf").open("a") as conf:
             conf.write(
                 "listen_addresses = '*'\nport = 5432\n"
-                f"unix_socket_directories = '{self.pgdata}'\n"
+                f"unix_socket_directories = '{self.socket_dir}'\n"
                 "max_connections = 100\nshared_buffers = 64MB\nfsync = off\n"
+                f"include_dir = '{self.conf_d}'\n"
             )
         with (self.pgdata / "pg_hba.conf").open("a") as hba:
             hba.write("host all all 0.0.0.0/0 trust\n")
+        self.archive_setup()
+
+    # The paths of docs/operations.md "Backups and restore" and this data
+    # host's: the backup host's disk (``/mnt/pgbackup``) is a directory beside
+    # the data directory, not in it, so losing the one leaves the other.
+    @property
+    def socket_dir(self) -> Path:
+        return self.data_dir / "run"  # (Debian's /var/run/postgresql)
+
+    @property
+    def conf_d(self) -> Path:
+        return self.data_dir / "conf.d"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "pgbackup"
+
+    def backup_paths(self, text: str) -> str:
+        """A documented backup or restore step with this data host's paths."""
+        swaps = {
+            "/var/lib/postgresql/15/main": str(self.pgdata),
+            "/etc/postgresql/15/main/conf.d": str(self.conf_d),
+            "/mnt/pgbackup": str(self.backup_dir),
+            "/usr/local/bin/vipgame-basebackup": str(self.data_dir / "vipgame-basebackup"),
+            "/etc/cron.d/vipgame-backup": str(self.data_dir / "cron.d-vipgame-backup"),
+            "10.0.0.10": ADDRESSES["data"],
+        }
+        for old, new in swaps.items():
+            text = text.replace(old, new)
+        return text
+
+    def run_documented(self, script: str, timeout: float = 300) -> str:
+        """A documented shell step, with this data host's paths, run as root
+        on the data host (``bash -e``); PostgreSQL's programs and socket as on
+        Debian (its binaries on the PATH, ``PGHOST`` its socket directory).
+        Returns what it printed."""
+        env = {"PATH": f"{PG_BIN}:{os.environ['PATH']}", "PGHOST": str(self.socket_dir),
+               "HOME": "/root", "LANG": "C.UTF-8"}  # fmt: skip
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.ns["data"], "bash", "-e", "-c", self.backup_paths(script)],
+            capture_output=True, text=True, env=env, timeout=timeout, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+    def archive_setup(self) -> None:
+        """docs/operations.md "Backups and restore", once on the data host:
+        the backup directories, the nightly script and its cron file (run
+        literally, paths swapped), then the archive settings in conf.d."""
+        self.run_documented(documented("nightly script, its cron lines", "sh"))
+        archive = documented("Then the archiving, in", "ini")
+        assert "archive_mode = on" in archive, archive
+        assert "archive_timeout" in archive, archive
+        (self.conf_d / "archive.conf").write_text(self.backup_paths(archive))
+
+    def base_backup(self) -> str:
+        """The nightly script, run as cron runs it (as postgres); its output."""
+        script = self.data_dir / "vipgame-basebackup"
+        return self.run_documented(f"runuser -u postgres -- {script}")
+
+    def lose_database(self) -> None:
+        """The data host's database lost: PostgreSQL ``kill -9``'d (and its
+        children), its data directory deleted."""
+        postmaster = self.processes["postgres"].pid
+        self.kill("postgres")
+        shutil.rmtree(self.pgdata)
+        # (the small System V segment a postmaster keeps, left by the kill:
+        # this postmaster's own, by its creator's pid)
+        listing = subprocess.run(["ipcs", "-m", "-p"], capture_output=True, text=True).stdout
+        for line in listing.splitlines():
+            fields = line.split()
+            if len(fields) >= 4 and fields[0].isdigit() and fields[2] == str(postmaster):
+                subprocess.run(["ipcrm", "-m", fields[0]], check=False)
+
+    def stop_postgres(self) -> None:
+        """``systemctl stop postgresql@15-main``: a fast shutdown, if it runs."""
+        process = self.processes.pop("postgres", None)
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=60)
+
+    def stop_pgbouncer(self) -> None:
+        """``systemctl stop pgbouncer``: SIGTERM, and its end awaited."""
+        process = self.processes.pop("pgbouncer")
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        finally:
+            kill_group(process)
 
     def start_postgres(self) -> None:
         command = self.as_postgres([str(PG_BIN / "postgres"), "-D", str(self.pgdata)])
@@ -388,15 +483,22 @@ class Hosts:
 
     def start_pgbouncer(self) -> None:
         here = self.data_dir / "pgbouncer"
+        if (here / "pgbouncer.ini").exists():  # (started again: its files are there)
+            self.spawn("pgbouncer", "data", self.pgbouncer_command(), {"PATH": os.environ["PATH"]})
+            self.wait_ready("pgbouncer")
+            return
         here.mkdir()
         here.chmod(0o755)
         (here / "users.txt").write_text('"vipgame" ""\n')
         (here / "pgbouncer.ini").write_text(pgbouncer_ini(here / "users.txt"))
         for name in ("users.txt", "pgbouncer.ini"):
             (here / name).chmod(0o644)
-        command = ["/usr/sbin/pgbouncer", "-u", "postgres", str(here / "pgbouncer.ini")]
-        self.spawn("pgbouncer", "data", command, {"PATH": os.environ["PATH"]})
+        self.spawn("pgbouncer", "data", self.pgbouncer_command(), {"PATH": os.environ["PATH"]})
         self.wait_ready("pgbouncer")
+
+    def pgbouncer_command(self) -> list[str]:
+        ini = self.data_dir / "pgbouncer" / "pgbouncer.ini"
+        return ["/usr/sbin/pgbouncer", "-u", "postgres", str(ini)]
 
     def start_redis(self) -> None:
         command = ["redis-server", "--bind", "0.0.0.0", "--port", "6379", "--protected-mode",
