@@ -21,8 +21,10 @@ with the upstream listing both app hosts. PostgreSQL runs as the `postgres`
 user from a fresh ``initdb`` in a temporary directory; the application
 reaches it through PgBouncer with ``DB_STARTUP_OPTIONS=0`` and the session
 bounds on the role, as "PgBouncer" documents (its ini and ALTER ROLE lines are
-read from docs/operations.md). Migrations run once, from app1,
-directly on PostgreSQL. Needs root (``ip netns``).
+read from docs/operations.md). Its WAL is archived as "Backups and restore"
+documents (the setup block run literally, ``conf.d/archive.conf``), to a
+directory beside the data directory that stands for the backup host's disk.
+Migrations run once, from app1, directly on PostgreSQL. Needs root (``ip netns``).
 """
 
 from __future__ import annotations
@@ -394,6 +396,9 @@ class Hosts:
         }
         for old, new in swaps.items():
             text = text.replace(old, new)
+        # (run as root: a path of the real machine left in would be its own)
+        for real in ("/var/lib/postgresql", "/etc/postgresql", "/mnt/", "/usr/local/", "/etc/cron"):
+            assert real not in text, f"a documented step names {real} the drill has no swap for"
         return text
 
     def run_documented(self, script: str, timeout: float = 300) -> str:
