@@ -50,10 +50,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bench.drills import SENTINEL_MOVES_AGAIN_S
 from bench.players import Player, Run, create_tables, money_checks, money_ok
+from bench.sentinel import DOWN_AFTER_MS as BENCH_DOWN_AFTER_MS
 from bench.stack import setup_django, wait_until
 
-from .hosts import ADDRESSES, OPERATIONS, Hosts, documented
+from .hosts import ADDRESSES, DOWN_AFTER_MS, OPERATIONS, Hosts, documented
 from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
@@ -214,7 +216,7 @@ def drill(
     elif name == "add-host":
         detail.update(add_host(hosts))
     elif name == "redis-failover":
-        hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
+        detail.update(redis_failover(hosts, tables))
     back = time.time()
     recovered = wait_until(lambda: every_table_moved_on(tables, back), RECOVERY_S, 1)
     longest = pauses.longest()
@@ -435,6 +437,55 @@ def add_host(hosts: Hosts, role: str = "app3") -> dict[str, Any]:
     return steps
 
 
+# After the sentinels promote the replica, the old primary started again must
+# be a replica of the new one within this long (Sentinel waits 8 s after it
+# answers as a primary before it reconfigures it).
+REJOIN_S = 60.0
+
+
+def redis_failover(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
+    """docs/operations.md "Redis: roles, Sentinel, fail-over", across hosts:
+    the Redis primary on the data host ``kill -9``'d mid-hand; the sentinels
+    (data, data2, proxy) promote the replica on data2 and every process
+    follows it, none exits or is restarted. Once every table has finished a
+    hand since the kill, the old primary is started again as its unit starts
+    it (no ``replicaof``) and Sentinel must make it a replica of the new one."""
+    steps: dict[str, Any] = {}
+    in_play = fresh(lambda: open_hands(tables)) or []
+    killed = time.time()
+    old, new, took = hosts.redis_failover()
+    steps["primary_killed_on"] = old
+    steps["primary_now_on"] = new
+    steps["promoted_after_s"] = round(took, 1) if new else None
+    steps["every_table_finished_a_hand_after_the_kill"] = bool(
+        wait_until(lambda: every_table_moved_on(tables, killed), RECOVERY_S, 1)
+    )
+    steps["hands_in_play_at_the_kill"] = len(in_play)
+    still_open = fresh(lambda: open_hands(tables))
+    steps["those_hands_finished"] = still_open is not None and not set(in_play) & set(still_open)
+    steps["old_primary_a_replica_of_the_new_after_s"] = None
+    if new is not None:
+        began = time.monotonic()
+        hosts.start_redis(old)
+        if wait_until(lambda: hosts.replica_of(old, new), REJOIN_S, 0.5):
+            steps["old_primary_a_replica_of_the_new_after_s"] = round(time.monotonic() - began, 1)
+    steps["processes_exited"] = sorted(
+        name for name, process in hosts.processes.items() if process.poll() is not None
+    )
+    return steps
+
+
+def failed_over(result: dict[str, Any]) -> bool:
+    """The redis-failover drill's own checks."""
+    return bool(
+        result["primary_now_on"]
+        and result["every_table_finished_a_hand_after_the_kill"]
+        and result["those_hands_finished"]
+        and result["old_primary_a_replica_of_the_new_after_s"] is not None
+        and not result["processes_exited"]
+    )
+
+
 def bound_for(name: str, args: Any) -> float:
     """The longest a table may stand still in each drill (docs/operations.md
     "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
@@ -453,6 +504,9 @@ def bound_for(name: str, args: Any) -> float:
         "rolling": turn + 10 + 15,
         # nothing stops: the new host only joins
         "add-host": turn + 10 + 15,
+        # bench.drills' bound for the fail-over on one host, plus the longer
+        # down-after-milliseconds of the documented sentinel.conf used here
+        "redis-failover": SENTINEL_MOVES_AGAIN_S + (DOWN_AFTER_MS - BENCH_DOWN_AFTER_MS) / 1000,
     }[name]
 
 
@@ -466,14 +520,23 @@ def main() -> int:
     parser.add_argument(
         "--drills",
         default=None,
-        help="partition,kill,postgres,rolling (short); add-host before rolling (long)",
+        help="partition,kill,postgres,rolling,redis-failover (short); add-host before "
+        "rolling (long)",
     )
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--plain-redis",
+        action="store_true",
+        help="one Redis on the data host, no replica or sentinels (no redis-failover)",
+    )
     args = parser.parse_args()
     if args.short:
         args.tables, args.bot_tables, args.daphnes, args.partition_s = 3, 2, 1, 20.0
     if args.drills is None:
         args.drills = "partition,kill,postgres," + ("rolling" if args.short else "add-host,rolling")
+        args.drills += "" if args.plain_redis else ",redis-failover"
+    if args.plain_redis and "redis-failover" in args.drills.split(","):
+        parser.error("redis-failover needs the sentinels (no --plain-redis)")
 
     # A SIGTERM (the test's time-out) still runs every clean-up below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -481,9 +544,20 @@ def main() -> int:
     began = time.monotonic()
     summary: dict[str, Any] = {"drills": [], "workdir": str(workdir)}
     spare = "add-host" in args.drills.split(",")
-    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF, spare=spare) as hosts:
+    hosts = Hosts(
+        workdir,
+        daphnes=args.daphnes,
+        extra_env=APP_LIMITS_OFF,
+        spare=spare,
+        sentinel=not args.plain_redis,
+    )
+    with hosts:
         summary["started_s"] = round(time.monotonic() - began, 1)
+        summary["redis"] = hosts.redis_url()
+        summary["sentinels_started_s"] = round(hosts.sentinels_started_in, 1)
         # This process: the data host through the admin link, the same queues.
+        # (Its Redis is the data host's, used only while the tables are set
+        # up: the namespaces' other addresses are out of its reach.)
         os.environ.update(
             DATABASE_URL=hosts.admin_url(),
             REDIS_URL=f"redis://{hosts.data_ip}:6379/0",
@@ -562,6 +636,8 @@ def rolled(result: dict[str, Any]) -> bool:
     """The rolling and add-host drills' own checks (true for the others)."""
     if result["drill"] == "add-host":
         return bool(result["manifest"])
+    if result["drill"] == "redis-failover":
+        return failed_over(result)
     if result["drill"] != "rolling":
         return True
     return bool(
