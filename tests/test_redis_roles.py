@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 import redis
+from django.conf import settings
 
 from bench import sentinel
 from bench.sentinel import SentinelGroup
@@ -330,3 +332,39 @@ def test_the_worker_leaves_a_hung_primary_for_the_promoted_replica(tmp_path):
 # and beat's publisher each meet a hung connection at most once, then the
 # next run of the sweeper (2 s) and a loaded machine.
 HUNG_PRIMARY_BOUND_S = 45.0
+
+
+def test_a_worker_holding_unacknowledged_tasks_survives_its_transport_detached():
+    """The state a worker was in when the redis-failover drill (tests/hostdrill.py)
+    killed the Redis primary under it ("Restoring 5 unacknowledged
+    message(s)", then AttributeError and the worker's exit): Celery's consumer
+    had ``collect()``ed the broken connection, which detaches its transport,
+    and then closed the channel, which still held a message it had not
+    acknowledged. Closing it must not raise (vipgame/celery.py), and the
+    message stays in the broker's ``unacked`` hash for ``restore_visible``."""
+    from kombu import Connection, Exchange, Queue
+
+    import vipgame.celery  # noqa: F401  (its patch of kombu's QoS)
+
+    name = f"unacked-{secrets.token_hex(4)}"
+    queue = Queue(name, Exchange(name), name)
+    held = []
+    raw = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        with connection.Producer() as producer:
+            producer.publish({"n": 1}, exchange=queue.exchange, routing_key=name, declare=[queue])
+        consumer = connection.Consumer(queue, callbacks=[lambda _, message: held.append(message)])
+        consumer.consume()
+        connection.drain_events(timeout=5)
+        channel: Any = connection.default_channel
+        assert held
+        assert channel.qos._delivered  # delivered, not acknowledged
+        tag = held[0].delivery_tag
+        connection.transport.client = None  # what collect() leaves
+        try:
+            channel.close()
+            assert raw.hexists(channel.unacked_key, tag)
+        finally:
+            raw.hdel(channel.unacked_key, tag)
+            raw.zrem(channel.unacked_index_key, tag)
+            raw.delete(name)

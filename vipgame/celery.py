@@ -4,6 +4,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import beat_init, worker_init
+from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
 
@@ -49,6 +50,30 @@ class RoutineAtDebug(logging.Filter):
 for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "celery.worker.request"):
     _logger = logging.getLogger(_name)
     _logger.addFilter(RoutineAtDebug(_logger))
+
+
+def _restore_unacked_unless_detached(qos: Any, client: Any = None) -> Any:
+    """kombu's Redis ``QoS.restore_unacked``, but a no-op once the channel's
+    transport has been detached from its connection.
+
+    When the broker goes away (the Redis primary killed: the redis-failover
+    drill of tests/hostdrill.py, 2026-11-29) while a worker holds messages
+    it has not acknowledged, Celery 5.7's consumer first ``collect()``s the
+    connection (which detaches the transport: ``client = None``) and then
+    closes it; the channel, left open by the first pass, tries to put those
+    messages back through the detached transport and raises AttributeError
+    (``'NoneType' object has no attribute 'hostname'``), which Celery takes
+    for an unrecoverable error: the worker exits. Skipped, the messages stay
+    in the broker's ``unacked`` hash, from which kombu's ``restore_visible``
+    puts them back after the visibility time-out (and the sweeper finds the
+    work they stood for in PostgreSQL before that)."""
+    if client is None and qos.channel.connection.client is None:
+        return None
+    return _restore_unacked(qos, client)
+
+
+_restore_unacked = kombu_redis.QoS.restore_unacked
+kombu_redis.QoS.restore_unacked = _restore_unacked_unless_detached  # type: ignore[method-assign,assignment]
 
 
 @worker_init.connect
