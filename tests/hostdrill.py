@@ -16,7 +16,13 @@ socket players and bot tables play through nginx on the proxy host while
   processes restarted on the new release, each Daphne's ``/readyz`` asked
   until 200 and each worker ready, and the host put back; then the same
   back to the previous release, and only then the migration reversed
-  (contract). Every hand the new release dealt wrote the column.
+  (contract). Every hand the new release dealt wrote the column;
+* ``redis-failover``: the Redis primary on the data host is ``kill -9``'d
+  mid-hand; the sentinels (data, data2, proxy) promote the replica on data2
+  and every process follows it without a restart (none may exit); once every
+  table has finished a hand since the kill, the old primary is started again
+  and must become a replica of the new one (Sentinel reconfigures it).
+  Prints the promotion's and the rejoin's seconds.
 
 Each drill prints the longest pause of every table (the longest time its
 version did not move, sampled every 0.25 s from the drill's start until
@@ -24,9 +30,10 @@ every table has finished a hand after it), the errors the players got, and
 the hands finished during and after it. At the end the hands in play finish
 and no more start, then the money checks: Σ balances = 0, no negative
 balance, nothing settled twice, no hand unsettled, no table overdue.
-(``redis-failover``: the hook for branch ``redis``'s Sentinel; not run yet.)
 
     sudo .venv/bin/python -m tests.hostdrill --short     # what CI runs (tests/test_hosts.py)
+    sudo .venv/bin/python -m tests.hostdrill --short --drills redis-failover
+    sudo .venv/bin/python -m tests.hostdrill --short --plain-redis   # one Redis, no sentinels
 
 Runs as its own process: Django is set up here against the data host's
 PostgreSQL and Redis (through the admin link), not the tests' database.

@@ -3,10 +3,12 @@ the multi-host topology of docs/operations.md ("Adding machines",
 "PgBouncer") built for real, so that a drill can cut a host off the network,
 kill it, or restart the database under it.
 
-    client (this process) ─ veth ─ proxy: nginx ─┐
+    client (this process) ─ veth ─ proxy: nginx, a Redis sentinel ─┐
                                                   ├─ bridge ─ app1: Daphne, Celery worker, beat
                                                   │         ─ app2: Daphne, Celery worker
-    this process (admin) ─ veth ─ data: PostgreSQL, PgBouncer (transaction mode), Redis
+                                                  │         ─ data2: the Redis replica, a sentinel
+    this process (admin) ─ veth ─ data: PostgreSQL, PgBouncer (transaction mode),
+                                        the Redis primary, a sentinel
 
 The hosts share one bridge (``10.77.1.0/24``) inside a namespace of their own,
 so nothing of it is in the machine's own network; only the two veth ends of
@@ -22,7 +24,15 @@ user from a fresh ``initdb`` in a temporary directory; the application
 reaches it through PgBouncer with ``DB_STARTUP_OPTIONS=0`` and the session
 bounds on the role, as "PgBouncer" documents (its ini and ALTER ROLE lines are
 read from docs/operations.md). Migrations run once, from app1,
-directly on PostgreSQL. Needs root (``ip netns``).
+directly on PostgreSQL. Redis runs as "Redis: roles, Sentinel, fail-over"
+sets out its minimal set: the primary on the data host, its replica on data2,
+a sentinel on each of those and one on the proxy host, each with the
+documented ``sentinel.conf`` lines (bench/sentinel.py writes them; the
+documented ``down-after-milliseconds`` 3000, not that module's 1000), and
+every app process's ``REDIS_URL`` names the three sentinels
+(``redis+sentinel://…/vipgame/0``). ``redis_failover`` kills the primary and
+waits for the promotion; ``Hosts(sentinel=False)`` runs one plain Redis on
+the data host instead. Needs root (``ip netns``).
 """
 
 from __future__ import annotations
