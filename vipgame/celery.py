@@ -2,6 +2,7 @@ import logging
 import os
 from typing import Any
 
+import redis
 from celery import Celery
 from celery.signals import beat_init, worker_init
 from kombu.transport import redis as kombu_redis
@@ -52,28 +53,32 @@ for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "cele
     _logger.addFilter(RoutineAtDebug(_logger))
 
 
-def _restore_unacked_unless_detached(qos: Any, client: Any = None) -> Any:
-    """kombu's Redis ``QoS.restore_unacked``, but a no-op once the channel's
-    transport has been detached from its connection.
+def _connparams_of_a_live_connection(channel: Any, asynchronous: bool = False) -> Any:
+    """kombu's Redis ``Channel._connparams``, but a closed connection is a
+    connection error (which Celery and kombu handle), not AttributeError.
 
     When the broker goes away (the Redis primary killed: the redis-failover
     drill of tests/hostdrill.py, 2026-11-29) while a worker holds messages
     it has not acknowledged, Celery 5.7's consumer first ``collect()``s the
-    connection (which detaches the transport: ``client = None``) and then
-    closes it; the channel, left open by the first pass, tries to put those
-    messages back through the detached transport and raises AttributeError
-    (``'NoneType' object has no attribute 'hostname'``), which Celery takes
-    for an unrecoverable error: the worker exits. Skipped, the messages stay
-    in the broker's ``unacked`` hash, from which kombu's ``restore_visible``
-    puts them back after the visibility time-out (and the sweeper finds the
-    work they stood for in PostgreSQL before that)."""
-    if client is None and qos.channel.connection.client is None:
-        return None
-    return _restore_unacked(qos, client)
+    connection (which detaches the transport from it) and then closes it.
+    Whatever then reaches the old channel for a new Redis client, the close
+    putting those messages back (``Restoring 7 unacknowledged message(s)``)
+    or a task finishing on the pool and acknowledging its message, found no
+    connection: AttributeError (``'NoneType' object has no attribute
+    'hostname'``, ``... 'client'``), which Celery takes for an unrecoverable
+    error: the worker exited. As a connection error, the close is ignored
+    and the acknowledgement logged (``Couldn't ack``), as they are when the
+    connection fails under them; the messages stay in the broker's
+    ``unacked`` hash, which kombu puts back after its visibility time-out
+    (the sweeper finds the work they stood for in PostgreSQL long before)."""
+    transport = channel.connection
+    if transport is None or transport.client is None:
+        raise redis.exceptions.ConnectionError("the channel's broker connection was closed")
+    return _connparams(channel, asynchronous=asynchronous)
 
 
-_restore_unacked = kombu_redis.QoS.restore_unacked
-kombu_redis.QoS.restore_unacked = _restore_unacked_unless_detached  # type: ignore[method-assign,assignment]
+_connparams = kombu_redis.Channel._connparams  # type: ignore[attr-defined]
+kombu_redis.Channel._connparams = _connparams_of_a_live_connection  # type: ignore[attr-defined]
 
 
 @worker_init.connect
