@@ -479,7 +479,19 @@ def redis_failover(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
     steps["processes_exited"] = sorted(
         name for name, process in hosts.processes.items() if process.poll() is not None
     )
+    steps["seats_freed_since_the_kill"] = fresh(lambda: departures_since(tables, killed))
     return steps
+
+
+def departures_since(tables: list[int], after: float) -> list[str]:
+    """ "table:user reason" of every seat freed since ``after`` (a time.time())."""
+    from datetime import UTC, datetime
+
+    from games.models import Departure
+
+    moment = datetime.fromtimestamp(after, tz=UTC)
+    rows = Departure.objects.filter(table__in=tables, at__gt=moment)
+    return [f"{t}:{u} {r}" for t, u, r in rows.values_list("table", "user", "reason")]
 
 
 def failed_over(result: dict[str, Any]) -> bool:
