@@ -500,6 +500,7 @@ def failed_over(result: dict[str, Any]) -> bool:
         and result["those_hands_finished"]
         and result["old_primary_a_replica_of_the_new_after_s"] is not None
         and not result["processes_exited"]
+        and result["seats_freed_since_the_kill"] == []
     )
 
 
