@@ -443,8 +443,9 @@ def add_host(hosts: Hosts, role: str = "app3") -> dict[str, Any]:
 
 
 # After the sentinels promote the replica, the old primary started again must
-# be a replica of the new one within this long (Sentinel waits 8 s after it
-# answers as a primary before it reconfigures it).
+# be a replica of the new one, in sync, within this long (Sentinel
+# reconfigures it some seconds after it answers as a primary again: 10 s in
+# the drill's logs, then 5 s of full sync; 15.5-16.5 s in all, measured).
 REJOIN_S = 60.0
 
 
@@ -482,7 +483,7 @@ def redis_failover(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
 
 
 def departures_since(tables: list[int], after: float) -> list[str]:
-    """ "table:user reason" of every seat freed since ``after`` (a time.time())."""
+    """Every seat freed since ``after`` (a time.time()), as "table:user reason"."""
     from datetime import UTC, datetime
 
     from games.models import Departure
@@ -523,7 +524,7 @@ def bound_for(name: str, args: Any) -> float:
         # nothing stops: the new host only joins
         "add-host": turn + 10 + 15,
         # the sentinels notice after down-after-milliseconds (then a vote:
-        # promoted 4.3-4.8 s after the kill, measured); what was published
+        # promoted 3.8-4.8 s after the kill, measured); what was published
         # meanwhile is lost, so the others at a table catch up at their next
         # ping (10 s) or when the turn's clock fires. (bench.drills' one-host
         # bound, SENTINEL_MOVES_AGAIN_S + the 2 s longer down-after here, is
