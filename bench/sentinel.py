@@ -19,11 +19,12 @@ import shutil
 import signal
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.stack import free_port, wait_until
 
 MASTER = "vipgame"
+T = TypeVar("T")
 DOWN_AFTER_MS = 1000
 
 
@@ -36,6 +37,58 @@ def redis_server() -> str:
 
 
 FAILOVER_TIMEOUT_MS = 10_000
+
+
+def sentinel_lines(
+    primary: tuple[str, int],
+    sentinels: int,
+    *,
+    down_after_ms: int = DOWN_AFTER_MS,
+    failover_timeout_ms: int = FAILOVER_TIMEOUT_MS,
+) -> list[str]:
+    """The ``sentinel ...`` lines of each sentinel's configuration, watching
+    ``primary`` (host, port) with a majority of ``sentinels`` as the quorum:
+    the lines of docs/operations.md "Redis: roles, Sentinel, fail-over" (but
+    its ``auth-pass``: these servers have no password), with these times.
+    (tests/hosts.py checks that the documented ones are these.)"""
+    host, port = primary
+    return [
+        f"sentinel monitor {MASTER} {host} {port} {sentinels // 2 + 1}",
+        f"sentinel down-after-milliseconds {MASTER} {down_after_ms}",
+        f"sentinel failover-timeout {MASTER} {failover_timeout_ms}",
+        f"sentinel parallel-syncs {MASTER} 1",
+    ]
+
+
+def write_sentinel_conf(
+    directory: Path, port: int, bind: str, lines: list[str], *extra: str
+) -> Path:
+    """A sentinel's configuration file in ``directory`` (also its ``dir``):
+    one file a sentinel, as it rewrites its own with what it learns of the set."""
+    conf = directory / f"sentinel-{port}.conf"
+    head = [f"port {port}", f"bind {bind}", f"dir {directory}", *extra]
+    conf.write_text("".join(f"{line}\n" for line in [*head, *lines]))
+    return conf
+
+
+def sees_the_set(reply: Any, sentinels: int) -> bool:
+    """Whether a sentinel's ``SENTINEL MASTER`` reply (a flat list of names
+    and values, or a dict) shows a replica and the ``sentinels - 1`` others."""
+    pairs = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2], strict=False)
+    fields = {_text(k): _text(v) for k, v in pairs}
+    return (
+        int(fields.get("num-slaves", 0)) >= 1
+        and int(fields.get("num-other-sentinels", 0)) >= sentinels - 1
+    )
+
+
+def majority(said: list[T], sentinels: int) -> T | None:
+    """The primary more than half of ``sentinels`` named, if any (``said``:
+    what each that answered named)."""
+    for primary in set(said):
+        if said.count(primary) > sentinels // 2:
+            return primary
+    return None
 
 
 class SentinelGroup:
@@ -82,16 +135,8 @@ class SentinelGroup:
                            *extra])  # fmt: skip
 
     def _sentinel(self, port: int) -> None:
-        # (a sentinel rewrites its configuration file: one each)
-        conf = self.workdir / f"sentinel-{port}.conf"
-        quorum = len(self.sentinel_ports) // 2 + 1
-        conf.write_text(
-            f"port {port}\nbind 127.0.0.1\ndir {self.workdir}\n"
-            f"sentinel monitor {MASTER} 127.0.0.1 {self.primary_port} {quorum}\n"
-            f"sentinel down-after-milliseconds {MASTER} {DOWN_AFTER_MS}\n"
-            f"sentinel failover-timeout {MASTER} {FAILOVER_TIMEOUT_MS}\n"
-            f"sentinel parallel-syncs {MASTER} 1\n"
-        )
+        lines = sentinel_lines(("127.0.0.1", self.primary_port), len(self.sentinel_ports))
+        conf = write_sentinel_conf(self.workdir, port, "127.0.0.1", lines)
         self._start(port, [redis_server(), str(conf), "--sentinel"])
 
     # -- asking -------------------------------------------------------------------
@@ -109,16 +154,13 @@ class SentinelGroup:
 
     def primary(self) -> int | None:
         """The primary's port as a majority of the sentinels say, if they agree."""
-        said: dict[int, int] = {}
+        said = []
         for port in self.sentinel_ports:
             with contextlib.suppress(Exception):
                 address = self._ask(port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER)
                 if address:
-                    said[int(address[1])] = said.get(int(address[1]), 0) + 1
-        for primary, votes in said.items():
-            if votes > len(self.sentinel_ports) // 2:
-                return primary
-        return None
+                    said.append(int(address[1]))
+        return majority(said, len(self.sentinel_ports))
 
     def _settled(self) -> bool:
         """Every sentinel knows the replica and the other sentinels, and the
@@ -126,15 +168,7 @@ class SentinelGroup:
         try:
             for port in self.sentinel_ports:
                 info = self._ask(port, "SENTINEL", "MASTER", MASTER)
-                fields = (
-                    dict(zip(info[::2], info[1::2], strict=False))
-                    if isinstance(info, list)
-                    else info
-                )
-                fields = {_text(k): _text(v) for k, v in fields.items()}
-                if int(fields["num-slaves"]) < 1:
-                    return False
-                if int(fields["num-other-sentinels"]) < len(self.sentinel_ports) - 1:
+                if not sees_the_set(info, len(self.sentinel_ports)):
                     return False
             replication = self._ask(self.replica_port, "INFO", "replication")
             return bool(replication.get("master_link_status") == "up")

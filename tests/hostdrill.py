@@ -16,7 +16,7 @@ socket players and bot tables play through nginx on the proxy host while
   processes restarted on the new release, each Daphne's ``/readyz`` asked
   until 200 and each worker ready, and the host put back; then the same
   back to the previous release, and only then the migration reversed
-  (contract). Every hand the new release dealt wrote the column.
+  (contract). Every hand the new release dealt wrote the column;
 * ``restore`` (long form): docs/operations.md "Backups and restore" on the
   data host: the nightly base backup taken while the tables play, more
   hands, a noted point (the settled hands and the ledger) whose WAL segment
@@ -25,7 +25,13 @@ socket players and bot tables play through nginx on the proxy host while
   restore run literally (every app host stopped, the base backup unpacked,
   the archived WAL replayed, the tables' versions moved past the clients',
   everything started again). Every row of the noted point must be there as
-  it was, nothing half there, and the room back within its bound.
+  it was, nothing half there, and the room back within its bound;
+* ``redis-failover``: the Redis primary on the data host is ``kill -9``'d
+  mid-hand; the sentinels (data, data2, proxy) promote the replica on data2
+  and every process follows it without a restart (none may exit); once every
+  table has finished a hand since the kill, the old primary is started again
+  and must become a replica of the new one (Sentinel reconfigures it).
+  Prints the promotion's and the rejoin's seconds.
 
 Each drill prints the longest pause of every table (the longest time its
 version did not move, sampled every 0.25 s from the drill's start until
@@ -33,9 +39,10 @@ every table has finished a hand after it), the errors the players got, and
 the hands finished during and after it. At the end the hands in play finish
 and no more start, then the money checks: Σ balances = 0, no negative
 balance, nothing settled twice, no hand unsettled, no table overdue.
-(``redis-failover``: the hook for branch ``redis``'s Sentinel; not run yet.)
 
     sudo .venv/bin/python -m tests.hostdrill --short     # what CI runs (tests/test_hosts.py)
+    sudo .venv/bin/python -m tests.hostdrill --short --drills redis-failover
+    sudo .venv/bin/python -m tests.hostdrill --short --plain-redis   # one Redis, no sentinels
 
 Runs as its own process: Django is set up here against the data host's
 PostgreSQL and Redis (through the admin link), not the tests' database.
@@ -62,7 +69,7 @@ from typing import Any, TypeVar
 from bench.players import Player, Run, create_tables, money_checks, money_ok
 from bench.stack import setup_django, wait_until
 
-from .hosts import ADDRESSES, OPERATIONS, Hosts, documented
+from .hosts import ADDRESSES, DOWN_AFTER_MS, OPERATIONS, Hosts, documented
 from .topology import BIN, CLOCKS, ROOT, bot_tables
 
 T = TypeVar("T")
@@ -225,7 +232,7 @@ def drill(
     elif name == "restore":
         detail.update(restore(hosts, tables))
     elif name == "redis-failover":
-        hosts.redis_failover()  # HOOK: branch `redis` (Sentinel)
+        detail.update(redis_failover(hosts, tables))
     back = time.time()
     recovered = wait_until(lambda: every_table_moved_on(tables, back), RECOVERY_S, 1)
     longest = pauses.longest()
@@ -688,6 +695,69 @@ def restored_ok(result: dict[str, Any]) -> bool:
     )
 
 
+# After the sentinels promote the replica, the old primary started again must
+# be a replica of the new one, in sync, within this long (Sentinel
+# reconfigures it some seconds after it answers as a primary again: 10 s in
+# the drill's logs, then 5 s of full sync; 15.5-16.5 s in all, measured).
+REJOIN_S = 60.0
+
+
+def redis_failover(hosts: Hosts, tables: list[int]) -> dict[str, Any]:
+    """docs/operations.md "Redis: roles, Sentinel, fail-over", across hosts:
+    the Redis primary on the data host ``kill -9``'d mid-hand; the sentinels
+    (data, data2, proxy) promote the replica on data2 and every process
+    follows it, none exits or is restarted. Once every table has finished a
+    hand since the kill, the old primary is started again as its unit starts
+    it (no ``replicaof``) and Sentinel must make it a replica of the new one."""
+    steps: dict[str, Any] = {}
+    in_play = fresh(lambda: open_hands(tables)) or []
+    killed = time.time()
+    old, new, took = hosts.redis_failover()
+    steps["primary_killed_on"] = old
+    steps["primary_now_on"] = new
+    steps["promoted_after_s"] = round(took, 1) if new else None
+    steps["every_table_finished_a_hand_after_the_kill"] = bool(
+        wait_until(lambda: every_table_moved_on(tables, killed), RECOVERY_S, 1)
+    )
+    steps["hands_in_play_at_the_kill"] = len(in_play)
+    still_open = fresh(lambda: open_hands(tables))
+    steps["those_hands_finished"] = still_open is not None and not set(in_play) & set(still_open)
+    steps["old_primary_a_replica_of_the_new_after_s"] = None
+    if new is not None:
+        began = time.monotonic()
+        hosts.start_redis(old)
+        if wait_until(lambda: hosts.replica_of(old, new), REJOIN_S, 0.5):
+            steps["old_primary_a_replica_of_the_new_after_s"] = round(time.monotonic() - began, 1)
+    steps["processes_exited"] = sorted(
+        name for name, process in hosts.processes.items() if process.poll() is not None
+    )
+    steps["seats_freed_since_the_kill"] = fresh(lambda: departures_since(tables, killed))
+    return steps
+
+
+def departures_since(tables: list[int], after: float) -> list[str]:
+    """Every seat freed since ``after`` (a time.time()), as "table:user reason"."""
+    from datetime import UTC, datetime
+
+    from games.models import Departure
+
+    moment = datetime.fromtimestamp(after, tz=UTC)
+    rows = Departure.objects.filter(table__in=tables, at__gt=moment)
+    return [f"{t}:{u} {r}" for t, u, r in rows.values_list("table", "user", "reason")]
+
+
+def failed_over(result: dict[str, Any]) -> bool:
+    """The redis-failover drill's own checks."""
+    return bool(
+        result["primary_now_on"]
+        and result["every_table_finished_a_hand_after_the_kill"]
+        and result["those_hands_finished"]
+        and result["old_primary_a_replica_of_the_new_after_s"] is not None
+        and not result["processes_exited"]
+        and result["seats_freed_since_the_kill"] == []
+    )
+
+
 def bound_for(name: str, args: Any) -> float:
     """The longest a table may stand still in each drill (docs/operations.md
     "Multi-host drills"): a turn clock (8 s) plus how long the fault lasts
@@ -711,6 +781,13 @@ def bound_for(name: str, args: Any) -> float:
         # from the loss until every table has finished a hand (``room_down_s``:
         # the versions jump at the restore, so the pauses sampled do not span it)
         "restore": 90 + turn + 15,
+        # the sentinels notice after down-after-milliseconds (then a vote:
+        # promoted 3.8-4.8 s after the kill, measured); what was published
+        # meanwhile is lost, so the others at a table catch up at their next
+        # ping (10 s) or when the turn's clock fires. (bench.drills' one-host
+        # bound, SENTINEL_MOVES_AGAIN_S + the 2 s longer down-after here, is
+        # 22 s: one measured pause here was 18.9 s, at load 15.)
+        "redis-failover": DOWN_AFTER_MS / 1000 + turn + 10 + 15,
     }[name]
 
 
@@ -724,9 +801,15 @@ def main() -> int:
     parser.add_argument(
         "--drills",
         default=None,
-        help="partition,kill,postgres,rolling (short); add-host before rolling, restore (long)",
+        help="partition,kill,postgres,rolling,redis-failover (short); add-host before "
+        "rolling, restore before redis-failover (long)",
     )
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--plain-redis",
+        action="store_true",
+        help="one Redis on the data host, no replica or sentinels (no redis-failover)",
+    )
     args = parser.parse_args()
     if args.short:
         args.tables, args.bot_tables, args.daphnes, args.partition_s = 3, 2, 1, 20.0
@@ -734,6 +817,9 @@ def main() -> int:
         args.drills = "partition,kill,postgres," + (
             "rolling" if args.short else "add-host,rolling,restore"
         )
+        args.drills += "" if args.plain_redis else ",redis-failover"
+    if args.plain_redis and "redis-failover" in args.drills.split(","):
+        parser.error("redis-failover needs the sentinels (no --plain-redis)")
 
     # A SIGTERM (the test's time-out) still runs every clean-up below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -741,9 +827,20 @@ def main() -> int:
     began = time.monotonic()
     summary: dict[str, Any] = {"drills": [], "workdir": str(workdir)}
     spare = "add-host" in args.drills.split(",")
-    with Hosts(workdir, daphnes=args.daphnes, extra_env=APP_LIMITS_OFF, spare=spare) as hosts:
+    hosts = Hosts(
+        workdir,
+        daphnes=args.daphnes,
+        extra_env=APP_LIMITS_OFF,
+        spare=spare,
+        sentinel=not args.plain_redis,
+    )
+    with hosts:
         summary["started_s"] = round(time.monotonic() - began, 1)
+        summary["redis"] = hosts.redis_url()
+        summary["sentinels_started_s"] = round(hosts.sentinels_started_in, 1)
         # This process: the data host through the admin link, the same queues.
+        # (Its Redis is the data host's, used only while the tables are set
+        # up: the namespaces' other addresses are out of its reach.)
         os.environ.update(
             DATABASE_URL=hosts.admin_url(),
             REDIS_URL=f"redis://{hosts.data_ip}:6379/0",
@@ -824,6 +921,8 @@ def rolled(result: dict[str, Any]) -> bool:
         return bool(result["manifest"])
     if result["drill"] == "restore":
         return restored_ok(result)
+    if result["drill"] == "redis-failover":
+        return failed_over(result)
     if result["drill"] != "rolling":
         return True
     return bool(

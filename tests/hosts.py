@@ -3,10 +3,12 @@ the multi-host topology of docs/operations.md ("Adding machines",
 "PgBouncer") built for real, so that a drill can cut a host off the network,
 kill it, or restart the database under it.
 
-    client (this process) ─ veth ─ proxy: nginx ─┐
+    client (this process) ─ veth ─ proxy: nginx, a Redis sentinel ─┐
                                                   ├─ bridge ─ app1: Daphne, Celery worker, beat
                                                   │         ─ app2: Daphne, Celery worker
-    this process (admin) ─ veth ─ data: PostgreSQL, PgBouncer (transaction mode), Redis
+                                                  │         ─ data2: the Redis replica, a sentinel
+    this process (admin) ─ veth ─ data: PostgreSQL, PgBouncer (transaction mode),
+                                        the Redis primary, a sentinel
 
 The hosts share one bridge (``10.77.1.0/24``) inside a namespace of their own,
 so nothing of it is in the machine's own network; only the two veth ends of
@@ -24,7 +26,16 @@ bounds on the role, as "PgBouncer" documents (its ini and ALTER ROLE lines are
 read from docs/operations.md). Its WAL is archived as "Backups and restore"
 documents (the setup block run literally, ``conf.d/archive.conf``), to a
 directory beside the data directory that stands for the backup host's disk.
-Migrations run once, from app1, directly on PostgreSQL. Needs root (``ip netns``).
+Migrations run once, from app1, directly on PostgreSQL. Redis runs as
+"Redis: roles, Sentinel, fail-over" sets out its minimal set: the primary on
+the data host, its replica on data2, a sentinel on each of those and one on
+the proxy host, each with the
+documented ``sentinel.conf`` lines (bench/sentinel.py writes them; the
+documented ``down-after-milliseconds`` 3000, not that module's 1000), and
+every app process's ``REDIS_URL`` names the three sentinels
+(``redis+sentinel://…/vipgame/0``). ``redis_failover`` kills the primary and
+waits for the promotion; ``Hosts(sentinel=False)`` runs one plain Redis on
+the data host instead. Needs root (``ip netns``).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.sentinel import MASTER, majority, sees_the_set, sentinel_lines, write_sentinel_conf
 from bench.stack import errors_in, kill_group, raise_file_limit, stop_groups, wait_until
 from push.keys import vapid_environment
 
@@ -62,6 +74,16 @@ APP_HOSTS = ("app1", "app2")
 # A host the drill may add ("Adding machines"): its namespace is built only
 # when asked for (``Hosts(spare=True)``), nothing runs on it until then.
 SPARE = {"app3": f"{HOST_NET}.13"}
+# Redis under Sentinel, the minimal set of docs/operations.md "Redis: roles,
+# Sentinel, fail-over": the primary on ``data``, its replica on a host of its
+# own, a sentinel on each of those two and one on a third (the proxy).
+REPLICA = {"data2": f"{HOST_NET}.20"}
+SENTINEL_HOSTS = ("data", "data2", "proxy")
+SENTINEL_PORT = 26379
+# The documented times (docs/operations.md), not bench/sentinel.py's shorter
+# ones: the drill runs what production would.
+DOWN_AFTER_MS = 3000
+FAILOVER_TIMEOUT_MS = 30_000
 WEB_PORTS = (8001, 8002)  # the vipgame-web@PORT units of each app host
 OPERATIONS = ROOT / "docs" / "operations.md"
 
@@ -97,6 +119,30 @@ def pgbouncer_ini(auth_file: Path) -> str:
     return ini
 
 
+def documented_sentinel_lines() -> list[str]:
+    """The ``sentinel ...`` lines of "Redis: roles, Sentinel, fail-over", as
+    the hosts use them: the example primary's address swapped for the data
+    host's, no ``auth-pass`` (these servers have no password); each must
+    be the line bench/sentinel.py writes."""
+    text = OPERATIONS.read_text()
+    text = text[text.index("A minimal set: the primary and one replica") :]
+    lines = re.findall(r"^    (sentinel [^\n]*)$", text[: text.index("Replication is")], re.M)
+    assert lines, "operations.md: no sentinel.conf lines under 'A minimal set'"
+    swapped = [
+        line.replace("10.0.0.5 6379", f"{ADDRESSES['data']} 6379")
+        for line in lines
+        if " auth-pass " not in line
+    ]
+    ours = sentinel_lines(
+        (ADDRESSES["data"], 6379),
+        len(SENTINEL_HOSTS),
+        down_after_ms=DOWN_AFTER_MS,
+        failover_timeout_ms=FAILOVER_TIMEOUT_MS,
+    )
+    assert swapped == ours, f"operations.md's sentinel.conf lines {swapped} are not {ours}"
+    return ours
+
+
 def unit_name(name: str) -> str:
     """The systemd unit of an app host's process (``app1-web-8001``)."""
     kind = name.split("-")[1]
@@ -129,10 +175,18 @@ class Hosts:
         daphnes: int = 2,
         extra_env: dict[str, str] | None = None,
         spare: bool = False,
+        sentinel: bool = True,
     ):
         self.workdir = workdir
         self.tag = str(os.getpid())
-        self.addresses = {**ADDRESSES, **(SPARE if spare else {})}
+        # Redis under Sentinel (every role's URL ``redis+sentinel://``), or
+        # one plain Redis on the data host.
+        self.sentinel = sentinel
+        self.addresses = {
+            **ADDRESSES,
+            **(REPLICA if sentinel else {}),
+            **(SPARE if spare else {}),
+        }
         self.ns = {role: f"vip{self.tag}-{role}" for role in ("sw", *self.addresses)}
         # The app hosts in nginx's upstreams (a spare one joins: ``add_host``).
         self.app_hosts = list(APP_HOSTS)
@@ -159,6 +213,7 @@ class Hosts:
         self.release: dict[str, dict[str, str]] = {}
         self.log_offsets: dict[str, int] = {}
         self.stopped_in: dict[str, float] = {}
+        self.sentinels_started_in = 0.0
 
     # -- the network ----------------------------------------------------------------
 
@@ -271,8 +326,11 @@ class Hosts:
             ready = wait_until(lambda: self.answers("data", "127.0.0.1", 5432), timeout, 0.3)
         elif kind == "pgbouncer":
             ready = wait_until(lambda: self.answers("data", ADDRESSES["data"], 6432), timeout, 0.3)
-        elif kind == "redis":
-            ready = wait_until(lambda: self.answers("data", ADDRESSES["data"], 6379), timeout, 0.3)
+        elif kind.startswith(("redis", "sentinel")):  # redis (data's), redis-data2, sentinel-proxy
+            role = name.partition("-")[2] or "data"
+            port = SENTINEL_PORT if kind.startswith("sentinel") else 6379
+            address = self.addresses[role]
+            ready = wait_until(lambda: self.answers(role, address, port), timeout, 0.3)
         else:  # nginx
             ready = wait_until(lambda: self.answers("proxy", self.proxy_ip, 443), timeout, 0.3)
         if not ready:
@@ -505,19 +563,109 @@ class Hosts:
         ini = self.data_dir / "pgbouncer" / "pgbouncer.ini"
         return ["/usr/sbin/pgbouncer", "-u", "postgres", str(ini)]
 
-    def start_redis(self) -> None:
+    def start_redis(self, role: str = "data", *extra: str) -> None:
+        """The Redis server of ``role`` (``redis`` on the data host,
+        ``redis-data2`` on the replica's), ``extra`` its further options.
+        Nothing is saved; its ``dir`` is its own, for the file a replica's
+        full sync loads."""
+        name = "redis" if role == "data" else f"redis-{role}"
+        here = self.data_dir / name
+        here.mkdir(exist_ok=True)
         command = ["redis-server", "--bind", "0.0.0.0", "--port", "6379", "--protected-mode",
                    "no", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction",
-                   "--tcp-keepalive", "5"]  # fmt: skip
-        self.spawn("redis", "data", command, {"PATH": os.environ["PATH"]})
-        self.wait_ready("redis")
+                   "--tcp-keepalive", "5", "--dir", str(here), *extra]  # fmt: skip
+        self.spawn(name, role, command, {"PATH": os.environ["PATH"]})
+        self.wait_ready(name)
 
-    def redis_failover(self) -> None:
-        """HOOK (Redis Sentinel failover drill): branch ``redis`` is building
-        Sentinel. Once it lands, start a replica and Sentinels on the data
-        host here (or a second data host), point ``REDIS_URL`` at the
-        Sentinels, and make this promote the replica (``SENTINEL FAILOVER``)."""
-        raise NotImplementedError("Redis Sentinel failover: waiting for branch `redis`")
+    # -- Redis under Sentinel -----------------------------------------------------------
+
+    def start_sentinels(self) -> float:
+        """The replica on data2 and a sentinel on each of ``SENTINEL_HOSTS``
+        (the documented lines), then wait until each sentinel knows the
+        replica and the other two and the replica is in sync; returns the
+        seconds that took."""
+        began = time.monotonic()
+        self.start_redis("data2", "--replicaof", ADDRESSES["data"], "6379")
+        lines = documented_sentinel_lines()
+        for role in SENTINEL_HOSTS:
+            here = self.data_dir / f"sentinel-{role}"
+            here.mkdir()
+            conf = write_sentinel_conf(here, SENTINEL_PORT, "0.0.0.0", lines, "protected-mode no")
+            command = ["redis-server", str(conf), "--sentinel"]
+            self.spawn(f"sentinel-{role}", role, command, {"PATH": os.environ["PATH"]})
+        for role in SENTINEL_HOSTS:
+            self.wait_ready(f"sentinel-{role}")
+        if not wait_until(self.sentinels_settled, 60, 0.3):
+            raise AssertionError("the sentinels did not find the replica and each other")
+        return time.monotonic() - began
+
+    def redis_url(self) -> str:
+        """The application's ``REDIS_URL``: the sentinels' (every role
+        follows the primary they name), or the data host's Redis."""
+        if not self.sentinel:
+            return f"redis://{ADDRESSES['data']}:6379/0"
+        sentinels = ",".join(f"{self.addresses[r]}:{SENTINEL_PORT}" for r in SENTINEL_HOSTS)
+        return f"redis+sentinel://{sentinels}/{MASTER}/0"
+
+    def redis_cli(self, role: str, port: int, *command: str) -> list[str]:
+        """``redis-cli`` on ``role`` to its own server (6379) or sentinel
+        (26379): the reply's lines, none if nothing answered within 2 s."""
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.ns[role], "timeout", "2",
+             "redis-cli", "-p", str(port), "--raw", *command],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return done.stdout.splitlines() if done.returncode == 0 else []
+
+    def sentinels_settled(self) -> bool:
+        """Every sentinel knows the replica and the other two, and the
+        replica is in sync (bench/sentinel.py's test, asked by redis-cli)."""
+        for role in SENTINEL_HOSTS:
+            reply = self.redis_cli(role, SENTINEL_PORT, "SENTINEL", "MASTER", MASTER)
+            if not reply or not sees_the_set(reply, len(SENTINEL_HOSTS)):
+                return False
+        return "master_link_status:up" in self.redis_cli("data2", 6379, "INFO", "replication")
+
+    def redis_primary(self) -> str | None:
+        """The host of the primary a majority of the sentinels name."""
+        said = []
+        for role in SENTINEL_HOSTS:
+            reply = self.redis_cli(
+                role, SENTINEL_PORT, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER
+            )
+            if reply:
+                said.append(reply[0])
+        address = majority(said, len(SENTINEL_HOSTS))
+        return next((r for r, a in self.addresses.items() if a == address), None)
+
+    def redis_role(self, role: str) -> list[str]:
+        """``ROLE`` of ``role``'s Redis: ``master``, …; or ``slave``, its
+        primary's address, port, link state, offset."""
+        return self.redis_cli(role, 6379, "ROLE")
+
+    def redis_failover(self, timeout: float = 60) -> tuple[str, str | None, float]:
+        """``kill -9`` the Redis primary (the host stays up: its clients'
+        connections are reset) and wait until a majority of the sentinels
+        name another, which says it is the primary: (the old primary's host,
+        the new one's or None after ``timeout``, the seconds it took, as
+        asked every 0.1 s through ``redis-cli`` in the namespaces)."""
+        old = self.redis_primary()
+        assert old is not None, "the sentinels name no primary"
+        began = time.monotonic()
+        self.kill("redis" if old == "data" else f"redis-{old}")
+
+        def promoted() -> str | None:
+            new = self.redis_primary()
+            ok = new not in (None, old) and self.redis_role(new)[:1] == ["master"]
+            return new if ok else None
+
+        new: str | None = wait_until(promoted, timeout, 0.1)
+        return old, new, time.monotonic() - began
+
+    def replica_of(self, role: str, primary: str) -> bool:
+        """Whether ``role``'s Redis is a replica of ``primary``'s, in sync."""
+        reply = self.redis_role(role)
+        return reply[:2] == ["slave", self.addresses[primary]] and reply[3:4] == ["connected"]
 
     def admin_url(self, user: str = "vipgame", database: str = "vipgame") -> str:
         """PostgreSQL directly, from this process (the admin link)."""
@@ -538,7 +686,7 @@ class Hosts:
             "ALLOWED_HOSTS": f"{self.proxy_ip},localhost",
             "DATABASE_URL": f"postgres://vipgame@{data}:6432/vipgame",
             "DB_STARTUP_OPTIONS": "0",
-            "REDIS_URL": f"redis://{data}:6379/0",
+            "REDIS_URL": self.redis_url(),
             "TRUSTED_PROXIES": ADDRESSES["proxy"],
             "VAR_DIR": str(self.var_dir),
             "EMAIL_HOST": "127.0.0.1",
@@ -641,6 +789,8 @@ class Hosts:
             self.create_role()
             self.start_pgbouncer()
             self.start_redis()
+            if self.sentinel:
+                self.sentinels_started_in = self.start_sentinels()
             self.env = self.app_env()
             # Deploying: migrations once, from app1, directly on PostgreSQL (not
             # through PgBouncer, no statement bound: docs/operations.md).

@@ -1,10 +1,13 @@
 """The multi-host drills (tests/hostdrill.py, short form) on network
 namespaces (tests/hosts.py): a proxy host with nginx, two app hosts, a data
-host with PostgreSQL, PgBouncer in transaction mode and Redis. Socket players
-and bot tables play through nginx while app1 is cut off the network for 20 s,
-app2's processes are killed, PostgreSQL restarts, and a release rolls out
-host by host and back (drain, restart, readiness, back into nginx; its
-migration only adds, and is reversed after the rollback); each drill's
+host with PostgreSQL, PgBouncer in transaction mode and the Redis primary, a
+second data host with its replica, and three sentinels. Socket players and
+bot tables play through nginx while app1 is cut off the network for 20 s,
+app2's processes are killed, PostgreSQL restarts, a release rolls out host
+by host and back (drain, restart, readiness, back into nginx; its migration
+only adds, and is reversed after the rollback), and the Redis primary is
+killed (the sentinels promote the replica; the old primary, started again,
+becomes its replica); each drill's
 longest pause per table stays within its bound, every table finishes a hand
 after it, no player loses a seat, and the money holds (docs/operations.md
 "Multi-host drills").
@@ -28,7 +31,7 @@ pytestmark = [pytest.mark.slow]
 
 
 @pytest.mark.timeout(600)
-def test_the_room_survives_a_host_cut_off_a_host_killed_a_database_restart_and_a_release(
+def test_the_room_survives_host_faults_a_database_restart_a_release_and_a_redis_failover(
     tmp_path,
 ):
     assert os.geteuid() == 0, "network namespaces need root (CI runs the tests as root)"
@@ -52,11 +55,17 @@ def test_the_room_survives_a_host_cut_off_a_host_killed_a_database_restart_and_a
     assert lines[-1].startswith("RESULT "), output[-5000:]
     result = json.loads(lines[-1].removeprefix("RESULT "))
 
-    assert [d["drill"] for d in result["drills"]] == ["partition", "kill", "postgres", "rolling"]
+    assert [d["drill"] for d in result["drills"]] == [
+        "partition",
+        "kill",
+        "postgres",
+        "rolling",
+        "redis-failover",
+    ]
     for drill in result["drills"]:
         assert drill["every_table_finished_a_hand_after"], drill
         assert drill["worst_pause_s"] <= drill["bound_s"], drill
-    partition, kill, _postgres, rolling = result["drills"]
+    partition, kill, _postgres, rolling, failover = result["drills"]
     # The room played on while app1 was cut off, and its players came back.
     assert partition["tables_that_moved_while_app1_was_cut_off"] > 0, partition
     assert partition["errors_to_players"].get("socket:pong_timeout", 0) > 0, partition
@@ -72,6 +81,14 @@ def test_the_room_survives_a_host_cut_off_a_host_killed_a_database_restart_and_a
     assert rolling["every_table_dealt_by_next"], rolling
     assert rolling["hands_dealt_by_previous_on_the_added_column"] > 0, rolling
     assert rolling["column_dropped"], rolling
+    # The Redis fail-over: the replica on data2 promoted, every process
+    # followed it (none exited), the hands in play at the kill finished, and
+    # the old primary, started again, is the new one's replica.
+    assert (failover["primary_killed_on"], failover["primary_now_on"]) == ("data", "data2")
+    assert failover["promoted_after_s"] is not None, failover
+    assert failover["those_hands_finished"], failover
+    assert failover["old_primary_a_replica_of_the_new_after_s"] is not None, failover
+    assert failover["processes_exited"] == [], failover
     assert not result["seats_lost"], result["seats_lost"]
     assert result["all_hands_finished"]
     money = result["money"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 import redis
+from django.conf import settings
 
 from bench import sentinel
 from bench.sentinel import SentinelGroup
@@ -330,3 +332,47 @@ def test_the_worker_leaves_a_hung_primary_for_the_promoted_replica(tmp_path):
 # and beat's publisher each meet a hung connection at most once, then the
 # next run of the sweeper (2 s) and a loaded machine.
 HUNG_PRIMARY_BOUND_S = 45.0
+
+
+def test_a_worker_holding_unacknowledged_tasks_survives_its_transport_detached():
+    """The state a worker was in when the redis-failover drill (tests/hostdrill.py)
+    killed the Redis primary under it: Celery's consumer had ``collect()``ed
+    the broken connection, which detaches its transport, and then closed the
+    channel, which still held a message it had not acknowledged ("Restoring
+    7 unacknowledged message(s)"); later the task finished and its message
+    was acknowledged on that channel. Each raised AttributeError and the
+    worker exited; now each is a connection error, which kombu's close and
+    Celery's acknowledgement handle (vipgame/celery.py), and the message
+    stays in the broker's ``unacked`` hash for ``restore_visible``."""
+    import logging
+
+    from kombu import Connection, Exchange, Queue
+
+    import vipgame.celery  # noqa: F401  (its patch of kombu's Redis channel)
+
+    name = f"unacked-{secrets.token_hex(4)}"
+    queue = Queue(name, Exchange(name), name)
+    held = []
+    raw = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    with Connection(settings.CELERY_BROKER_URL) as connection:
+        with connection.Producer() as producer:
+            producer.publish({"n": 1}, exchange=queue.exchange, routing_key=name, declare=[queue])
+        consumer = connection.Consumer(queue, callbacks=[lambda _, message: held.append(message)])
+        consumer.consume()
+        connection.drain_events(timeout=5)
+        channel: Any = connection.default_channel
+        assert held
+        assert channel.qos._delivered  # delivered, not acknowledged
+        tag = held[0].delivery_tag
+        unacked, index = channel.unacked_key, channel.unacked_index_key
+        connection.transport.client = None  # what collect() leaves
+        try:
+            # kombu's close of the channel and Celery's acknowledgement of the
+            # finished task (with the consumer's connection errors): no raise
+            connection.maybe_close_channel(channel)
+            held[0].ack_log_error(logging.getLogger("test"), connection.connection_errors)
+            assert raw.hexists(unacked, tag)
+        finally:
+            raw.hdel(unacked, tag)
+            raw.zrem(index, tag)
+            raw.delete(name)

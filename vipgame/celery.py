@@ -2,8 +2,10 @@ import logging
 import os
 from typing import Any
 
+import redis
 from celery import Celery
 from celery.signals import beat_init, worker_init
+from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
 
@@ -49,6 +51,34 @@ class RoutineAtDebug(logging.Filter):
 for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace", "celery.worker.request"):
     _logger = logging.getLogger(_name)
     _logger.addFilter(RoutineAtDebug(_logger))
+
+
+def _connparams_of_a_live_connection(channel: Any, asynchronous: bool = False) -> Any:
+    """kombu's Redis ``Channel._connparams``, but a closed connection is a
+    connection error (which Celery and kombu handle), not AttributeError.
+
+    When the broker goes away (the Redis primary killed: the redis-failover
+    drill of tests/hostdrill.py, 2026-11-29) while a worker holds messages
+    it has not acknowledged, Celery 5.7's consumer first ``collect()``s the
+    connection (which detaches the transport from it) and then closes it.
+    Whatever then reaches the old channel for a new Redis client, the close
+    putting those messages back (``Restoring 7 unacknowledged message(s)``)
+    or a task finishing on the pool and acknowledging its message, found no
+    connection: AttributeError (``'NoneType' object has no attribute
+    'hostname'``, ``... 'client'``), which Celery takes for an unrecoverable
+    error: the worker exited. As a connection error, the close is ignored
+    and the acknowledgement logged (``Couldn't ack``), as they are when the
+    connection fails under them; the messages stay in the broker's
+    ``unacked`` hash, which kombu puts back after its visibility time-out
+    (the sweeper finds the work they stood for in PostgreSQL long before)."""
+    transport = channel.connection
+    if transport is None or transport.client is None:
+        raise redis.exceptions.ConnectionError("the channel's broker connection was closed")
+    return _connparams(channel, asynchronous=asynchronous)
+
+
+_connparams = kombu_redis.Channel._connparams  # type: ignore[attr-defined]
+kombu_redis.Channel._connparams = _connparams_of_a_live_connection  # type: ignore[attr-defined]
 
 
 @worker_init.connect
