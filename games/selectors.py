@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from itertools import accumulate
@@ -97,8 +98,18 @@ class _Snapshot(transaction.Atomic):
         outermost = not connection.in_atomic_block
         super().__enter__()
         if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            except BaseException:
+                # Python calls no __exit__ for an __enter__ that raised: left
+                # to itself, the transaction just begun would stay open on this
+                # thread's connection, and once that connection is gone every
+                # later use of it would fail ("Cannot open a new connection in
+                # an atomic block": a Daphne's thread answered nothing else
+                # after PgBouncer lost its server in the kill drill).
+                self.__exit__(*sys.exc_info())
+                raise
 
 
 def table_state(

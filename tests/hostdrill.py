@@ -878,6 +878,7 @@ def main() -> int:
                 summary["drills"].append(result)
             # Finish the hands in play, start no more.
             run.readying = False
+            stopped_readying = time.time()
             settled = wait_until(lambda: fresh(lambda: open_hands(tables)) == [], 120, 1)
             summary["all_hands_finished"] = bool(settled)
         finally:
@@ -886,7 +887,10 @@ def main() -> int:
         wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
         summary["money"] = money_checks()
         summary["overdue_tables"] = overdue(tables)
-        summary["seats_lost"] = seats_lost(specs)
+        summary["seats_lost"] = seats_lost(specs, stopped_readying)
+        summary["freed_once_readying_stopped"] = freed_once_readying_stopped(
+            specs, stopped_readying
+        )
         summary["players"] = {"reconnects": run.reconnects, "errors": dict(run.errors)}
         summary["server_errors"] = hosts.errors_in_logs()[:30]
         from django.db import connections
@@ -934,22 +938,51 @@ def rolled(result: dict[str, Any]) -> bool:
     )
 
 
-def seats_lost(specs: list[Any]) -> list[str]:
+def freed_once_readying_stopped(specs: list[Any], stopped: float) -> Any:
+    """The departures ``seats_lost`` leaves out: a player freed by the ready
+    clock after the drill's players stopped readying (the last phase: a
+    table whose hand ended first waits for Ready while the others finish,
+    and its ready clock frees whoever did not press it, as the ready rule
+    frees any player who does not). Not an outage's doing."""
+    return [f"{t}:{u}" for t, u in late_not_ready(specs, stopped).values_list("table", "user")]
+
+
+def late_not_ready(specs: list[Any], stopped: float) -> Any:
+    from datetime import UTC, datetime
+
+    from games.models import Departure
+
+    return Departure.objects.filter(
+        table__in=[spec.id for spec in specs],
+        reason=Departure.Reason.NOT_READY,
+        at__gte=datetime.fromtimestamp(stopped, tz=UTC),
+    )
+
+
+def seats_lost(specs: list[Any], stopped: float) -> list[str]:
     """Players who no longer hold the seat they sat down in ("table:user"):
-    the seat freed (a departure written) or gone."""
+    the seat freed (a departure written) or gone, except those freed for not
+    pressing Ready once the drill's players stopped readying
+    (``freed_once_readying_stopped``)."""
     from games.models import Departure, Seat
 
+    late = late_not_ready(specs, stopped)
+    freed_late = set(late.values_list("table", "user"))
     lost = []
     for spec in specs:
         held = set(
             Seat.objects.filter(table=spec.id, user__in=spec.users).values_list("user", flat=True)
         )
         left = set(
-            Departure.objects.filter(table=spec.id, user__in=spec.users).values_list(
-                "user", flat=True
-            )
+            Departure.objects.filter(table=spec.id, user__in=spec.users)
+            .exclude(pk__in=late.values("pk"))
+            .values_list("user", flat=True)
         )
-        lost += [f"{spec.id}:{u}" for u in spec.users if u not in held or u in left]
+        lost += [
+            f"{spec.id}:{u}"
+            for u in spec.users
+            if u in left or (u not in held and (spec.id, u) not in freed_late)
+        ]
     return lost
 
 

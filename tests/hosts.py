@@ -12,7 +12,11 @@ kill it, or restart the database under it.
 
 The hosts share one bridge (``10.77.1.0/24``) inside a namespace of their own,
 so nothing of it is in the machine's own network; only the two veth ends of
-the client and admin links are (a /30 each in ``10.78.K.0``, K chosen free).
+the client and admin links are (a /30 each in ``10.78.K.0``, K chosen free),
+and each veth pair is made there before its ends move. tests/test_hosts.py
+runs the drill under ``unshare --net``, so not even those reach the
+machine's own network (a browser test beside it would take them for a
+network change).
 Every name carries this process's id (``vip<pid>-app1``), and ``__exit__``
 removes the namespaces, links and processes even when the start failed.
 
