@@ -66,7 +66,9 @@ def _connparams_of_a_live_connection(channel: Any, asynchronous: bool = False) -
     or a task finishing on the pool and acknowledging its message, found no
     connection: AttributeError (``'NoneType' object has no attribute
     'hostname'``, ``... 'client'``), which Celery takes for an unrecoverable
-    error: the worker exited. As a connection error, the close is ignored
+    error: the worker exited (the same AttributeError as kombu's old issue
+    celery/kombu#582, "Error on restarting Gossip", which Celery still
+    logs here). As a connection error, the close is ignored
     and the acknowledgement logged (``Couldn't ack``), as they are when the
     connection fails under them; the messages stay in the broker's
     ``unacked`` hash, which kombu puts back after its visibility time-out
