@@ -474,13 +474,19 @@ LEDGER_DIGEST = (
     "FROM wallet_ledgerentry e JOIN wallet_ledgertransaction t ON t.id = e.transaction_id "
     "WHERE t.id = ANY(%s)"
 )
-# Nothing half there: a settled hand without its settlement, a settlement
-# without its settled hand, an account whose balance is not its last entry's
-# (docs/operations.md "Alerts"), Σ balances.
+# Nothing half there: a settled hand that moved chips in the ledger without
+# its settlement (a hand of a game whose chips are its players' wallets, at a
+# table of the game's own money, where someone's net is not 0: a Hold'em hand
+# moves the table's escrowed stacks, a drawn hand moves nothing, and neither
+# posts one), a settlement without its settled hand, an account whose balance
+# is not its last entry's (docs/operations.md "Alerts"), Σ balances.
 HALF_THERE = {
     "settled_hands_without_their_settlement": (
-        "SELECT count(*) FROM games_hand h WHERE h.settled AND NOT EXISTS (SELECT 1 FROM "
-        "wallet_ledgertransaction t WHERE t.idempotency_key = 'hand:' || h.id || ':settle')"
+        "SELECT count(*) FROM games_hand h JOIN games_table tb ON tb.id = h.table_id "
+        "WHERE h.settled AND tb.money = '' AND tb.game = ANY(%(wallet_games)s) "
+        "AND EXISTS (SELECT 1 FROM games_handplayer p WHERE p.hand_id = h.id AND p.net <> 0) "
+        "AND NOT EXISTS (SELECT 1 FROM wallet_ledgertransaction t "
+        "WHERE t.idempotency_key = 'hand:' || h.id || ':settle')"
     ),
     "settlements_without_their_settled_hand": (
         "SELECT count(*) FROM wallet_ledgertransaction t WHERE t.idempotency_key LIKE "
@@ -502,6 +508,9 @@ def noted(hosts: Hosts) -> dict[str, Any]:
     write (a hand event: one a move), and the checks of ``HALF_THERE``."""
     import psycopg
 
+    from games.plugins import PLUGINS
+
+    wallet = {"wallet_games": [g for g, p in PLUGINS.items() if p.money.chips_source == "wallet"]}
     with psycopg.connect(hosts.admin_url("postgres"), autocommit=False) as conn:
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         hands = conn.execute(SETTLED_HANDS).fetchone()[0]  # type: ignore[index]
@@ -514,7 +523,7 @@ def noted(hosts: Hosts) -> dict[str, Any]:
             "newest_event": conn.execute(
                 "SELECT extract(epoch FROM max(created_at)) FROM games_handevent"
             ).fetchone()[0],  # type: ignore[index]
-            **{k: int(conn.execute(q).fetchone()[0]) for k, q in HALF_THERE.items()},  # type: ignore[index]
+            **{k: int(conn.execute(q, wallet).fetchone()[0]) for k, q in HALF_THERE.items()},  # type: ignore[index]
         }
         point["newest_event"] = float(point["newest_event"] or 0)
         for digest in ("hands_digest", "ledger_digest"):  # (sums: Decimal)
