@@ -3,12 +3,16 @@
 On a 390×844 phone every interactive element of each game's table (mid-hand,
 my buttons shown), of the lobby and of the header is at least 44×44 px (the
 cards of my hand, which overlap as thirteen must on a phone, at least
-WCAG 2.5.8's 24 px of their visible part); All-in asks first; a ten stays
-"10" in overlapping small cards; the lobby's names are never cut; at
-1920×1080 the seats and my cards grow with the felt and my cards stay near
-my seat; the replay's thirteen cards fit 390 px (tests/e2e/test_replay.py);
-and while the browser is offline the turn clock stops claiming a turn and a
-move is refused visibly.
+WCAG 2.5.8's 24 px of their visible part), and so at 360×740, 844×390 and
+740×360 mid-hand and with each game's fullest result, where no seat meets
+another seat or a control either; no seat badge is cut at any size checked;
+All-in asks first; a ten stays "10" in overlapping small cards; the lobby's
+names are never cut; at 1920×1080 the seats and my cards grow with the felt
+and my cards stay near my seat, by factors computed in JS (no stylesheet
+divides a length by a length, which only Chromium does); the replay's
+thirteen cards fit 390 px (tests/e2e/test_replay.py); and while the browser
+is offline the turn clock stops claiming a turn and a move is refused
+visibly.
 """
 
 from __future__ import annotations
