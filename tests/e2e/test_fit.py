@@ -149,7 +149,8 @@ SEATS_MEET = """() => {
   const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
     && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const parts = (seat) => [...seat.children].filter(shown);
-  const name = (n) => n.dataset.action || n.dataset.card || n.className || n.tagName;
+  const name = (n) => `${n.dataset.action || n.dataset.card || n.className || n.tagName} at `
+    + [box(n).left, box(n).top, box(n).right, box(n).bottom].map(Math.round).join(",");
   const seats = [...document.querySelectorAll("[data-felt] .seat")].filter(shown);
   const out = [];
   seats.forEach((a, i) => {
