@@ -155,8 +155,29 @@ export function placeToasts(felt, toast) {
   new ResizeObserver(place).observe(felt);
 }
 
+/** The factors by which a big screen scales the table (static/css/fit.css,
+ * "the table scales as a whole"), as unitless custom properties: --felt-k on
+ * the felt, its width over 1000 px (at least 1), for the seats and the
+ * centre; --bar-k on the table, the screen over 1600×900 (1 to 2), for my
+ * bar. Computed here because CSS alone would divide a length by a length
+ * (typed arithmetic in calc(), which only Chromium does); the stylesheet
+ * uses them from 1600×900 up only. */
+export function scaleWithScreen(root, felt) {
+  const round = (k) => String(Math.round(k * 1000) / 1000);
+  const set = () => {
+    const width = parseFloat(getComputedStyle(felt).width) || 0;
+    felt.style.setProperty("--felt-k", round(Math.max(1, width / 1000)));
+    const bar = Math.min(window.innerWidth / 1600, window.innerHeight / 900);
+    root.style.setProperty("--bar-k", round(Math.min(2, Math.max(1, bar))));
+  };
+  new ResizeObserver(set).observe(felt);
+  window.addEventListener("resize", set);
+  set();
+}
+
 export function mountScreen(shell) {
   mountDrawers(shell.root, { rulesUrl: shell.config.rules_url });
   placeToasts(shell.felt, shell.toast);
   fitSeatNames(shell.felt);
+  scaleWithScreen(shell.root, shell.felt);
 }

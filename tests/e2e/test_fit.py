@@ -3,22 +3,28 @@
 On a 390×844 phone every interactive element of each game's table (mid-hand,
 my buttons shown), of the lobby and of the header is at least 44×44 px (the
 cards of my hand, which overlap as thirteen must on a phone, at least
-WCAG 2.5.8's 24 px of their visible part); All-in asks first; a ten stays
-"10" in overlapping small cards; the lobby's names are never cut; at
-1920×1080 the seats and my cards grow with the felt and my cards stay near
-my seat; the replay's thirteen cards fit 390 px (tests/e2e/test_replay.py);
-and while the browser is offline the turn clock stops claiming a turn and a
-move is refused visibly.
+WCAG 2.5.8's 24 px of their visible part), and so at 360×740, 844×390 and
+740×360 mid-hand and with each game's fullest result, where no seat meets
+another seat or a control either; no seat badge is cut at any size checked;
+All-in asks first; a ten stays "10" in overlapping small cards; the lobby's
+names are never cut; at 1920×1080 the seats and my cards grow with the felt
+and my cards stay near my seat, by factors computed in JS (no stylesheet
+divides a length by a length, which only Chromium does); the replay's
+thirteen cards fit 390 px (tests/e2e/test_replay.py); and while the browser
+is offline the turn clock stops claiming a turn and a move is refused
+visibly.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from ..registry import browser_games
 from .conftest import (
+    ROOT,
     in_a_thread,
     next_hand_if_dealt_finished,
     open_bot_table,
@@ -26,11 +32,27 @@ from .conftest import (
     sign_up,
     table_state,
 )
-from .test_screen import MY_TURN_OR_DONE, mid_hand, settle
+from .test_screen import (
+    HOLD_THE_RESULT,
+    HOLDEM_AT_MOST,
+    MAUBINH_AT_MOST,
+    MAUBINH_MARKS,
+    MY_TURN_OR_DONE,
+    TIENLEN_AT_MOST,
+    mid_hand,
+    play_one_move,
+    settle,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
+# A short phone, and phones on their side.
+SMALL_PHONES = {
+    "360x740": {"width": 360, "height": 740},
+    "844x390": {"width": 844, "height": 390},
+    "740x360": {"width": 740, "height": 360},
+}
 BIG = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1366, "height": 768}
 TAP = 44  # px, each way
@@ -44,6 +66,7 @@ TARGETS = """() => {
   const out = [];
   for (const node of document.querySelectorAll(selector)) {
     if (node.closest("[hidden], .side, [data-confirm]")) continue;  // (closed drawers, no dialog)
+    if (node.matches(".arrange.shown .card")) continue;  // (my revealed chi: shown, not tapped)
     const style = getComputedStyle(node);
     if (style.visibility === "hidden" || node.getClientRects().length === 0) continue;
     const r = node.getBoundingClientRect();
@@ -116,6 +139,100 @@ def test_every_tap_target_on_a_phone_is_44_px(pages, site, game):
     assert found == [], "\n".join(found)
     # The header is one or two rows on a phone, not four.
     assert header["height"] <= 2 * TAP + 24
+
+
+# Seats that meet: a part of one seat (its avatar, plate, badges, cards, marks)
+# on a part of another, or on a tap target of my bar or the status line.
+SEATS_MEET = """() => {
+  const box = (n) => n.getBoundingClientRect();
+  const shown = (n) => n.offsetParent !== null && box(n).width > 0 && box(n).height > 0;
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const parts = (seat) => [...seat.children].filter(shown);
+  const name = (n) => `${n.dataset.action || n.dataset.card || n.className || n.tagName} at `
+    + [box(n).left, box(n).top, box(n).right, box(n).bottom].map(Math.round).join(",");
+  const seats = [...document.querySelectorAll("[data-felt] .seat")].filter(shown);
+  const out = [];
+  seats.forEach((a, i) => {
+    for (const b of seats.slice(i + 1)) {
+      for (const p of parts(a)) {
+        const q = parts(b).find((q) => meet(box(p), box(q)));
+        if (q) out.push(`seat ${a.dataset.seat}'s ${name(p)} meets seat ${b.dataset.seat}'s `
+          + name(q));
+      }
+    }
+  });
+  const controls = [...document.querySelectorAll(
+    "[data-mine] :is(button, input, .card), [data-controls] :is(button, input), "
+    + "[data-summary] :is(button, summary), [data-drawer-toggle], .table-rules a")].filter(shown);
+  for (const seat of seats) {
+    for (const p of parts(seat)) {
+      const c = controls.find((c) => meet(box(p), box(c)));
+      if (c) out.push(`seat ${seat.dataset.seat}'s ${name(p)} meets ${name(c)}`);
+    }
+  }
+  return out;
+}"""
+
+
+def small_phone_problems(page: Any, game: str, phase: str) -> list[str]:
+    """At each short or sideways phone size: the targets under 44 px, the seats
+    that meet, the badges cut."""
+    found = []
+    for size, viewport in SMALL_PHONES.items():
+        page.set_viewport_size(viewport)
+        settle(page)
+        page.evaluate(ANIMATIONS_DONE)
+        shot(page, f"fit-{game}-{phase}-{size}")
+        where = f"{phase} {size}"
+        found += too_small(page, where)
+        found += [f"{where}: {problem}" for problem in page.evaluate(SEATS_MEET)]
+        found += [f"{where}: badge {text!r} cut" for text, cut in page.evaluate(BADGES_CUT) if cut]
+    return found
+
+
+@pytest.mark.parametrize("game", browser_games())
+def test_short_and_sideways_phones_keep_44_px(pages, site, game):
+    """At 360×740, 844×390 and 740×360, mid-hand and with the fullest result
+    showing, every tap target is 44×44 px (my overlapping cards 24 px wide),
+    no seat meets another or a control, and no badge is cut."""
+    page = pages.new(viewport=SMALL_PHONES["360x740"])
+    page.emulate_media(reduced_motion="reduce")
+    sign_up(page, site)
+    open_bot_table(page, site, game)
+    page.click("[data-action=ready]")
+    while not mid_hand(page, game):
+        next_hand_if_dealt_finished(page)
+    if game == "holdem":
+        page.wait_for_selector("[data-action=fold]")
+    page.evaluate(
+        "() => { window.vipTable.held = window.vipTable.receive;"
+        " window.vipTable.receive = () => {}; }"
+    )  # (held as it is)
+    found = small_phone_problems(page, game, "mid")
+    page.evaluate("() => { window.vipTable.receive = window.vipTable.held; }")
+    page.reload()
+    page.wait_for_function(
+        "() => window.vipTable && window.vipTable.state && window.vipTable.state.hand"
+    )
+    if game == "maubinh":
+        page.click("[data-action=submit]")
+    else:
+        while page.wait_for_function(MY_TURN_OR_DONE, timeout=30_000).json_value() == "turn":
+            play_one_move(page, game)
+    page.wait_for_function(HOLD_THE_RESULT, timeout=30_000)
+    page.evaluate(
+        "() => document.querySelectorAll('[data-flash], [data-win-banner]')"
+        ".forEach((n) => n.remove())"
+    )
+    if game == "maubinh":
+        for name, marks in MAUBINH_MARKS.items():
+            page.evaluate(MAUBINH_AT_MOST, marks)
+            found += small_phone_problems(page, game, f"result-{name}")
+    else:
+        page.evaluate(HOLDEM_AT_MOST if game == "holdem" else TIENLEN_AT_MOST)
+        found += small_phone_problems(page, game, "result")
+    assert found == [], "\n".join(found)
 
 
 def test_all_in_asks_first(pages, site):
@@ -213,6 +330,26 @@ NAMES_CUT = """(selector) => [...document.querySelectorAll(selector)].filter((n)
     n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1])"""
 
 
+# Each badge shown on a seat, and whether it is cut (its text wider or taller
+# than its box, an ellipsis drawn, or its box outside what shows it).
+BADGES_CUT = """() => [...document.querySelectorAll("[data-felt] .seat .badge")]
+  .filter((n) => n.offsetParent && n.textContent.trim())
+  .map((n) => {
+    const r = n.getBoundingClientRect();
+    let clipped = r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5
+      || r.bottom > innerHeight + 0.5;
+    for (let p = n.parentElement; p && !clipped; p = p.parentElement) {
+      if (getComputedStyle(p).overflow === "visible") continue;
+      const q = p.getBoundingClientRect();
+      clipped = r.left < q.left - 0.5 || r.right > q.right + 0.5 || r.top < q.top - 0.5
+        || r.bottom > q.bottom + 0.5;
+    }
+    return [n.textContent, clipped || n.textContent.trim().endsWith("…")
+      || getComputedStyle(n).textOverflow === "ellipsis"
+      || n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1];
+  })"""
+
+
 def test_names_are_never_cut(pages, site):
     """At 390×844 the lobby's cards show each name whole (wrapped); a seat
     shows it whole or abbreviated by rule (static/js/names.js), the full name
@@ -241,6 +378,28 @@ def test_names_are_never_cut(pages, site):
     assert mine in ([full, full, "N. H. T. Long"], [full, full, "N.H.T. Long"])
 
 
+def test_seat_badges_are_never_cut(pages, site):
+    """While Mậu Binh's opponents arrange, their badges ("Đang xếp", "Đã xếp",
+    a bot's mark) show whole on their seats at every size checked: no
+    ellipsis, no text past its badge, no badge past what shows it."""
+    page = pages.new(viewport=PHONE)
+    page.emulate_media(reduced_motion="reduce")
+    sign_up(page, site)
+    open_bot_table(page, site, "maubinh")
+    page.click("[data-action=ready]")
+    mid_hand(page, "maubinh")
+    page.evaluate("() => { window.vipTable.receive = () => {}; }")  # (held as it is)
+    cut = {}
+    sizes = [PHONE, LAPTOP, BIG, *SMALL_PHONES.values()]
+    for size in sizes:
+        page.set_viewport_size(size)
+        settle(page)
+        badges = page.evaluate(BADGES_CUT)
+        assert len(badges) >= 3, badges  # (each opponent's, at least)
+        cut[f"{size['width']}x{size['height']}"] = [text for text, is_cut in badges if is_cut]
+    assert {size: texts for size, texts in cut.items() if texts} == {}
+
+
 # Where my cards and my seat are, and how big the felt, my seat and a card are.
 MEASURE = """() => {
   const box = (s) => document.querySelector(s).getBoundingClientRect();
@@ -251,7 +410,11 @@ MEASURE = """() => {
     .map((n) => n.getBoundingClientRect());
   const left = Math.min(...cards.map((r) => r.left));
   const right = Math.max(...cards.map((r) => r.right));
-  return { felt: felt.width, avatar: seat.width, card: mine.width,
+  const node = document.querySelector("[data-felt]");
+  const k = getComputedStyle(node).getPropertyValue("--felt-k").trim();
+  const zoom = getComputedStyle(document.querySelector("[data-felt] .seat")).zoom;
+  return { felt: felt.width, avatar: seat.width, card: mine.width, k, zoom,
+    width: parseFloat(getComputedStyle(node).width),
     apart: Math.hypot((left + right) / 2 - (seat.left + seat.right) / 2, mine.top - seat.bottom) };
 }"""
 
@@ -282,6 +445,29 @@ def test_the_table_scales_as_a_whole(pages, site, game):
         assert larger["card"] / small["card"] > 0.8 * grow
         # my cards' middle within a fifth of the felt's width of my seat
         assert larger["apart"] < larger["felt"] / 5
+        # the factor is the felt's width over 1000 px, a plain number that
+        # static/js/screen.js computes (no typed arithmetic), and the seats use it
+        assert float(larger["k"]) == pytest.approx(larger["width"] / 1000, abs=0.002)
+        assert float(larger["zoom"]) == pytest.approx(float(larger["k"]), abs=0.002)
+    assert float(small["zoom"]) == 1  # (a laptop's table as it is)
+
+
+# A length divided by a length (or by a number with a unit) inside calc(),
+# min(), max() or clamp(): typed arithmetic, which only Chromium does.
+TYPED_DIVISION = re.compile(r"/\s*-?[\d.]+(?:px|r?em|vw|vh|dvh|svh|cq[whib]|cqmin|cqmax)\b")
+MATH = re.compile(r"\b(?:calc|min|max|clamp)\(")
+
+
+def test_no_stylesheet_divides_by_a_length():
+    """Every current browser reads the stylesheets alike: no value divides by
+    a length (the big screens' factors are computed by static/js/screen.js)."""
+    found = []
+    for path in sorted((ROOT / "static" / "css").glob("*.css")):
+        text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+        for declaration in re.split(r"[;{}]", text):
+            if MATH.search(declaration) and TYPED_DIVISION.search(declaration):
+                found.append(f"{path.name}: {' '.join(declaration.split())}")
+    assert found == []
 
 
 def test_the_clock_stops_claiming_a_turn_while_offline(pages, site):

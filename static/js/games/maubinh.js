@@ -184,7 +184,7 @@ const game = {
     if (view.phase === "arrange") {
       if (index !== ctx.me) parts.push(backs(13, { small: true, max: 5 }));
       parts.push(h("span", { class: `badge ${seat.submitted ? "ready" : ""}`, "data-submitted": seat.submitted ? "1" : "0" },
-        seat.left ? _("Left") : seat.submitted ? _("Arranged") : _("Arranging…")));
+        seat.left ? _("Left") : seat.submitted ? _("Arranged") : _("Arranging")));
     } else {
       for (let chi = 1; chi <= 3; chi++) {
         const cards = seat[`chi${chi}`];
