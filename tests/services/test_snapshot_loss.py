@@ -27,7 +27,7 @@ def test_a_snapshot_whose_connection_dies_as_it_starts_leaves_the_thread_usable(
                     other.execute("SELECT pg_terminate_backend(%s)", [pid])
             return execute(sql, *args, **kwargs)
 
-        cursor.execute = execute_after_the_kill
+        cursor.execute = execute_after_the_kill  # type: ignore[method-assign]
         return cursor
 
     monkeypatch.setattr(connection, "cursor", cursor_that_loses_its_server)
