@@ -34,9 +34,10 @@ def wait_for(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
         if process.poll() is not None:
             raise AssertionError("the site stopped while starting")
         try:
-            requests.get(url, timeout=1)
+            requests.get(url, timeout=5)
             return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
+            # (the first page renders slowly on a busy machine: read timed out)
             time.sleep(0.3)
     raise AssertionError("the site did not start")
 

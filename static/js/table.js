@@ -632,8 +632,9 @@ export class TableShell {
     const left = c ? Math.max(0, c.deadline - now) : 0;
     const total = c ? Math.max(1, c.deadline - c.started) : 1;
     const frac = c ? Math.min(1, left / total) : 0;
+    const offset = (RING * (1 - frac)).toFixed(1);
     for (const arc of this.felt.querySelectorAll("[data-ring]")) {
-      arc.setAttribute("stroke-dashoffset", String(RING * (1 - frac)));
+      if (arc.getAttribute("stroke-dashoffset") !== offset) arc.setAttribute("stroke-dashoffset", offset);
       arc.classList.toggle("late", frac < 0.25);
     }
     const text = $("[data-clock-text]", this.statusLine);
@@ -641,7 +642,8 @@ export class TableShell {
       const names = { seeds: _("Seeds"), ready: _("Ready"), arrange: _("Arrange"), reveal: _("Reveal"), turn: _("Turn"), summary: _("Next hand") };
       text.hidden = !c;
       const shown = this.disconnected ? "–" : `${Math.ceil(left / 1000)} s`;
-      text.textContent = c ? `${names[c.kind] || ""}: ${shown}` : "";
+      const words = c ? `${names[c.kind] || ""}: ${shown}` : "";
+      if (text.textContent !== words) text.textContent = words;  // (4 times a second: no needless layout)
       text.title = c && this.disconnected ? _("Not connected: the clock is not known") : "";
     }
     if (this.game.tick) this.game.tick(this.ctx, left);
