@@ -14,10 +14,8 @@ _names = itertools.count()
 
 
 # The longest tests (whole stacks killed and restarted, minutes each) run first,
-# then the browser tests on the site's processes (together: a worker's browser
-# tests in a row share those processes, tests/e2e/conftest.py), then the other
-# real-process and browser tests, then the rest: under pytest-xdist a long test
-# collected last would run alone at the end.
+# then the other real-process and browser tests, then the rest: under
+# pytest-xdist a long test collected last would run alone at the end.
 LONGEST_FIRST = ("tests/test_topology.py", "tests/test_drills.py", "tests/test_hosts.py")
 
 
@@ -25,11 +23,9 @@ def _run_order(item: pytest.Item) -> int:
     path = item.path.relative_to(item.config.rootpath).as_posix()
     if path in LONGEST_FIRST:
         return LONGEST_FIRST.index(path)
-    if path.startswith("tests/e2e/") and "site" in getattr(item, "fixturenames", ()):
-        return len(LONGEST_FIRST)
     if item.get_closest_marker("slow") or item.get_closest_marker("e2e"):
-        return len(LONGEST_FIRST) + 1
-    return len(LONGEST_FIRST) + 2
+        return len(LONGEST_FIRST)
+    return len(LONGEST_FIRST) + 1
 
 
 def _unique_node_ids(items: list[pytest.Item]) -> None:
