@@ -1,16 +1,12 @@
 """Browser tests: Debian's Chromium driven by Playwright against real Daphne and
 Celery (worker + beat) processes on the test database.
 
-The servers (``Stack``: short clocks and quick bots, ``TABLE_DEFAULTS``) and
-the browser start with the first test that asks for them and serve every
-browser test a worker runs in a row, across modules (``Shared``); each test
-gets fresh contexts, signs up its own players and plays at its own tables
-(closed when it ends). Before any other test runs in that worker, and at the
-end, the servers and the browser stop and the test database is flushed: what
-the browser tests wrote is gone, and no beat of theirs moves the next test's
-tables. A module whose tests use the database before the servers start says
-so with ``FRESH_PROCESSES = True``. Screenshots go to ``tests/e2e/artifacts/``
-(ignored by git).
+The servers start once a test module (``Stack``) with short clocks and quick
+bots (``TABLE_DEFAULTS``); so does the browser; each test gets fresh contexts,
+signs up its own players and plays at its own tables (closed when it ends).
+What the tests write stays until the module ends: then the servers stop and
+the test database is flushed (``_stack``). Screenshots go
+to ``tests/e2e/artifacts/`` (ignored by git).
 """
 
 from __future__ import annotations
@@ -67,10 +63,10 @@ class Site:
 
 
 class Stack:
-    """Daphne and a Celery worker with beat for the browser tests a worker
-    runs in a row, started by the first test that asks for ``site`` (after that test's own fixtures:
-    test_replay.py plays its hands before the processes start), and stopped
-    with ``Shared.stop``."""
+    """Daphne and a Celery worker with beat for one test module, started by
+    the first of its tests that asks for ``site`` (after that test's own
+    fixtures: test_replay.py plays its hands before the processes start), and
+    stopped when the module ends."""
 
     def __init__(self, tmp_path_factory: Any) -> None:
         self.tmp_path_factory = tmp_path_factory
@@ -142,88 +138,18 @@ def close_every_open_table() -> None:
     in_a_thread(close)
 
 
-class Shared:
-    """What one worker's browser tests in a row share: the ``Stack`` and
-    Chromium. ``stop`` ends both and flushes the test database."""
-
-    def __init__(self) -> None:
-        self.stack: Stack | None = None
-        self.blocker: Any = None
-        self.chromium: Any = None
-        self.exits = contextlib.ExitStack()
-
-    def the_stack(self, tmp_path_factory: Any, blocker: Any) -> Stack:
-        if self.stack is None:
-            self.stack, self.blocker = Stack(tmp_path_factory), blocker
-        return self.stack
-
-    def browser(self) -> Any:
-        """While Playwright's sync API runs, its event loop is running in this
-        thread: the ORM calls that set up and flush the test database are
-        still plain synchronous code, so Django is told so until ``stop``."""
-        if self.chromium is None:
-            from playwright.sync_api import sync_playwright
-
-            patch = self.exits.enter_context(pytest.MonkeyPatch.context())
-            playwright = self.exits.enter_context(sync_playwright())
-            patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-            self.chromium = playwright.chromium.launch(
-                executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
-                headless=True,
-                args=CHROMIUM_ARGS,
-            )
-            self.exits.callback(self.chromium.close)
-        return self.chromium
-
-    def stop(self) -> None:
-        """The processes stop first, then the test database is flushed (a
-        worker mid-transaction would deadlock the flush); then the browser."""
-        stack, self.stack = self.stack, None
-        try:
-            if stack is not None:
-                stack.stop()
-                with self.blocker.unblock():
-                    in_a_thread(flush_test_database)
-        finally:
-            self.chromium = None
-            self.exits.close()
-
-
-SHARED = Shared()
-
-
-def keeps_the_stack(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
-    """``nextitem`` runs on the servers and browser ``item`` leaves running: it
-    asks for them too, and is not the first test of a module that wants
-    processes started after its own fixtures (``FRESH_PROCESSES``)."""
-    if nextitem is None or "site" not in getattr(nextitem, "fixturenames", ()):
-        return False
-    module = getattr(nextitem, "module", None)
-    entering = module is not getattr(item, "module", None)
-    return not (entering and getattr(module, "FRESH_PROCESSES", False))
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    yield  # (after the test's own fixtures: its tables are closed)
-    if not keeps_the_stack(item, nextitem):
-        SHARED.stop()
-
-
-@pytest.fixture(scope="session")
-def _shared(django_db_setup: None) -> Iterator[Shared]:
-    """At the end of the run, ``Shared`` stops before the test database goes."""
+@pytest.fixture(scope="module")
+def _stack(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[Stack]:
+    """The module's processes and its committed data: the processes stop first,
+    then the test database is flushed (a worker mid-transaction would deadlock
+    the flush), so the module after this one starts on an empty database."""
+    stack = Stack(tmp_path_factory)
     try:
-        yield SHARED
+        yield stack
     finally:
-        SHARED.stop()
-
-
-@pytest.fixture
-def _stack(_shared: Shared, django_db_blocker: Any, tmp_path_factory: Any) -> Stack:
-    """The worker's processes (``Shared``), not started until a test asks for
-    ``site``."""
-    return _shared.the_stack(tmp_path_factory, django_db_blocker)
+        stack.stop()
+        with django_db_blocker.unblock():
+            in_a_thread(flush_test_database)
 
 
 def flush_test_database() -> None:
@@ -248,8 +174,8 @@ def _django_db_helper(
     """The browser tests' database (pytest-django's own fixture, overridden
     for tests/e2e/): what a test writes is committed, as with
     ``django_db(transaction=True)``, which each of them is marked with, and
-    stays until the shared processes stop (``Shared``), not flushed after each
-    test while they run."""
+    stays until its module ends (``_stack``), not flushed after each test
+    while the module's processes run."""
     marker = request.node.get_closest_marker("django_db")
     if marker is None or not marker.kwargs.get("transaction"):
         raise pytest.UsageError(f"{request.node.nodeid}: mark it django_db(transaction=True)")
@@ -259,16 +185,29 @@ def _django_db_helper(
 
 @pytest.fixture
 def site(transactional_db: None, _stack: Stack) -> Iterator[Site]:
-    """The worker's Daphne and Celery worker with beat (``Stack``); each test
+    """The module's Daphne and Celery worker with beat (``Stack``); each test
     signs up its own players, and the tables it played at close when it ends."""
     yield _stack.start()
     close_every_open_table()
 
 
-@pytest.fixture
-def browser() -> Any:
-    """Chromium, shared as the servers are (``Shared``)."""
-    return SHARED.browser()
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module. While Playwright's sync API runs, its event
+    loop is running in this thread: the ORM calls that set up and flush the test
+    database are still plain synchronous code, so Django is told so, for this
+    module only."""
+    from playwright.sync_api import sync_playwright
+
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        yield chromium
+        chromium.close()
 
 
 class Pages:

@@ -44,9 +44,6 @@ PICTURE = """() => {
   };
 }"""
 
-# ``played`` plays its hands before the site's processes start (tests/e2e/conftest.py).
-FRESH_PROCESSES = True
-
 
 @pytest.fixture
 def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
