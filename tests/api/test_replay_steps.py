@@ -34,13 +34,12 @@ def ended_at_the_deal(hand):
     return engine.status(steps[0].state).finished
 
 
-def finished_hand(tables, make_user, game):
-    """A finished hand of two people and a bot (one person at a two-seat game)
-    that the deal did not end at once. The deals are real, fair ones (a stacked
-    deck does not replay), so a deal that ends the hand at once (a game's
-    instant win, e.g. tới trắng) is possible for any game that has one: such a
-    hand is passed over and the next one dealt, at most ``DEALS`` times."""
-    table, users = seated_table(make_user, game, humans=seat_count(game, 3) - 1, bots=1)
+def played_past_the_deal(tables, table):
+    """``table``'s hands dealt and played to the end until one that the deal
+    did not end at once. The deals are real, fair ones (a stacked deck does not
+    replay), so a deal that ends the hand at once (a game's instant win, e.g.
+    tới trắng) is possible for any game that has one: such a hand is passed
+    over and the next one dealt, at most ``DEALS`` times."""
     for _ in range(DEALS):
         ready_all(table)
         tables.drain()
@@ -48,9 +47,16 @@ def finished_hand(tables, make_user, game):
         tables.drain()
         hand.refresh_from_db()
         if not ended_at_the_deal(hand):
-            return hand, users
+            return hand
         tables.fire(table)  # its summary pause ends: ready for the next deal
-    raise AssertionError(f"{DEALS} deals in a row ended at once")
+    raise AssertionError(f"{DEALS} {table.game} deals in a row ended at once")
+
+
+def finished_hand(tables, make_user, game):
+    """A finished hand of two people and a bot (one person at a two-seat game)
+    that the deal did not end at once (``played_past_the_deal``)."""
+    table, users = seated_table(make_user, game, humans=seat_count(game, 3) - 1, bots=1)
+    return played_past_the_deal(tables, table), users
 
 
 def plain(value):

@@ -17,9 +17,8 @@ from django.urls import reverse
 
 from games import services
 
-from ..api.test_replay_steps import DEALS, ended_at_the_deal
+from ..api.test_replay_steps import played_past_the_deal
 from ..registry import browser_games
-from ..services.driver import play_until_finished, ready_all
 from ..tables import payload_cards
 from .conftest import PASSWORD, outside, shot, switch_language
 from .test_screen import LAPTOP, PHONE
@@ -71,16 +70,7 @@ def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
                     services.table_add_bot(table_id=table.pk, user=user)
                 # (a real deal may end the hand at once, a Tiến Lên tới trắng:
                 # its replay has no step with my cards in hand; the next one)
-                for _ in range(DEALS):
-                    ready_all(table)
-                    tables.drain()
-                    hands[game] = play_until_finished(tables, table)
-                    tables.drain()
-                    if not ended_at_the_deal(hands[game]):
-                        break
-                    tables.fire(table)  # its summary pause ends: ready for the next deal
-                else:
-                    raise AssertionError(f"{DEALS} {game} deals in a row ended at once")
+                hands[game] = played_past_the_deal(tables, table)
             share.disable()
             return user, hands
         finally:
