@@ -6,7 +6,10 @@ bytes and the public key the uncompressed point the browser's
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
+import tempfile
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -30,14 +33,24 @@ def generate() -> tuple[str, str]:
 def development_pair(path: Path) -> tuple[str, str]:
     """``make run``'s pair, kept in ``path`` (``VAR_DIR/vapid.json``, made on
     first use, readable by its owner only) so that browsers stay subscribed
-    across restarts."""
-    if path.exists():
-        stored = json.loads(path.read_text())
-        return str(stored["public"]), str(stored["private"])
-    public, private = generate()
-    path.touch(mode=0o600)
-    path.write_text(json.dumps({"public": public, "private": private}))
-    return public, private
+    across restarts.
+
+    Daphne and the Celery worker start together on one ``VAR_DIR``: the pair
+    is written whole to a file of its own and linked into place only if no
+    other process got there first (``os.link`` fails on an existing name), so
+    no process reads a half-written file or keeps a pair the others lost."""
+    if not path.exists():
+        public, private = generate()
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=".vapid-")  # mode 0600
+        try:
+            with os.fdopen(handle, "w") as made:
+                made.write(json.dumps({"public": public, "private": private}))
+            with contextlib.suppress(FileExistsError):
+                os.link(name, path)
+        finally:
+            os.unlink(name)
+    stored = json.loads(path.read_text())
+    return str(stored["public"]), str(stored["private"])
 
 
 def vapid_environment() -> dict[str, str]:

@@ -105,9 +105,15 @@ def test_a_tap_on_ready_survives_an_update_during_the_press(pages, site):
     sign_up(page, site)
     open_bot_table(page, site, "tienlen")
     no_auto_ready(page)
-    button = page.locator("[data-action=ready]")
-    box = button.bounding_box()
-    assert box is not None
+    # (the box of the button drawn now: an update that redraws the controls
+    # between finding the button and measuring it leaves no box to measure)
+    box = page.wait_for_function(
+        """() => { const b = document.querySelector("[data-action=ready]");
+          if (!b) return null;
+          const r = b.getBoundingClientRect();
+          return r.width && r.height
+            ? {x: r.x, y: r.y, width: r.width, height: r.height} : null; }"""
+    ).json_value()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     # A real update from the server mid-press: the full state, asked for again.

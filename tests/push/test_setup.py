@@ -3,6 +3,7 @@ pair make run keeps, the key command, and the app icons (the generator's
 output)."""
 
 import json
+import multiprocessing
 from io import StringIO
 
 from django.core.management import call_command
@@ -37,6 +38,33 @@ def test_make_run_keeps_its_pair(tmp_path):
     assert check_pair(*first) is None
     assert path.stat().st_mode & 0o077 == 0
     assert json.loads(path.read_text())["public"] == first[0]
+
+
+def _pair_at_start(path, start, out):
+    start.wait(timeout=30)
+    try:
+        out.put(development_pair(path))
+    except Exception as exc:  # (what the process met, for the assert)
+        out.put(repr(exc))
+
+
+def test_processes_starting_together_share_one_pair(tmp_path):
+    """make run (and each browser test's stack) starts Daphne and the Celery
+    worker at once on one VAR_DIR: one made the pair while the other read the
+    file half written (a worker died at start, JSONDecodeError, in a CI-like
+    run), or both made one and each kept its own."""
+    spawn = multiprocessing.get_context("fork")
+    for attempt in range(15):
+        path = tmp_path / f"vapid{attempt}.json"
+        start, out = spawn.Barrier(4), spawn.Queue()
+        racers = [spawn.Process(target=_pair_at_start, args=(path, start, out)) for _ in range(4)]
+        for racer in racers:
+            racer.start()
+        got = [out.get(timeout=30) for _ in racers]
+        for racer in racers:
+            racer.join(timeout=30)
+        assert len(set(got)) == 1, got
+        assert got[0] == development_pair(path)
 
 
 def test_the_key_command_prints_a_pair():
