@@ -26,3 +26,7 @@ application = ProtocolTypeRouter(
         "websocket": websocket_stack(URLRouter(websocket_urlpatterns)),
     }
 )
+
+from kernel.ops.pauses import tune  # noqa: E402
+
+tune(settings.GC_THRESHOLDS, freeze=settings.GC_FREEZE)  # what is loaded now stays

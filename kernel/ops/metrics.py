@@ -96,6 +96,13 @@ SWEEPER_SECONDS = Histogram(
     "Duration of one sweeper run.",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
 )
+GC_PAUSE_SECONDS = Histogram(
+    "vipgame_gc_pause_seconds",
+    "How long the process stood still for one collection of Python's garbage "
+    "collector, by generation (2: a full collection; kernel.ops.pauses).",
+    ["generation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
 OUTAGES = Counter(
     "vipgame_outages",
     "Outages: no serving process reached PostgreSQL and Redis for longer than "

@@ -1,0 +1,50 @@
+"""The garbage collector's pauses (issue 33 item 7).
+
+A Daphne process serving 2,000 sockets holds about 400,000 objects that the
+collector tracks. With CPython's default thresholds (700, 10, 10) the many
+short-lived objects of every frame and query keep surviving the young
+collections, so a full collection ran every ~8 s in each Daphne at 1,000
+tables and found next to nothing (0 to 500 objects) while the process stood
+still for 400 to 880 ms: every socket's frames waited, and that was the
+room's p99 (bench/RESULTS.md, "The collector's pauses").
+
+``tune`` (called where a process has loaded its code: ``vipgame.asgi`` for
+Daphne, ``worker_process_init`` for Celery's workers) moves what the
+process loaded so far out of the collector's sight for good
+(``gc.freeze``: modules, settings, URL patterns, translations; none of it is
+ever garbage), raises the thresholds (``GC_THRESHOLDS``) so that fewer
+objects are promoted to the old generation only to die there by reference
+counting, and times every collection into ``vipgame_gc_pause_seconds`` by
+generation, so that an operator sees a pause grow before players feel it."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .metrics import GC_PAUSE_SECONDS
+
+_started: list[float] = []
+
+
+def _timed(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _started[:] = [time.perf_counter()]
+    elif _started:
+        GC_PAUSE_SECONDS.labels(generation=str(info["generation"])).observe(
+            time.perf_counter() - _started[0]
+        )
+
+
+def tune(thresholds: Sequence[int], *, freeze: bool) -> None:
+    """This process's collector: ``thresholds`` (gen0, gen1, gen2 as
+    ``gc.set_threshold`` takes them), what is loaded now frozen (``freeze``),
+    and every collection timed. Called again, it changes nothing more."""
+    gc.set_threshold(*thresholds)
+    if freeze:
+        gc.collect()
+        gc.freeze()
+    if _timed not in gc.callbacks:
+        gc.callbacks.append(_timed)
