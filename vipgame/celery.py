@@ -4,7 +4,7 @@ from typing import Any
 
 import redis
 from celery import Celery
-from celery.signals import beat_init, worker_init, worker_process_init
+from celery.signals import beat_init, worker_init
 from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vipgame.settings")
@@ -96,21 +96,6 @@ def _refuse_to_start(**kwargs: Any) -> None:
     except ImproperlyConfigured as refused:
         # Celery logs and ignores exceptions raised by signal handlers: exit.
         raise SystemExit(f"ImproperlyConfigured: {refused}") from None
-
-
-@worker_init.connect
-@beat_init.connect
-@worker_process_init.connect
-def _tune_the_collector(**kwargs: Any) -> None:
-    """The garbage collector of the worker's main process (it holds the timers
-    waiting for their moment, and beat when embedded: at 1,000 tables its full
-    collections stopped it for 0.6 s at a time, and the timers ran seconds
-    late), of beat, and of each pool process, as Daphne's (kernel.ops.pauses)."""
-    from django.conf import settings
-
-    from kernel.ops.pauses import tune
-
-    tune(settings.GC_THRESHOLDS, freeze=settings.GC_FREEZE)
 
 
 # Our log format on Celery's handlers, the log context per task (vipgame/ops).

@@ -8,9 +8,8 @@ tables and found next to nothing (0 to 500 objects) while the process stood
 still for 400 to 880 ms: every socket's frames waited, and that was the
 room's p99 (bench/RESULTS.md, "The collector's pauses").
 
-``tune`` (called where a process has loaded its code: ``vipgame.asgi`` for
-Daphne, ``worker_process_init`` for Celery's workers) moves what the
-process loaded so far out of the collector's sight for good
+``tune`` (called where Daphne has loaded its code: ``vipgame.asgi``) moves
+what the process loaded so far out of the collector's sight for good
 (``gc.freeze``: modules, settings, URL patterns, translations; none of it is
 ever garbage), raises the thresholds (``GC_THRESHOLDS``) so that fewer
 objects are promoted to the old generation only to die there by reference
@@ -19,6 +18,7 @@ generation, so that an operator sees a pause grow before players feel it."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 from collections.abc import Sequence
@@ -32,19 +32,29 @@ _started: list[float] = []
 def _timed(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
         _started[:] = [time.perf_counter()]
-    elif _started:
+        return
+    if not _started:
+        return
+    # A collection can start anywhere, and what it interrupted must go on:
+    # a metric that cannot be written is lost, never raised here (CPython
+    # would print it on stderr at every collection).
+    with contextlib.suppress(Exception):
         GC_PAUSE_SECONDS.labels(generation=str(info["generation"])).observe(
             time.perf_counter() - _started[0]
         )
 
 
-def tune(thresholds: Sequence[int], *, freeze: bool) -> None:
+def tune(thresholds: Sequence[int], *, freeze: bool, timed: bool = True) -> None:
     """This process's collector: ``thresholds`` (gen0, gen1, gen2 as
     ``gc.set_threshold`` takes them), what is loaded now frozen (``freeze``),
-    and every collection timed. Called again, it changes nothing more."""
+    and every collection timed (``timed``; not in a process that forks
+    children afterwards: with ``PROMETHEUS_MULTIPROC_DIR`` the metric's
+    per-process file would be made in it and inherited by the children, whose
+    first collection then failed on the parent's closed file). Called again,
+    it changes nothing more."""
     gc.set_threshold(*thresholds)
     if freeze:
         gc.collect()
         gc.freeze()
-    if _timed not in gc.callbacks:
+    if timed and _timed not in gc.callbacks:
         gc.callbacks.append(_timed)

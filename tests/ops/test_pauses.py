@@ -12,7 +12,6 @@ import pytest
 from prometheus_client import REGISTRY
 
 from kernel.ops import pauses
-from vipgame.celery import _tune_the_collector
 
 
 @pytest.fixture
@@ -40,6 +39,21 @@ def test_tune_sets_the_thresholds_freezes_what_is_loaded_and_times_collections(c
     assert full_collections_timed() == before + 2
 
 
+def test_a_metric_that_cannot_be_written_does_not_raise_from_a_collection(monkeypatch):
+    def broken(**labels):
+        raise OSError(9, "Bad file descriptor")
+
+    monkeypatch.setattr(pauses.GC_PAUSE_SECONDS, "labels", broken)
+    pauses._timed("start", {"generation": 2})
+    pauses._timed("stop", {"generation": 2, "collected": 0, "uncollectable": 0})
+
+
+def test_untimed_tuning_adds_no_callback(collector, monkeypatch):
+    monkeypatch.setattr(gc, "callbacks", [])
+    pauses.tune((700, 10, 10), freeze=False, timed=False)
+    assert gc.callbacks == []
+
+
 def test_without_freeze_nothing_is_frozen(collector):
     gc.unfreeze()
     pauses.tune((700, 10, 10), freeze=False)
@@ -62,11 +76,3 @@ def test_daphne_is_tuned_as_its_application_loads():
     assert thresholds == [23456, 19, 77]
     assert frozen > 1000
     assert timed
-
-
-def test_each_celery_worker_process_is_tuned(settings, collector):
-    gc.unfreeze()
-    gc.set_threshold(700, 10, 10)
-    _tune_the_collector()
-    assert gc.get_threshold() == tuple(settings.GC_THRESHOLDS)
-    assert gc.get_freeze_count() > 0
