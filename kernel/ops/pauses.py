@@ -5,8 +5,9 @@ collector tracks. With CPython's default thresholds (700, 10, 10) the many
 short-lived objects of every frame and query keep surviving the young
 collections, so a full collection ran every ~8 s in each Daphne at 1,000
 tables and found next to nothing (0 to 500 objects) while the process stood
-still for 400 to 880 ms: every socket's frames waited, and that was the
-room's p99 (bench/RESULTS.md, "The collector's pauses").
+still for 400 to 880 ms: every socket's frames waited, the longest of the
+stalls behind the room's p99 of 0.9 s (bench/RESULTS.md, "The collector's
+pauses").
 
 ``tune`` (called where Daphne has loaded its code: ``vipgame.asgi``) moves
 what the process loaded so far out of the collector's sight for good
