@@ -61,20 +61,6 @@ def ms(first: Sample, last: Sample, metric: str, qs: tuple[float, ...]) -> list[
     return [None if v is None else round(v * 1000, 1) for v in values]
 
 
-def slowest_bucket_ms(first: Sample, last: Sample, name: str) -> float | None:
-    """The longest observation of a histogram between two scrapes, to its
-    bucket: the smallest bucket bound that holds every one (``inf`` past the
-    last bound), in ms; None if nothing was observed."""
-    counts: dict[float, float] = defaultdict(float)
-    for (n, labels), v in last.items():
-        if n == f"{name}_bucket":
-            counts[float(dict(labels)["le"])] += v - first.get((n, labels), 0.0)
-    everything = counts.get(float("inf"), 0.0)
-    if everything <= 0:
-        return None
-    return min(le for le, count in counts.items() if count >= everything) * 1000
-
-
 class Probes:
     def __init__(self, port: int) -> None:
         self.base = f"http://127.0.0.1:{port}"
@@ -147,8 +133,11 @@ class Probes:
             (t0, _, _, first), (t1, _, size, last) = scrapes[0], scrapes[-1]
             span = t1 - t0
 
+            def grew(name: str, **match: str) -> float:
+                return total(last, name, **match) - total(first, name, **match)
+
             def rate(name: str, **match: str) -> float:
-                return (total(last, name, **match) - total(first, name, **match)) / span
+                return grew(name, **match) / span
 
             out["metrics"] = {
                 "scrapes": len(scrapes),
@@ -166,21 +155,16 @@ class Probes:
                 "action_state_ms_p50_p95_p99": ms(first, last, "action_state", (0.5, 0.95, 0.99)),
                 "timer_lateness_ms_p50_p99": ms(first, last, "timer_lateness", (0.5, 0.99)),
                 "sweeper_ms_p50_p99": ms(first, last, "sweeper", (0.5, 0.99)),
-                # (every process's collections: the Daphnes', Celery's)
+                # (the Daphnes' collections; the longest to its bucket's bound)
                 "gc_pauses_by_generation": {
-                    g: round(rate("vipgame_gc_pause_seconds_count", generation=g) * span)
+                    g: round(grew("vipgame_gc_pause_seconds_count", generation=g))
                     for g in ("0", "1", "2")
                 },
                 "gc_pauses_over_100_ms": round(
-                    (
-                        rate("vipgame_gc_pause_seconds_count")
-                        - rate("vipgame_gc_pause_seconds_bucket", le="0.1")
-                    )
-                    * span
+                    grew("vipgame_gc_pause_seconds_count")
+                    - grew("vipgame_gc_pause_seconds_bucket", le="0.1")
                 ),
-                "gc_pause_ms_max_bucket": slowest_bucket_ms(
-                    first, last, "vipgame_gc_pause_seconds"
-                ),
+                "gc_pause_ms_max_bucket": ms(first, last, "gc_pause", (1.0,))[0],
                 "settlement_backlog_max": max(
                     total(s[3], "vipgame_settlement_backlog") for s in scrapes
                 ),

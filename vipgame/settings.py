@@ -120,9 +120,9 @@ TEMPLATES = [
 # Threads running table services for the sockets of one Daphne process (each
 # holds a pooled database connection while a call runs).
 DB_THREADS = env.int("DB_THREADS", default=4)
-# Python's garbage collector in Daphne and the Celery workers (kernel.ops.pauses):
-# its thresholds (gen0, gen1, gen2; CPython's own are 700, 10, 10) and whether
-# what a process loaded at start is frozen out of its collections.
+# Python's garbage collector in each Daphne process (kernel.ops.pauses): its
+# thresholds (gen0, gen1, gen2; CPython's own are 700, 10, 10) and whether what
+# the process loaded at start is frozen out of its collections.
 GC_THRESHOLDS = tuple(int(n) for n in env.list("GC_THRESHOLDS", default=["50000", "20", "100"]))
 GC_FREEZE = env.bool("GC_FREEZE", default=True)
 # A service whose transaction is chosen as a deadlock's victim (or fails to

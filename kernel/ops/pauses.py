@@ -45,17 +45,17 @@ def _timed(phase: str, info: dict[str, Any]) -> None:
         )
 
 
-def tune(thresholds: Sequence[int], *, freeze: bool, timed: bool = True) -> None:
+def tune(thresholds: Sequence[int], *, freeze: bool) -> None:
     """This process's collector: ``thresholds`` (gen0, gen1, gen2 as
     ``gc.set_threshold`` takes them), what is loaded now frozen (``freeze``),
-    and every collection timed (``timed``; not in a process that forks
-    children afterwards: with ``PROMETHEUS_MULTIPROC_DIR`` the metric's
-    per-process file would be made in it and inherited by the children, whose
-    first collection then failed on the parent's closed file). Called again,
-    it changes nothing more."""
+    and every collection timed. Called again, it changes nothing more.
+
+    Not for a process that forks children afterwards (Celery's main process):
+    with ``PROMETHEUS_MULTIPROC_DIR`` the metric's per-process file is made in
+    it and inherited, and the children's first collection failed on it."""
     gc.set_threshold(*thresholds)
     if freeze:
         gc.collect()
         gc.freeze()
-    if timed and _timed not in gc.callbacks:
+    if _timed not in gc.callbacks:
         gc.callbacks.append(_timed)

@@ -48,12 +48,6 @@ def test_a_metric_that_cannot_be_written_does_not_raise_from_a_collection(monkey
     pauses._timed("stop", {"generation": 2, "collected": 0, "uncollectable": 0})
 
 
-def test_untimed_tuning_adds_no_callback(collector, monkeypatch):
-    monkeypatch.setattr(gc, "callbacks", [])
-    pauses.tune((700, 10, 10), freeze=False, timed=False)
-    assert gc.callbacks == []
-
-
 def test_without_freeze_nothing_is_frozen(collector):
     gc.unfreeze()
     pauses.tune((700, 10, 10), freeze=False)
