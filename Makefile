@@ -67,13 +67,17 @@ types: $(VENV)/.dev
 # Daphne + Celery stack (the rest spread as with --dist load). That scheduler
 # keys the tests by node id: tests/conftest.py gives schemathesis's generated
 # tests their own ids and refuses two tests of one id (docs/testing.md).
-PYTEST_WORKERS ?= 2
+# Workers: three for the whole suite (its browser and real-process tests wait
+# on other processes: on 2 cores, 2,508 tests in 941.8 s with three, 1,163.6 s
+# with two, bench/RESULTS.md "The test suite"), two for test-fast (all CPU in
+# the test processes: 383.8 s with two, 409.5 s with three).
+PYTEST_WORKERS ?= 3
+PYTEST_FAST_WORKERS ?= 2
 PYTEST_ARGS ?= --durations=15
 PYTEST_DIST ?= --dist loadgroup
 
-# The checks and the suite run side by side (the suite waits on real
-# processes and browsers much of the time: about 1.2 of the 2 cores busy);
-# each one's output is printed whole when it ends (-O), and make fails if any did.
+# The checks and the suite run side by side; each one's output is printed
+# whole when it ends (-O), and make fails if any did.
 test test-fast: $(VENV)/.dev translations
 	$(MAKE) --no-print-directory -O -j3 lint types $@-suite
 
@@ -82,7 +86,7 @@ test-suite:
 
 # Everything but the browser tests and the slow drills / real-process tests.
 test-fast-suite:
-	$(BIN)/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) $(PYTEST_ARGS) -m "not e2e and not slow"
+	$(BIN)/pytest -n $(PYTEST_FAST_WORKERS) $(PYTEST_DIST) $(PYTEST_ARGS) -m "not e2e and not slow"
 
 test-rules: $(VENV)/.dev
 	$(BIN)/ruff check games/rules tests/rules

@@ -11,14 +11,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
-from knox.crypto import hash_token
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from kernel.net import client_ip
 
-from .models import AccessToken
-from .sessions import session_seen
+from .sessions import session_seen, token_of
 
 KEYWORDS = (b"token", b"bearer")
 
@@ -54,12 +52,8 @@ class TokenAuthentication(authentication.BaseAuthentication):
 
     def known(self, key: str, request: Request) -> tuple[Any, Any]:
         now = timezone.now()
-        token = (
-            AccessToken.objects.select_related("user", "session")
-            .filter(digest=hash_token(key))
-            .first()
-        )
-        if token is None or (token.expiry is not None and token.expiry <= now):
+        token = token_of(key, now)
+        if token is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         user = token.user
         if not user.is_active or getattr(user, "is_bot", False):

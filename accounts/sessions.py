@@ -25,6 +25,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 
 from django.conf import settings
 from django.contrib.sessions.models import Session
@@ -33,6 +34,7 @@ from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import create_token_string, hash_token
 
+from kernel import sql
 from kernel.notify import tell_user_on_commit
 
 from .errors import RefreshInvalid, RefreshReused
@@ -200,6 +202,38 @@ def sessions_end(
 
 #: How often a device session's ``last_seen`` (and address) follow its requests.
 SEEN_EVERY = timedelta(seconds=60)
+
+
+@cache
+def _token_sql() -> str:
+    # (names from the models' fields; the digest is a bound parameter)
+    return (
+        f"SELECT {sql.columns('t', AccessToken)}, {sql.columns('u', User)}, "  # noqa: S608
+        f"{sql.columns('s', DeviceSession)} FROM {AccessToken._meta.db_table} t "
+        f'JOIN {User._meta.db_table} u ON u."id" = t."user_id" '
+        f'JOIN {DeviceSession._meta.db_table} s ON s."id" = t."session_id" '
+        f'WHERE t."digest" = %s AND (t."expiry" IS NULL OR t."expiry" > %s)'
+    )
+
+
+def token_of(key: str, now: datetime) -> AccessToken | None:
+    """The access token ``key`` names (looked up by its digest, knox's hash:
+    what the database keeps), with its user and device session; None if there
+    is no such token or it expired by ``now``. One statement, built once per
+    process: every API request and every socket an app opens asks it, and
+    the ORM compiled the same join anew each time (a seventh of the API
+    schema test's samples, bench/RESULTS.md "The test suite")."""
+    db = sql.db()
+    with sql.cursor(db) as cursor:
+        cursor.execute(_token_sql(), [hash_token(key), db.ops.adapt_datetimefield_value(now)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    tokens, users = len(sql.fields(AccessToken)), len(sql.fields(User))
+    token: AccessToken = sql.from_row(db, AccessToken, row[:tokens])
+    token.user = sql.from_row(db, User, row[tokens : tokens + users])
+    token.session = sql.from_row(db, DeviceSession, row[tokens + users :])
+    return token
 
 
 def session_seen(*, session: DeviceSession, address: str | None, now: datetime) -> None:

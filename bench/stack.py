@@ -520,7 +520,29 @@ def errors_in(logs: Iterable[Path]) -> list[str]:
     """The tracebacks and ERROR lines of these log files, each named by its file."""
     found = []
     for path in logs:
-        for line in path.read_text(errors="replace").splitlines():
+        lines = path.read_text(errors="replace").splitlines()
+        for number, line in enumerate(lines):
             if "Traceback" in line or " ERROR" in line or "ERROR/" in line:
-                found.append(f"{path.name}: {line.strip()}")
+                found.append(f"{path.name}: {line.strip()[:400]}{_raised(lines, number)}")
     return found
+
+
+def _raised(lines: list[str], start: int) -> str:
+    """What a logged traceback ended with, as " -> " and the exception, so a
+    failed drill says what was raised: from a JSON line's ``exc_info``, or
+    for a plain ``Traceback`` line its first unindented line after the frames."""
+    line = lines[start].strip()
+    if line.startswith("{"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return ""
+        text = record.get("exc_info") if isinstance(record, dict) else None
+        last = [part for part in str(text or "").splitlines() if part.strip()]
+        return f" -> {last[-1].strip()[:300]}" if last else ""
+    if not line.startswith("Traceback"):
+        return ""
+    for after in lines[start + 1 : start + 200]:
+        if after and not after[0].isspace():
+            return f" -> {after.strip()[:300]}"
+    return ""

@@ -19,145 +19,26 @@ from __future__ import annotations
 
 import copy
 import json
-import weakref
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any
 
-from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field
-from django.db.models.base import ModelState
-from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
-from knox.crypto import hash_token
 
-from accounts.models import AccessToken, User
+from accounts.models import User
+from accounts.sessions import token_of
 from games.models import Hand, HandEvent, HandPlayer, Seat, Table
 from games.refs import EventRecord, SeatRef
+from kernel.sql import attnames as _attnames
+from kernel.sql import columns as _columns
+from kernel.sql import cursor as _cursor
+from kernel.sql import db as _db
+from kernel.sql import fields as _fields
+from kernel.sql import from_row as _from_row
+from kernel.sql import postgres as _postgres
 from wallet.models import Account, Hold
-
-
-@cache
-def _fields(model: Any) -> list[Field[Any, Any]]:
-    return list(model._meta.concrete_fields)
-
-
-@cache
-def _converters_of(model: Any) -> list[tuple[int, Any, list[Any]]]:
-    """(index, column, converters) of the columns whose raw value Django
-    converts (JSON arrives as text; SQLite's dates as text too): the ORM's own
-    converters, as its compiler applies them."""
-    out = []
-    for i, field in enumerate(_fields(model)):
-        column = field.get_col(model._meta.db_table)
-        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-        if converters:
-            out.append((i, column, converters))
-    return out
-
-
-@cache
-def _attnames(model: Any) -> list[str]:
-    return [f.attname for f in _fields(model)]
-
-
-def _db() -> Any:
-    """The default connection itself: ``django.db.connection`` is a proxy that
-    looks it up (in an asgiref ``Local``) on every attribute read; the hot
-    path reads it once per call."""
-    return connections[DEFAULT_DB_ALIAS]
-
-
-def _from_row(db: Any, model: Any, row: Sequence[Any]) -> Any:
-    values = list(row)
-    for i, column, converters in _converters_of(model):
-        value = values[i]
-        for convert in converters:
-            value = convert(value, column, db)
-        values[i] = value
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db(DEFAULT_DB_ALIAS, _attnames(model), values)
-    # What Model.from_db makes of a row of every concrete field, without
-    # Model.__init__'s walk over the fields (nobody listens to its signals).
-    instance = object.__new__(model)
-    instance.__dict__.update(zip(_attnames(model), values, strict=True))
-    state = instance._state = ModelState()
-    state.adding, state.db = False, DEFAULT_DB_ALIAS
-    return instance
-
-
-def _columns(alias: str, model: Any) -> str:
-    return ", ".join(f'{alias}."{f.column}"' for f in _fields(model))
-
-
-def _postgres(db: Any) -> bool:
-    return bool(db.vendor == "postgresql")
-
-
-@cache
-def _cursor_classes() -> tuple[type, type]:
-    """(plain, prepared) server-side binding cursors of Django's backend."""
-    from django.db.backends.postgresql import base
-
-    class Prepared(base.ServerBindingCursor):  # type: ignore[name-defined]
-        """Runs each statement as a prepared statement of its connection
-        (parsed and planned once per connection, kept in psycopg's cache)."""
-
-        def execute(self, query: Any, params: Any = None, **options: Any) -> Any:
-            return super().execute(query, params, **{**options, "prepare": True})
-
-    return base.ServerBindingCursor, Prepared  # type: ignore[attr-defined]
-
-
-def _cursor(db: Any) -> Any:
-    """A cursor with server-side binding on PostgreSQL: the parameters (a
-    hand's state is kilobytes of JSON) travel beside the statement instead of
-    being quoted into it, as Django's default client-side binding does; and
-    its statements prepared, where the connection allows it (``DB_PREPARED``).
-    It is still Django's cursor wrapper (its execute wrappers and query log
-    apply)."""
-    if not _postgres(db):
-        return db.cursor()
-    db.ensure_connection()
-    raw_connection = db.connection
-    plain, prepared = _cursor_classes()
-    # (the pooler question is a statement of its own: a connection lost under
-    # it is Django's OperationalError, answered server_error, like any other)
-    with db.wrap_database_errors:
-        chosen = prepared if prepares(raw_connection) else plain
-    return db._prepare_cursor(chosen(raw_connection))
-
-
-# Whether each connection is behind a pooler (asked once per connection).
-_POOLED: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
-
-
-def behind_pooler(raw_connection: Any) -> bool:
-    """Whether this psycopg connection reaches PostgreSQL through a pooler
-    (PgBouncer): the backend's process id is not the one the connection was
-    given at its start (a pooler sends its own cancel key). Asked once per
-    connection (one round trip; the answer is kept while it lives)."""
-    known = _POOLED.get(raw_connection)
-    if known is None:
-        row = raw_connection.execute("SELECT pg_backend_pid()").fetchone()
-        known = _POOLED[raw_connection] = row[0] != raw_connection.info.backend_pid
-    return known
-
-
-def prepares(raw_connection: Any) -> bool:
-    """Whether the hot path's statements are prepared on this connection:
-    never when psycopg prepares nothing on it (``DB_PREPARED=0``: its
-    threshold is None), always with ``DB_PREPARED=1``, and with ``auto``
-    unless it is behind a pooler (PgBouncer in transaction mode hands a
-    client's statements to any of its server connections: a statement
-    prepared on one is missing on the next, before PgBouncer 1.21)."""
-    if raw_connection.prepare_threshold is None:
-        return False
-    if getattr(settings, "DB_PREPARED", "auto") != "auto":
-        return True
-    return not behind_pooler(raw_connection)
 
 
 @cache
@@ -352,25 +233,12 @@ def seats_with_chips(table: Table, source: str) -> list[Seat]:
 # -- a socket's opening -----------------------------------------------------------
 
 
-@cache
-def _token_sql() -> str:
-    return (
-        f'SELECT {_columns("u", User)}, t."session_id" FROM {AccessToken._meta.db_table} t '
-        f'JOIN {User._meta.db_table} u ON u."id" = t."user_id" '
-        f'WHERE t."digest" = %s AND (t."expiry" IS NULL OR t."expiry" > %s)'
-    )
-
-
 def token_user(key: str) -> tuple[User, int] | None:
     """The user an access token names and its device session (None: no such
-    token, or expired); one statement, as every socket a mobile app opens
-    asks it. The token is looked up by its digest (django-rest-knox's hash)."""
-    db = _db()
-    now = db.ops.adapt_datetimefield_value(timezone.now())
-    with _cursor(db) as cursor:
-        cursor.execute(_token_sql(), [hash_token(key), now])
-        row = cursor.fetchone()
-    return None if row is None else (_from_row(db, User, row[:-1]), int(row[-1]))
+    token, or expired): ``accounts.sessions.token_of``'s one statement, as
+    every socket a mobile app opens asks it."""
+    token = token_of(key, timezone.now())
+    return None if token is None else (token.user, token.session_id)
 
 
 # -- the heartbeat ---------------------------------------------------------------

@@ -72,6 +72,7 @@ def each_on_its_own(what: str, items: Iterable[T], call: Callable[[T], object]) 
 # The sweeper runs every 2 s: one that takes longer than a few seconds is stuck
 # (the next runs do its work anyway).
 @shared_task(soft_time_limit=8, time_limit=10)
+@isolation.put_off_while_the_database_is_away({"put_off": 1}, logger=logger)
 def sweeper() -> dict[str, int]:
     """Every 2 s (beat): queue the timer tasks of clocks about to run out, fire
     overdue clocks, settle forgotten hands, nudge stalled bots and ready idle
@@ -107,6 +108,7 @@ def sweeper() -> dict[str, int]:
 
 
 @shared_task
+@isolation.put_off_while_the_database_is_away(0, logger=logger)
 def close_idle_tables() -> int:
     """Every minute (beat): close the tables where nothing happened for
     ``TABLE_IDLE_MINUTES`` (seats freed, holds released, bots' chips back to

@@ -1,6 +1,6 @@
 import itertools
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -70,6 +70,37 @@ def _fast_password_hashing() -> None:
     if not settings.configured:  # the pure rules tests run without Django
         return
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database; before it is dropped, the sessions still
+    connected to it end: those of the threads that ran the sockets' database
+    work (each keeps its own connection). PostgreSQL waits up to 5 s for them
+    before refusing to drop the database (each worker's last test took 5 s
+    more, and the database stayed behind with a warning)."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_flush() -> None:
+    """Transactional tests empty the database for less (tests/flush.py)."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return
+    from .flush import install
+
+    install()
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@ bench.transport add to the servers' CPU (PostgreSQL, Redis, the load client)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -11,7 +12,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from bench.stack import cpu_used, machine_time, service_cpu
+from bench.stack import cpu_used, errors_in, machine_time, service_cpu
 from bench.tables import machine_rows
 
 
@@ -71,3 +72,30 @@ def test_a_move_beyond_the_transport_is_the_difference_of_the_two():
 
     assert rows["machine CPU per move, ms"] == "daphne 3.00 + postgres 1.00 = 4.00 (2.0 cores busy)"
     assert rows["a move beyond the transport, ms of CPU"] == "2.50"
+
+
+def test_a_logged_traceback_is_reported_with_the_exception_it_raised(tmp_path):
+    """A drill that fails on its servers' logs says what was raised."""
+    (tmp_path / "worker.log").write_text(
+        "INFO task ok\n"
+        "Traceback (most recent call last):\n"
+        '  File "games/tasks.py", line 3, in run\n'
+        "    cursor.execute(sql)\n"
+        "django.db.utils.OperationalError: server closed the connection unexpectedly\n"
+        "[2026-11-30 05:00:00,000: ERROR/MainProcess] consumer: Cannot connect\n"
+    )
+    assert errors_in([tmp_path / "worker.log"]) == [
+        "worker.log: Traceback (most recent call last): -> "
+        "django.db.utils.OperationalError: server closed the connection unexpectedly",
+        "worker.log: [2026-11-30 05:00:00,000: ERROR/MainProcess] consumer: Cannot connect",
+    ]
+    # A JSON log line carries its traceback in ``exc_info``; the next line is another record.
+    record = {
+        "level": "ERROR",
+        "message": "sweeper failed",
+        "exc_info": "Traceback (most recent call last):\n  File ...\nValueError: bad",
+    }
+    (tmp_path / "app.log").write_text(f"{json.dumps(record)}\n{json.dumps({'level': 'INFO'})}\n")
+    [found] = errors_in([tmp_path / "app.log"])
+    assert found.endswith(" -> ValueError: bad")
+    assert found.startswith('app.log: {"level": "ERROR"')

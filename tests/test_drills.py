@@ -22,6 +22,7 @@ def test_drill(tmp_path, drill):
     assert result["money"]["hands_unsettled"] == 0
     assert result["money"]["settled_twice"] == 0
     assert result["stuck_tables"] == 0
+    print(result)  # (all of it, with the captured output of a failure)
     assert result["passed"], result
 
 

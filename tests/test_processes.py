@@ -204,7 +204,7 @@ def test_daphne_closes_a_flooding_socket_with_1008(tmp_path, make_user):
     port = free_port()
     with running(daphne(port), process_env(tmp_path), tmp_path / "daphne.log"):
         wait_http(port)
-        ws = connect(f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/", open_timeout=10)
+        ws = connect(f"ws://127.0.0.1:{port}/ws/tables/{table.pk}/", open_timeout=10, legacy=True)
         assert decode(ws.recv(timeout=10))["type"] == "state"
         codes: list[str] = []
         with pytest.raises(ConnectionClosed) as closed:

@@ -7,6 +7,7 @@ Lock order: (the table's row,) the tournament's row, then the wallet accounts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.db.models import Max
 
 from games import clock, publish
 from kernel import notify
+from kernel.ops.isolation import put_off_while_the_database_is_away
 from kernel.retry import retried
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet
@@ -24,6 +26,7 @@ from . import payouts
 from .errors import NotPlaying, TournamentNotFound, TournamentOver
 from .models import Entry, Tournament, TournamentTable
 
+logger = logging.getLogger(__name__)
 Kind = LedgerTransaction.Kind
 Status = Tournament.Status
 
@@ -54,13 +57,17 @@ def announce(tournament: Tournament) -> None:
     tournament stands then (its row read after the commit)."""
     tournament_id = tournament.pk
 
-    def send() -> None:
+    # (a database gone at that moment: a warning, not Django's logged traceback
+    # of a failed robust callback; the tournament's next change says it again,
+    # and a lobby socket reads the whole list when it connects)
+    @put_off_while_the_database_is_away(None, logger=logger)
+    def announce_tournament() -> None:
         found = Tournament.objects.filter(pk=tournament_id).first()
         if found is not None:
             message = {"type": "lobby.tournament", "tournament": lobby_row(found)}
             notify.send([(publish.LOBBY_GROUP, message)])
 
-    transaction.on_commit(send, robust=True)
+    transaction.on_commit(announce_tournament, robust=True)
 
 
 def _lock(tournament_id: int) -> Tournament:

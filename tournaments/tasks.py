@@ -15,6 +15,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(soft_time_limit=20, time_limit=25)
+@isolation.put_off_while_the_database_is_away({"put_off": 1}, logger=logger)
 def sit_and_gos() -> dict[str, int]:
     """Every ``SIT_AND_GO_EVERY_S`` (beat), each tournament on its own (one
     that fails is logged and stops no other): bots take the empty places of

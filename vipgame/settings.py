@@ -199,11 +199,12 @@ else:
         DATABASES["default"]["OPTIONS"]["options"] = " ".join(
             f"-c {name}={value}" for name, value in DB_SESSION_SETTINGS.items()
         )
-    # Prepared statements for the table services' hot path only (games.sql asks
-    # for them; nothing is prepared by how often it runs): PostgreSQL parses and
-    # plans a move's statements once per connection. `auto` (the default):
+    # Prepared statements for the table services' hot path and the access-token
+    # lookup only (kernel.sql asks for them; nothing is prepared by how often
+    # it runs): PostgreSQL parses and plans a move's statements once per
+    # connection. `auto` (the default):
     # prepared on a direct connection, unnamed statements behind a pooler
-    # (games.sql.behind_pooler: the backend's process id is not the one the
+    # (kernel.sql.behind_pooler: the backend's process id is not the one the
     # connection was given, as PgBouncer hands out its own). `1`: always
     # (PgBouncer 1.21+ with max_prepared_statements); `0`: never.
     DB_PREPARED = env.str("DB_PREPARED", default="auto").strip().lower()

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 # Both are pinned in requirements-dev.in: a missing one is a failure, not a skip.
 import httpx
@@ -36,7 +36,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.test import Client as DjangoClient
 from django.utils import timezone
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from accounts.sessions import token_issue
 from games import services
@@ -320,7 +320,10 @@ class Socket:
                 self.parse(state)  # a delta applied: the state it makes, typed too
                 self.state = state
             elif sync:
-                self.send(type="sync", v=self.state.get("v", 0))
+                # A socket the server is closing refuses the sync; the next
+                # receive says how it closed (the messages before it first).
+                with contextlib.suppress(ConnectionClosed):
+                    self.send(type="sync", v=self.state.get("v", 0))
         return message
 
     def send(self, **message: Any) -> str:
@@ -355,17 +358,17 @@ class Socket:
             while True:
                 self.take(self.ws.recv(timeout=quiet))
 
-    def until_closed(self, timeout: float = 10) -> tuple[int, dict[str, Any]]:
-        """The close code, and the last message before it."""
-        last: dict[str, Any] = {}
+    def until_closed(self, timeout: float = 10) -> tuple[int, list[dict[str, Any]]]:
+        """The close code, and every message read before it."""
+        seen: list[dict[str, Any]] = []
         code = None
         try:
             while True:
-                last = self.take(self.ws.recv(timeout=timeout))
+                seen.append(self.take(self.ws.recv(timeout=timeout)))
         except ConnectionClosed as closed:
             code = None if closed.rcvd is None else closed.rcvd.code
         assert code is not None, "closed without a close frame"
-        return code, last
+        return code, seen
 
 
 def detailed(module: str, **kwargs: Any) -> tuple[Any, Any]:
@@ -494,8 +497,8 @@ def test_two_devices_of_one_account_play_a_hand_and_one_logs_out(
 
         # device A logs out: its token stops, its socket closes; B goes on
         detailed("auth_logout", client=device_a)
-        code, last = socket_a.until_closed()
-        assert (code, last) == (4400, {"type": "event", "event": "logged_out"})
+        code, seen = socket_a.until_closed()
+        assert (code, seen[-1:]) == (4400, [{"type": "event", "event": "logged_out"}]), seen
         me = importlib.import_module(f"{PACKAGE}.api.me.me")
         assert me.sync_detailed(client=device_a).status_code == 401
         sessions, _ = detailed("me_sessions", client=device_b)
@@ -546,3 +549,41 @@ def test_two_devices_of_one_account_play_a_hand_and_one_logs_out(
     print(f"{game}: {moves} moves, {socket_a.parsed + socket_b.parsed} socket messages parsed")
     services.hand_settle(hand_id=hand.pk)  # no Celery worker here: settled in the test
     assert_money_consistent()
+
+
+def test_a_socket_closing_after_a_delta_that_does_not_apply_still_shows_its_last_message():
+    """CI once saw ``(4400, {})`` here: a delta that did not apply came just
+    before ``logged_out``, the client's ``sync`` met the closing socket and its
+    ``ConnectionClosed`` hid the messages still queued. The helper goes on
+    reading to the close frame (the old one returned ``(4400, {})`` here)."""
+    from websockets.frames import Close
+
+    closed = ConnectionClosed(Close(4400, ""), None)
+    queued = [
+        json.dumps({"type": "delta", "v": 9, "base": 8}),
+        json.dumps({"type": "event", "event": "logged_out"}),
+    ]
+
+    class Closing:
+        def recv(self, timeout: float) -> str:
+            if not queued:
+                raise closed
+            return queued.pop(0)
+
+        def send(self, text: str) -> None:
+            raise closed
+
+    class Parsed:
+        @staticmethod
+        def from_dict(message: dict[str, Any]) -> dict[str, Any]:
+            return message
+
+    socket = Socket.__new__(Socket)
+    socket.ws = cast(ClientConnection, Closing())
+    socket.state, socket.seq, socket.parsed = {"v": 5}, 0, 0
+    socket.classes = {"delta": Parsed, "event": Parsed}
+    socket.maps = set()
+    assert socket.until_closed() == (
+        4400,
+        [{"type": "delta", "v": 9, "base": 8}, {"type": "event", "event": "logged_out"}],
+    )

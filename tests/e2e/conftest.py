@@ -6,7 +6,7 @@ bots (``TABLE_DEFAULTS``); so does the browser; each test gets fresh contexts,
 signs up its own players and plays at its own tables (closed when it ends).
 What the tests write stays until the module ends: then the servers stop and
 the test database is flushed (``_stack``). Screenshots go
-to ``tests/e2e/artifacts/`` (ignored by git).
+to ``tests/e2e/artifacts/`` (ignored by git) with ``E2E_SHOTS=1``.
 """
 
 from __future__ import annotations
@@ -153,18 +153,10 @@ def _stack(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: Any)
 
 
 def flush_test_database() -> None:
-    """What a transactional test's teardown does (Django's TransactionTestCase)."""
-    from django.core.management import call_command
+    """What a transactional test's teardown does (tests/flush.py)."""
+    from ..flush import flush
 
-    call_command(
-        "flush",
-        verbosity=0,
-        interactive=False,
-        database="default",
-        reset_sequences=False,
-        allow_cascade=False,
-        inhibit_post_migrate=False,
-    )
+    flush()
 
 
 @pytest.fixture
@@ -290,6 +282,12 @@ def outside(page: Any, selector: str) -> list[str]:
 
 
 def shot(page: Any, name: str) -> None:
+    """A full-page screenshot in ``tests/e2e/artifacts/``, with ``E2E_SHOTS=1``
+    only: encoding them was a fifth of Chromium's CPU in test_screen.py
+    (``python -m bench.suite -- env E2E_SHOTS=1 pytest -n 0 tests/e2e/test_screen.py``:
+    Chromium 63.6 CPU-s with them, 49.5 without)."""
+    if os.environ.get("E2E_SHOTS") != "1":
+        return
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 

@@ -6,20 +6,17 @@ screen readers, and is in the page's language."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from games.plugins import PLUGINS
 
 from ..registry import browser_games
-from .conftest import open_play_now, sign_up
+from .conftest import open_play_now, shot, sign_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 # A phone on its side: the rules line is hidden there (static/css/table.css).
 PHONE = {"width": 740, "height": 360}
-ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
 @pytest.mark.parametrize("game", browser_games())
@@ -89,6 +86,6 @@ def test_every_rules_page_fits_a_phone(pages, site, game):
     page = pages.new(viewport={"width": 360, "height": 740})
     for code, _label in PLUGINS[game].presets:
         page.goto(f"{site.url}/rules/{game}/{code}/")
-        page.screenshot(path=str(ARTIFACTS / f"rules-{game}-{code}-360x740.png"), full_page=True)
+        shot(page, f"rules-{game}-{code}-360x740")
         width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
         assert width[0] <= width[1], (code, width)

@@ -16,7 +16,7 @@ on shows no old result. The result is then checked again as it looks at its
 biggest, whatever this deal brought (in Mậu Binh every opponent binh lủng,
 auto-arranged or with an instant win, the longest chi names; in Tiến Lên
 every opponent left with thirteen cards; in poker every seat all-in at the
-showdown with two side pots). Each size is photographed:
+showdown with two side pots). With ``E2E_SHOTS=1`` each size is photographed:
 ``tests/e2e/artifacts/screen-<game>-<phase>-<size>.png``; with
 ``SCREENSHOTS=<dir>`` the 1366×768 and 360×740 ones are also written there
 under fixed names (``docs/screenshots``, docs/browser.md "Screenshots")."""

@@ -14,6 +14,7 @@ from wallet import services as wallet
 from wallet.models import Account
 
 from ..ops.helpers import value
+from ..seeds import ORDINARY
 from ..tables import assert_money_consistent
 from ..wallet.helpers import snapshot
 from .bots_at_once import bots_asked_for_at_once
@@ -299,8 +300,9 @@ def test_bots_at_a_table_nobody_sits_at_go_back(shares, make_user, tables):
     assert ask_until_refused(lan, "198.51.100.6", [board], 3) == ["seated"] * 3
 
 
-def test_bots_wait_for_the_end_of_a_hand_on(shares, make_user, tables):
+def test_bots_wait_for_the_end_of_a_hand_on(shares, make_user, tables, dealer):
     """The player is gone mid-hand: the bots stay until it is settled, then go."""
+    dealer.stack(*ORDINARY)  # no tới trắng, which would end the hand at the deal
     lan = make_user()
     board = services.table_create(owner=lan, game="tienlen", stake=1, seat_count=2)
     services.table_sit(table_id=board.pk, user=lan)

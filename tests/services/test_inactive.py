@@ -8,12 +8,16 @@ from games import services
 from games.errors import AccountInactive
 from games.models import Seat, Table
 
+from ..seeds import ORDINARY
 from .driver import ready_all
 
 pytestmark = pytest.mark.django_db
 
 
-def test_every_action_of_a_deactivated_account_is_refused_and_changes_nothing(tables, make_user):
+def test_every_action_of_a_deactivated_account_is_refused_and_changes_nothing(
+    tables, make_user, dealer
+):
+    dealer.stack(*ORDINARY)  # no tới trắng, which would end the hand at the deal
     players = [make_user() for _ in range(2)]
     table = services.table_create(owner=players[0], game="tienlen", stake=1)
     for user in players:

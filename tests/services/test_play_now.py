@@ -16,6 +16,7 @@ from games.models import Departure, Hand, HandPlayer, Seat, Table
 from wallet import services as wallet
 
 from ..registry import GAMES
+from ..seeds import ORDINARY
 from ..tables import assert_money_consistent
 from .driver import play_until_finished
 
@@ -43,9 +44,10 @@ def catch_up(tables) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_one_tap_deals_without_a_ready_tap(game, make_user, tables):
+def test_one_tap_deals_without_a_ready_tap(game, make_user, tables, dealer):
     """The seat and the bots' are ready in the tap's own change: the hand is
     dealt before the page even opens, no bot ready-up task waited for."""
+    dealer.stack(*ORDINARY)  # no tới trắng, which would end the hand at the deal
     lan = make_user()
     table = services.table_play_now(user=lan, game=game)
     table.refresh_from_db()

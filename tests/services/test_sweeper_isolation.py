@@ -6,9 +6,12 @@ readied: every one of them is served, and the bad table's error is logged."""
 import logging
 
 import pytest
+from django.db import InterfaceError, OperationalError
 
 from games import services, tasks
 from games.models import Hand, HandEvent, Seat, Table
+from tournaments import tasks as tournament_tasks
+from wallet import tasks as wallet_tasks
 
 from .driver import in_play
 
@@ -135,3 +138,88 @@ def test_a_failing_table_does_not_stop_the_idle_table_closer(tables, make_user, 
     tables.clock.advance(minutes=16)
     assert tasks.close_idle_tables() == 1  # busy is idle now; broken still fails alone
     assert Table.objects.get(pk=busy.pk).status == Table.Status.CLOSED
+
+
+def test_the_database_away_for_a_table_is_a_warning_and_the_others_are_served(
+    tables, dealer, make_user, caplog, monkeypatch
+):
+    """A connection dropped under one table's clock (a restart, a fail-over):
+    not a bug, so no ERROR and no traceback in the logs (the drills fail on
+    those); the other tables are served, and the next run does that one."""
+    overdue = humans_in_play(dealer, make_user, turn_seconds=2)
+    dropped = humans_in_play(dealer, make_user, turn_seconds=2)
+    tables.scheduler.timers.clear()
+    real = tasks.table_timeout
+
+    def timeout(*, table_id, clock_version):
+        if table_id == dropped.pk:
+            raise OperationalError("terminating connection due to administrator command")
+        return real(table_id=table_id, clock_version=clock_version)
+
+    monkeypatch.setattr(tasks, "table_timeout", timeout)
+    tables.clock.advance(seconds=5)
+    with caplog.at_level(logging.WARNING, logger="games.tasks"):
+        first = tasks.sweeper()
+
+    assert first["fired"] == 1
+    assert Table.objects.get(pk=overdue.pk).clock_version > overdue.clock_version
+    assert Table.objects.get(pk=dropped.pk).clock_version == dropped.clock_version
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert f"({dropped.pk}, {dropped.clock_version})" in caplog.records[0].getMessage()
+    assert caplog.records[0].exc_info is None
+    monkeypatch.setattr(tasks, "table_timeout", real)
+    assert tasks.sweeper()["fired"] == 1  # the next run
+    assert Table.objects.get(pk=dropped.pk).clock_version > dropped.clock_version
+
+
+@pytest.mark.parametrize(
+    ("task", "selector"),
+    [
+        (tasks.sweeper, "games.selectors.sweep"),
+        (tasks.close_idle_tables, "games.selectors.idle_tables"),
+        (tournament_tasks.sit_and_gos, "tournaments.services.bots_due"),
+        (wallet_tasks.expire_holds, "wallet.tasks.holds_expire"),
+    ],
+)
+def test_a_periodic_task_without_its_database_is_put_off_with_a_warning(
+    task, selector, caplog, monkeypatch
+):
+    def dropped(*args, **kwargs):
+        raise InterfaceError("connection already closed")
+
+    monkeypatch.setattr(selector, dropped)
+    with caplog.at_level(logging.WARNING):
+        result = task()
+
+    assert result in ({"put_off": 1}, 0)
+    assert [(r.levelno, r.exc_info) for r in caplog.records] == [(logging.WARNING, None)]
+    assert "put off, the database did not answer" in caplog.records[0].getMessage()
+
+
+def test_a_tournaments_announcement_with_the_database_away_is_a_warning(
+    make_user, caplog, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The PostgreSQL drill once failed on this: the lobby's after-commit
+    announcement of a tournament met a dropped connection, and Django logged
+    the robust callback's failure as an ERROR with its traceback."""
+    from tournaments import results
+    from tournaments import services as tournaments
+    from tournaments.models import Tournament
+
+    sit_and_go = tournaments.tournament_create(game="holdem", seats=6, buy_in=10, fee=1)
+
+    def dropped(*args, **kwargs):
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(Tournament.objects, "filter", dropped)
+    with (
+        caplog.at_level(logging.WARNING),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        results.announce(sit_and_go)
+
+    assert [(r.name, r.levelno) for r in caplog.records] == [
+        ("tournaments.results", logging.WARNING)
+    ]
+    assert "announce_tournament put off" in caplog.records[0].getMessage()
+    assert caplog.records[0].exc_info is None

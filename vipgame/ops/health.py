@@ -3,7 +3,7 @@
 ``/healthz`` answers from the process alone. ``/readyz`` says whether *this
 process* can serve (issue 33): its database connection answers, through the
 pooler if there is one, running a statement the way the hot path runs it
-(prepared, or unnamed behind a pooler: ``games.sql.prepares``), and its Redis
+(prepared, or unnamed behind a pooler: ``kernel.sql.prepares``), and its Redis
 answers (each role's, when they are split); each check with a short time-out
 (``READY_TIMEOUT_S``). Two round trips in all with one Redis: cheap enough to
 poll every second.
@@ -26,7 +26,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from games import sql
+from kernel import sql
 from kernel.ops.heartbeat import client_for, redis_client, sweeper_key
 
 logger = logging.getLogger(__name__)

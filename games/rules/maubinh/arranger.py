@@ -483,9 +483,17 @@ class Arranger:
         return int(splits[rng.randrange(len(splits))])
 
     def split_units(self, cards: Sequence[Card], split: int) -> float:
-        """The expected units per opponent of one split (as ``arrange`` scores it)."""
+        """The expected units per opponent of one split, as ``arrange`` scores it: among
+        ``arrange``'s own candidates. The float32 sums' last bits depend on the batch
+        (one row alone goes through another BLAS kernel, summing in another order), so
+        a split that is a candidate (the greedy split always is) scores here exactly
+        as ``arrange`` saw it."""
         hand = self._hand(cards)
-        return float(self.scores(hand, np.array([split]))[0][0])
+        batch = self._candidates(hand)
+        if not (batch == split).any():
+            batch = np.append(batch, split)
+        value, _ = self.scores(hand, batch)
+        return float(value[np.flatnonzero(batch == split)[0]])
 
 
 def _weighted_sums(rows: BoolArray, weights: npt.NDArray[np.float32]) -> FloatArray:

@@ -90,10 +90,11 @@ def test_arranger_is_valid_complete_and_never_below_greedy(preset: str, cards: l
     assert all(not h.arrangement.is_lung(rules) for h in result.hints)
     greedy = arranger.greedy_split(cards)
     assert not split_arrangement(cards, greedy).is_lung(rules)
-    # (the joint score sums in float32: a split scored alone may differ by a few
-    # float32 steps, which grow with the score: 1e-6 of it is about 8 steps)
+    # (scored among the arranger's own candidates: the float32 sums of a split scored
+    # alone differ in the last bits, by more than any fixed tolerance once wins and
+    # losses cancel: 18.617918808 against 18.617954020 in a make test on 2026-11-30)
     greedy_units = arranger.split_units(cards, greedy)
-    assert result.best.expected_units >= greedy_units - 1e-5 - 1e-6 * abs(greedy_units)
+    assert result.best.expected_units >= greedy_units
     if result.instant_arrangement is not None:
         assert not result.instant_arrangement.is_lung(rules)
 
