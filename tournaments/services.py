@@ -27,6 +27,7 @@ Lock order (docs/architecture.md "Lock order"): the acting player's user row
 from __future__ import annotations
 
 import functools
+import logging
 import secrets
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,6 +46,7 @@ from games.errors import AccountInactive, NoBotAvailable
 from games.models import Seat, Table
 from games.plugins import PLUGINS, plugin_for
 from kernel.errors import PermissionDenied
+from kernel.ops.isolation import put_off_while_the_database_is_away
 from kernel.retry import retried
 from wallet import services as wallet
 from wallet.models import Account, LedgerTransaction
@@ -72,6 +74,8 @@ from .results import (
     finishing_groups,
     players_out,
 )
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "AlreadyRegistered",
@@ -284,7 +288,7 @@ def _register_late(tournament: Tournament, user: User) -> Entry:
         postings=postings,
         reason=f"tournament {tournament.pk}: late entry",
     )
-    transaction.on_commit(functools.partial(seat_players, tournament.pk), robust=True)
+    transaction.on_commit(functools.partial(_seat_after_entry, tournament.pk), robust=True)
     announce(tournament)
     return entry
 
@@ -296,6 +300,15 @@ def moving_in() -> list[int]:
         .values_list("tournament_id", flat=True)
         .distinct()
     )
+
+
+@put_off_while_the_database_is_away(0, logger=logger)
+def _seat_after_entry(tournament_id: int) -> int:
+    """A late entrant seated once the entry has committed. With the database
+    away at that moment (a restart, a fail-over) it is a warning, not an
+    error: beat seats whoever is between tables seconds later
+    (``tournaments.tasks.sit_and_gos``: ``moving_in``)."""
+    return seat_players(tournament_id)
 
 
 @retried

@@ -223,3 +223,50 @@ def test_a_tournaments_announcement_with_the_database_away_is_a_warning(
     ]
     assert "announce_tournament put off" in caplog.records[0].getMessage()
     assert caplog.records[0].exc_info is None
+
+
+def test_a_late_entrys_seating_with_the_database_away_is_a_warning_and_beat_seats_it(
+    tables, make_user, caplog, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The other after-commit work that reads the database from a client's
+    request: a late entrant's seating. A dropped connection there is a
+    warning, and beat seats the entrant (``moving_in``)."""
+    from datetime import timedelta
+
+    from games import clock
+    from tournaments import services as tournaments
+    from tournaments import tables as tournament_tables
+    from tournaments.models import Entry
+
+    tournament = tournaments.tournament_schedule(
+        game="tienlen", starts_at=clock.now() + timedelta(seconds=60), buy_in=100, fee=10,
+        starting_chips=300, level_seconds=60, allow_bots=True, late_levels=2,
+    )  # fmt: skip
+    tournaments.tournament_register(tournament_id=tournament.pk, user=make_user())
+    tournaments.tournament_add_bots(tournament_id=tournament.pk, count=8)
+    tables.clock.advance(seconds=61)
+    assert tournaments.tournament_start(tournament_id=tournament.pk)
+    real = tournament_tables.seat_moving
+
+    def dropped(*args, **kwargs):
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr(tournament_tables, "seat_moving", dropped)
+    with (
+        caplog.at_level(logging.WARNING),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        late = tournaments.tournament_register(tournament_id=tournament.pk, user=make_user())
+
+    assert [(r.name, r.levelno, r.exc_info) for r in caplog.records] == [
+        ("tournaments.services", logging.WARNING, None)
+    ]
+    assert "_seat_after_entry put off" in caplog.records[0].getMessage()
+    late.refresh_from_db()
+    assert late.moving_chips is not None  # between tables, not lost
+    monkeypatch.setattr(tournament_tables, "seat_moving", real)
+    assert tournament.pk in tournaments.moving_in()
+    tournament_tasks.sit_and_gos()  # beat
+    late.refresh_from_db()
+    assert (late.status, late.moving_chips) == (Entry.Status.PLAYING, None)
+    assert Seat.objects.get(user=late.player).stack == 300

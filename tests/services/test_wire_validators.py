@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from games.api.schema import state_example
 from kernel import notify
@@ -27,6 +28,20 @@ pytestmark = pytest.mark.django_db
 #: Broken variants tried per message (a sample: a state has hundreds).
 VARIANTS = 60
 OTHER_TYPES: tuple[Any, ...] = (None, "x", -1, 1.5, True, [], {})
+
+
+@pytest.fixture(autouse=True)
+def no_idle_bound_in_the_test_transaction(db: None) -> None:
+    """These tests check thousands of variants in pure Python between two
+    statements of the test's own transaction (rolled back at its end): on a
+    slow machine longer than the sessions' ``DB_IDLE_IN_TRANSACTION_TIMEOUT_MS``
+    (5 s), and PostgreSQL ended the session under the test (a clean clone's
+    ``.ci/run``: ``IdleInTransactionSessionTimeout`` in the money check's
+    teardown, after 6.5 s of checking). That bound is for the application's
+    sessions (tests/services/test_lock_bounds.py), not for a test's; ``SET
+    LOCAL`` ends with the test's transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
 
 
 def places(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
