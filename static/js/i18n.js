@@ -11,6 +11,14 @@ export const pgettext = (context, text) => (typeof g.pgettext === "function" ? g
 export const fmt = (text, params) =>
   text.replace(/%\((\w+)\)s/g, (all, key) => (key in params ? String(params[key]) : all));
 
+/** fmt's words as parts for h(): a placeholder given a node (a player's name
+ * kept to one short line) becomes that node, the rest stays text. */
+export const fmtParts = (text, params) =>
+  text.split(/(%\(\w+\)s)/).filter((part) => part !== "").map((part) => {
+    const key = /^%\((\w+)\)s$/.exec(part);
+    return key && key[1] in params ? params[key[1]] : part;
+  });
+
 export const lang = () => document.documentElement.lang || "vi";
 
 /** 10.000 in Vietnamese, 10,000 in English (like the |chips template filter). */

@@ -43,11 +43,12 @@ export function fitName(node) {
   }
 }
 
-/** Every seat's name in `felt`, now and whenever the seats are drawn again
- * or the felt changes size. */
+/** Every seat's name in `felt`, and every name in the centre's words (Tiến
+ * Lên's "… goes out first!"), now and whenever they are drawn again or the
+ * felt changes size. */
 export function fitSeatNames(felt) {
   const all = () => {
-    for (const node of felt.querySelectorAll(".plate .name")) fitName(node);
+    for (const node of felt.querySelectorAll(".plate .name, .center .who")) fitName(node);
   };
   // (its own abbreviations change attributes only, not the tree)
   new MutationObserver(all).observe(felt, { childList: true, subtree: true });

@@ -11,6 +11,7 @@ import { text } from "./cards.js";
 import { verifyHand } from "./fairness.js";
 import { resultCard } from "./result.js";
 import { icon } from "./icons.js";
+import { fitSeatNames } from "./names.js";
 
 const data = JSON.parse($("#replay-data").textContent);
 const replayed = JSON.parse($("#replay-steps").textContent);
@@ -296,6 +297,7 @@ if (steps.length) {
     h("div", { class: "replay-side" }, summary, now,
       h("details", { class: "panel log", open: window.innerWidth > 900 }, h("summary", {}, _("What happened")), log),
       fairness()));
+  fitSeatNames(felt); // (long names abbreviated by rule, as at the live table)
   paint();
   show(0);
 } else {

@@ -345,7 +345,10 @@ def leave_now(page: Any) -> None:
 
     A hand may be dealt (auto-ready) at the moment "leave" is tapped between
     hands: the server then takes it as "leave after this hand", and the page
-    shows "leave now" beside it, which is tapped next."""
+    shows "leave now" beside it, which is tapped next. A hand that has ended
+    but is not settled yet (its settlement is the Celery worker's, late on a
+    busy machine) is taken the same way, with no "leave now" to tap: the
+    seat frees once it is settled."""
     for _ in range(3):
         # (whichever button the page shows at this moment)
         page.evaluate(
@@ -355,14 +358,15 @@ def leave_now(page: Any) -> None:
         page.wait_for_function(
             """() => !document.querySelector('[data-confirm]').hidden
               || window.vipTable.state.seat === null
-              || (window.vipTable.state.seat.leave_after_hand
-                  && document.querySelector('[data-action=leave-now]'))"""
+              || window.vipTable.state.seat.leave_after_hand"""
         )
         if page.locator("[data-confirm]:not([hidden])").count():
             page.click("[data-confirm-yes]")
             break
         if page.evaluate("window.vipTable.state.seat === null"):
             break
+        if not page.locator("[data-action=leave-now]").count():
+            break  # (the ended hand's settlement frees the seat)
     page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
 
 

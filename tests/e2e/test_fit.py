@@ -35,6 +35,7 @@ from .conftest import (
 from .test_screen import (
     HOLD_THE_RESULT,
     HOLDEM_AT_MOST,
+    LONGEST_NAME,
     MAUBINH_AT_MOST,
     MAUBINH_MARKS,
     MY_TURN_OR_DONE,
@@ -230,7 +231,10 @@ def test_short_and_sideways_phones_keep_44_px(pages, site, game):
             page.evaluate(MAUBINH_AT_MOST, marks)
             found += small_phone_problems(page, game, f"result-{name}")
     else:
-        page.evaluate(HOLDEM_AT_MOST if game == "holdem" else TIENLEN_AT_MOST)
+        if game == "holdem":
+            page.evaluate(HOLDEM_AT_MOST)
+        else:
+            page.evaluate(TIENLEN_AT_MOST, LONGEST_NAME)
         found += small_phone_problems(page, game, "result")
     assert found == [], "\n".join(found)
 

@@ -198,15 +198,29 @@ MAUBINH_MARKS = {
     "top": {"instant": 1, "auto": 1, "top": 1},
 }
 # Tiến Lên: every opponent left with thirteen cards (one of them marked as
-# the winner, one as gone).
-TIENLEN_AT_MOST = """() => {
+# the winner, one as gone), and the words about them at their longest: the
+# winner went out with the longest last play (a twelve-card straight), and
+# every opponent has the longest name a player may have (40 characters, one
+# word), in the centre and in my result card's lines (what a real deal and
+# its bots' names bring varies from run to run).
+LONGEST_NAME = "Nguyễn" * 6 + "Thảo"
+TIENLEN_AT_MOST = """(longest) => {
   const shell = window.vipTable;
-  const view = shell.state.hand.view;
+  const hand = shell.state.hand;
+  const view = hand.view;
   const thirteen = ["3s", "4c", "5d", "6h", "7s", "8c", "9d", "Th", "Js", "Qc", "Kd", "Ah", "2s"];
   const others = view.hands.map((_, i) => i).filter((i) => i !== shell.state.you);
-  for (const i of others) view.hands[i] = thirteen;
+  for (const i of others) {
+    view.hands[i] = thirteen;
+    hand.players[i].name = longest;
+  }
   view.winner = others[0];
   view.left = view.left.map((_, i) => i === others[others.length - 1]);
+  const straight = thirteen.slice(0, 12);
+  view.instant = null;
+  view.history = [...view.history,
+    { round: view.round, action: "play", player: others[0], cards: straight }];
+  view.table = { cards: straight, player: others[0], combination: "straight" };
   shell.render();
 }"""
 # Tiến Lên mid-hand: the longest pile there is (a twelve-card straight) by
@@ -380,7 +394,7 @@ def check_the_biggest_results(page: Any, game: str, tag: str = "") -> None:
         assert page.locator("[data-action=buy-in]").count() == 0  # one way to buy in, not two
         check_every_size(page, game, f"result-broke{tag}")
     else:
-        page.evaluate(TIENLEN_AT_MOST)
+        page.evaluate(TIENLEN_AT_MOST, LONGEST_NAME)
         check_every_size(page, game, f"result-thirteen{tag}")
 
 

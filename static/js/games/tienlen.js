@@ -1,7 +1,7 @@
 // Tiến Lên Miền Nam: select cards, the cards that are part of a legal play now
 // are highlighted (the view's `hints`), play or pass; chops and thối announced.
 import { h } from "../dom.js";
-import { _, fmt, chips, signed } from "../i18n.js";
+import { _, fmt, fmtParts, chips, signed } from "../i18n.js";
 import { cardEl, cardRow, backs, text } from "../cards.js";
 import { dealtInTurns } from "../fairness.js";
 import { COMBOS_VI, TOI_TRANG_VI } from "../terms.js";
@@ -15,6 +15,11 @@ const THOI = {
 };
 
 const local = { hand: null, selected: new Set(), thoiShown: null };
+
+// A player's name in the centre's words: one line, abbreviated by rule when
+// too long, as on the seats (names.js: a name may be 40 characters in one
+// word, which pushed the pile into the side seats on a phone on its side).
+const who = (ctx, index) => h("span", { class: "who" }, ctx.nameOf(index));
 
 function reasonText(p) {
   const d = p.detail || {};
@@ -102,13 +107,13 @@ const game = {
       const last = view.instant ? null : [...view.history].reverse().find((m) => m.action === "play");
       if (!last) {
         return h("div", { class: "center-note" }, h("div", { class: "big" },
-          view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) })));
+          view.instant ? `Tới trắng: ${TOI_TRANG[view.instant] || view.instant}` : fmtParts(_("%(name)s goes out first!"), { name: who(ctx, view.winner) })));
       }
       const named = view.table && view.table.player === last.player ? view.table.combination : null;
       return h("div", { class: "center-note played" },
         // (the last play is the winner's: one line says both)
         h("div", { class: "pile", "data-pile": last.cards.join(" "), "data-last-play": "" }, cardRow(last.cards, { small: true }),
-          h("strong", { class: "pile-end" }, fmt(_("%(name)s goes out first!"), { name: ctx.nameOf(view.winner) }),
+          h("strong", { class: "pile-end" }, fmtParts(_("%(name)s goes out first!"), { name: who(ctx, view.winner) }),
             named ? ` · ${COMBOS[named] || named}` : "")));
     }
     const t = view.table;
@@ -116,7 +121,7 @@ const game = {
     const last = round.slice(-3).filter((m) => m.action === "pass").map((m) => fmt(_("%(name)s passes"), { name: ctx.nameOf(m.player) }));
     return h("div", { class: "center-note played" },
       t ? h("div", { class: "pile", "data-pile": t.cards.join(" ") }, cardRow(t.cards),
-        h("div", { class: "pile-who" }, ctx.nameOf(t.player), " · ", COMBOS[t.combination] || t.combination))
+        h("div", { class: "pile-who" }, who(ctx, t.player), " · ", COMBOS[t.combination] || t.combination))
         : h("div", { class: "big" }, fmt(_("%(name)s leads a new round"), { name: ctx.nameOf(ctx.actors[0]) })),
       view.chain ? h("div", { class: "chain" }, fmt(_("Chop chain: %(units)s units at stake"), { units: view.chain.units })) : null,
       last.length ? h("div", { class: "muted" }, last.join(" · ")) : null);
