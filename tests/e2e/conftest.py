@@ -356,9 +356,9 @@ def leave_now(page: Any) -> None:
               || document.querySelector("[data-action=leave]")).click()"""
         )
         page.wait_for_function(
-            """() => !document.querySelector('[data-confirm]').hidden
+            f"""() => !document.querySelector('[data-confirm]').hidden
               || window.vipTable.state.seat === null
-              || window.vipTable.state.seat.leave_after_hand"""
+              || ({MY_SEAT})?.leave_after_hand || ({MY_SEAT})?.leaving"""
         )
         if page.locator("[data-confirm]:not([hidden])").count():
             page.click("[data-confirm-yes]")
@@ -366,8 +366,13 @@ def leave_now(page: Any) -> None:
         if page.evaluate("window.vipTable.state.seat === null"):
             break
         if not page.locator("[data-action=leave-now]").count():
-            break  # (the ended hand's settlement frees the seat)
-    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=30_000)
+            break  # (left the hand, or it has ended: its settlement frees the seat)
+    page.wait_for_function("() => window.vipTable.state.seat === null", timeout=60_000)
+
+
+# My seat's row in the table's state (``state.seat`` is its position).
+MY_SEAT = """window.vipTable.state.table.seats.find(
+    (s) => s.position === window.vipTable.state.seat)"""
 
 
 def next_hand_if_dealt_finished(page: Any) -> None:
