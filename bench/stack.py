@@ -36,12 +36,26 @@ BIN = Path(sys.executable).parent
 RESULTS = ROOT / "bench" / "results"
 
 
+_HANDED_OUT: set[int] = set()
+_HANDING_OUT = threading.Lock()
+
+
 def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, and never one this
+    process handed out before: the port is bound later, by another process,
+    and the kernel may give the same free port to two binds in a row (a
+    topology test's nginx was given one of its own Daphnes' ports, proxied
+    sockets and log-ins to itself and answered them 301: 2026-11-30)."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    with _HANDING_OUT:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if port not in _HANDED_OUT:
+                _HANDED_OUT.add(port)
+                return port
 
 
 def raise_file_limit() -> None:

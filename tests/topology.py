@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import requests
+
 from bench.players import TableSpec
 from bench.stack import (
     errors_in,
@@ -249,13 +251,27 @@ class Topology:
         if name == "nginx":
             ready = wait_until(lambda: self._answers(self.ports["https"]), timeout)
         elif name.startswith("web-"):
-            ready = wait_until(lambda: self._answers(self.ports[name]), timeout)
+            # The application's own /healthz, not just a listener on the port
+            # (when another process holds it, Daphne logs "Listen failure").
+            ready = wait_until(lambda: self._healthy(self.ports[name]), timeout)
         else:
             text = marker[name.partition("-")[0]]
             ready = wait_until(lambda: text in log.read_text(errors="replace"), timeout)
         if not ready:
             tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
             raise AssertionError(f"{name} did not start:\n{tail}")
+
+    @staticmethod
+    def _healthy(port: int) -> bool:
+        try:
+            return (
+                requests.get(
+                    f"http://127.0.0.1:{port}/healthz", timeout=5, allow_redirects=False
+                ).status_code
+                == 200
+            )
+        except requests.RequestException:
+            return False
 
     @staticmethod
     def _answers(port: int) -> bool:
