@@ -478,6 +478,10 @@ def server_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
                  f"{part['sockets']}, {part['cpu_s']}, {ms(lag['ms'][50])} / "
                  f"{ms(lag['ms'][99])} / {ms(lag['max_ms'])}")
             )  # fmt: skip
+            rows.append(
+                (f"  client {n}: collections by generation; longest full, ms",
+                 f"{lag['collections']}; {ms(lag['full_collection_max_ms'])}")
+            )  # fmt: skip
     return rows
 
 

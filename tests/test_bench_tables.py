@@ -5,6 +5,7 @@ server's own latency read from its metrics, apart."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 
@@ -114,6 +115,24 @@ def test_the_servers_latency_is_read_between_two_scrapes_for_the_game():
     assert server["fanout_ms"][95] == pytest.approx(10 + 140 * 35 / 36, abs=0.1)
     assert server["fanout_ms"][99] == 150.0  # past the last finite bucket
     assert server["published_ms"] == {50: None, 95: None, 99: None}  # none exported
+
+
+def test_the_loop_lag_counts_the_collectors_full_collections_in_the_window():
+    async def go() -> LoopLag:
+        now = time.perf_counter()
+        lag = LoopLag(Run((now, now + 0.3)))
+        ticker = asyncio.create_task(lag.tick())
+        await asyncio.sleep(0.1)
+        gc.collect()  # a full collection, in the window
+        await ticker
+        return lag
+
+    lag = asyncio.run(go())
+
+    summary = lag.summary()
+    assert summary["collections"][2] >= 1
+    assert summary["full_collection_max_ms"] > 0
+    assert not any(getattr(c, "__self__", None) is lag for c in gc.callbacks)  # let go
 
 
 @pytest.mark.slow
