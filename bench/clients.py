@@ -33,7 +33,9 @@ GRACE_S = 15.0
 TICK_S = 0.05
 #: How long the parent waits for its client processes to import and be ready.
 START_TIMEOUT_S = 120.0
-#: The client processes' collector, as Daphne's (``GC_THRESHOLDS``, kernel.ops.pauses).
+#: The client processes' collector: the values of Daphne's default
+#: ``GC_THRESHOLDS``. Not through ``kernel.ops.pauses.tune``, which would time
+#: the client's collections into the servers' metric files.
 CLIENT_GC_THRESHOLDS = (50_000, 20, 100)
 
 
@@ -62,7 +64,6 @@ class LoopLag:
         # collection over thousands of sockets' objects holds the loop still.
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self._collecting = 0.0
-        gc.callbacks.append(self._collector)
 
     def _collector(self, phase: str, info: dict[str, Any]) -> None:
         now = time.perf_counter()
@@ -73,6 +74,7 @@ class LoopLag:
 
     async def tick(self) -> None:
         start, end = self.run.window
+        gc.callbacks.append(self._collector)
         try:
             while True:
                 due = time.perf_counter() + TICK_S

@@ -338,6 +338,11 @@ def reopen(page: Any, wait_ms: int = 1500) -> Any:
     return again
 
 
+# My seat's row in the table's state (``state.seat`` is its position).
+MY_SEAT = """window.vipTable.state.table.seats.find(
+    (s) => s.position === window.vipTable.state.seat)"""
+
+
 def leave_now(page: Any) -> None:
     """Leave now: in the middle of my hand the page asks first when the server
     says it costs anything (a Poker hand with nothing bet yet does not), and
@@ -348,7 +353,8 @@ def leave_now(page: Any) -> None:
     shows "leave now" beside it, which is tapped next. A hand that has ended
     but is not settled yet (its settlement is the Celery worker's, late on a
     busy machine) is taken the same way, with no "leave now" to tap: the
-    seat frees once it is settled."""
+    seat frees once it is settled. So does a "leave now" that costs nothing
+    (``leaving``: the hand goes on without me)."""
     for _ in range(3):
         # (whichever button the page shows at this moment)
         page.evaluate(
@@ -368,11 +374,6 @@ def leave_now(page: Any) -> None:
         if not page.locator("[data-action=leave-now]").count():
             break  # (left the hand, or it has ended: its settlement frees the seat)
     page.wait_for_function("() => window.vipTable.state.seat === null", timeout=60_000)
-
-
-# My seat's row in the table's state (``state.seat`` is its position).
-MY_SEAT = """window.vipTable.state.table.seats.find(
-    (s) => s.position === window.vipTable.state.seat)"""
 
 
 def next_hand_if_dealt_finished(page: Any) -> None:
