@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.players import Run, TableSpec, create_tables, money_checks, money_ok, players_for
+from bench.players import Run, TableSpec, create_tables, money_ok, players_for, settled_money_checks
 from bench.stack import RESULTS, Stack, setup_django, wait_until, write_results
 
 TIMERS = {"turn_seconds": 8, "summary_seconds": 2, "reveal_seconds": 1}
@@ -112,8 +112,7 @@ def final_checks(
     from games.models import Table
 
     # Stop the players' tables from dealing again, then let the last hands settle.
-    wait_until(lambda: money_checks()["hands_unsettled"] == 0, timeout=20)
-    result["money"] = money_checks()
+    result["money"] = settled_money_checks(20)
     now_overdue = Table.objects.filter(
         pk__in=[s.id for s in specs], deadline__lt=_seconds_ago(15)
     ).count()

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.stack import wait_until
 from games.protocol import follow
 
 GAMES = ("tienlen", "holdem", "maubinh")
@@ -466,14 +467,22 @@ def players_for(
     return [Player(run, spec, p, urls, chaos=chaos) for spec in specs for p in range(4)]
 
 
-def money_checks() -> dict[str, Any]:
-    """Σ balances = 0, no negative balance, every finished hand settled exactly once."""
+def money_checks(ended_by: Any = None) -> dict[str, Any]:
+    """Σ balances = 0, no negative balance, every finished hand settled exactly once.
+
+    ``ended_by`` (a datetime) counts only the hands that had ended by then as
+    finished or unsettled: tables whose clocks still run go on dealing after
+    the players stop, and a hand ending in the instant of the check is in
+    flight, not left behind. Σ and "settled twice" cover everything.
+    """
     from django.db.models import Sum
 
     from games.models import Hand
     from wallet.models import Account, LedgerTransaction
 
     finished = Hand.objects.filter(ended_at__isnull=False)
+    if ended_by is not None:
+        finished = finished.filter(ended_at__lte=ended_by)
     keys = Counter(
         LedgerTransaction.objects.filter(idempotency_key__startswith="hand:").values_list(
             "idempotency_key", flat=True
@@ -488,6 +497,19 @@ def money_checks() -> dict[str, Any]:
         "hands_unsettled": finished.filter(settled=False).count(),
         "settled_twice": sum(1 for n in keys.values() if n > 1),
     }
+
+
+def settled_money_checks(timeout: float = 30) -> dict[str, Any]:
+    """The money checks once every hand that had ended by now is settled.
+
+    Waits up to ``timeout`` s for those hands' settlements, then checks; hands
+    that end during the wait are not counted (their settlement is in flight).
+    """
+    from django.utils import timezone
+
+    ended_by = timezone.now()
+    wait_until(lambda: money_checks(ended_by)["hands_unsettled"] == 0, timeout, 0.5)
+    return money_checks(ended_by)
 
 
 def money_ok(money: dict[str, Any]) -> bool:

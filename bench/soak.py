@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.players import GAMES, Run, create_tables, money_checks, money_ok, players_for
+from bench.players import GAMES, Run, create_tables, money_ok, players_for, settled_money_checks
 from bench.stack import Stack, setup_django, write_results
 
 # Short clocks so that hands follow each other quickly (players move at once).
@@ -75,11 +75,8 @@ def soak(
         elapsed = time.perf_counter() - start
         run.stop()  # the players stop, now
         thread.join(timeout=60)
-        deadline = time.monotonic() + 30
-        while money_checks()["hands_unsettled"] and time.monotonic() < deadline:
-            time.sleep(1)
+        money = settled_money_checks(30)
         counts = finished_by_game(games)
-        money = money_checks()
         from games.models import Table
 
         stuck = Table.objects.filter(deadline__lt=_ago(30), pk__in=[s.id for s in specs]).count()

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.clients import GRACE_S, Measured, Spread, Window, play_here, play_spread
-from bench.players import GAMES, TableSpec, create_tables, money_checks
+from bench.players import GAMES, TableSpec, create_tables, settled_money_checks
 from bench.probes import Probes, Sample, parse, quantile, total
 from bench.stack import (
     RESULTS,
@@ -59,7 +59,6 @@ from bench.stack import (
     machine_time,
     percentile,
     setup_django,
-    wait_until,
 )
 
 
@@ -276,11 +275,8 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
             read["last"] = counters(stack)
             stop.set()
             sampler.join()
-        # Let the last settlements land (up to 30 s) before the money checks.
-        from games.models import Hand
-
-        unsettled = Hand.objects.filter(ended_at__isnull=False, settled=False)
-        wait_until(lambda: not unsettled.exists(), 30, 0.5)
+        # The money checks once the hands ended by now have settled (up to 30 s).
+        result["money"] = settled_money_checks(30)
         load = summarise(spread.measured, args.seconds)
 
         def in_window(at: float) -> bool:
@@ -320,7 +316,6 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
         result["machine"] = machine_time(used, load["actions"], args.seconds)
         result["logs"] = log_volume(logs_before, logs_after, load["actions"], args.log_level)
         result["probes"] = probes.summary(spread.window)
-        result["money"] = money_checks()
         result["server_errors"] = stack.errors_in_logs()[:20]
     if args.ceiling:
         # The transport alone, in the same shape, with messages of the size

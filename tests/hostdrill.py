@@ -66,7 +66,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bench.players import Player, Run, create_tables, money_checks, money_ok
+from bench.players import Player, Run, create_tables, money_ok, settled_money_checks
 from bench.stack import setup_django, wait_until
 
 from .hosts import ADDRESSES, DOWN_AFTER_MS, OPERATIONS, Hosts, documented
@@ -893,8 +893,7 @@ def main() -> int:
         finally:
             pauses.stop()
             playing.stop()
-        wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
-        summary["money"] = money_checks()
+        summary["money"] = settled_money_checks(30)
         summary["overdue_tables"] = overdue(tables)
         summary["seats_lost"] = seats_lost(specs, stopped_readying)
         summary["freed_once_readying_stopped"] = freed_once_readying_stopped(

@@ -24,8 +24,8 @@ from bench.players import (
     Run,
     TableSpec,
     create_tables,
-    money_checks,
     players_for,
+    settled_money_checks,
 )
 from bench.stack import wait_until
 
@@ -246,8 +246,7 @@ def test_topology_survives_a_daphne_and_a_worker_killed_mid_hand(tmp_path, monke
         assert "textContent" in static.text
         assert requests.get(topo.https + "/", timeout=10, verify=str(topo.cert)).status_code == 502
 
-        assert wait_until(lambda: money_checks()["hands_unsettled"] == 0, 30)
-        money = money_checks()
+        money = settled_money_checks(30)
         errors = topo.errors_in_logs()
         took = time.monotonic() - began
         print(
