@@ -175,5 +175,10 @@ class Probes:
                     total(s[3], "vipgame_celery_unacked_tasks") for s in scrapes
                 ),
                 "chips_issued": total(last, "vipgame_chips_issued"),
+                # Whole states read for one socket in the window, by why.
+                "state_reads_by_reason": {
+                    reason: round(grew("vipgame_state_reads_total", reason=reason))
+                    for reason in ("open", "sync", "auth", "refused", "catch_up", "gap")
+                },
             }
         return out

@@ -651,7 +651,7 @@ class TableSocket(RoomSocket):
             # now, not at the next heartbeat (15 s+).
             version = await db(selectors.table_version)(table_id=self.table_id)
             if version is not None and version > state["v"]:
-                await self._deliver(await self._state(state["v"]), force=True)
+                await self._deliver(await self._state(state["v"], "open"), force=True)
 
     async def _leave_all(self) -> None:
         for group in list(self.groups_joined):
@@ -696,16 +696,16 @@ class TableSocket(RoomSocket):
     async def _catch_up(self, version: int) -> None:
         await asyncio.sleep(CATCH_UP_GRACE_S)
         if self.last_version < version and not self.closed:
-            state = await self._state_or_later(self.last_version)
+            state = await self._state_or_later(self.last_version, "catch_up")
             if state is not None:
                 await self._deliver(state, force=True)
 
-    async def _state_or_later(self, since: int) -> dict[str, Any] | None:
+    async def _state_or_later(self, since: int, reason: str) -> dict[str, Any] | None:
         """The state for a catch-up running on its own (not answering a
         message); None if the database cannot be reached just now: the next
         heartbeat tries again."""
         try:
-            return await self._state(since)
+            return await self._state(since, reason)
         except (OperationalError, InterfaceError) as exc:
             logger.warning("catch-up put off, the database is unreachable: %s", exc)
             return None
@@ -731,7 +731,10 @@ class TableSocket(RoomSocket):
             await self.channel_layer.group_discard(group, self.channel_name)
             self.groups_joined.discard(group)
 
-    async def _state(self, since: int | None) -> dict[str, Any]:
+    async def _state(self, since: int | None, reason: str) -> dict[str, Any]:
+        """The table's state for this socket, read whole (``reason``: counted
+        in ``vipgame_state_reads``)."""
+        metrics.state_read(reason)
         user = self.user if self.user.is_authenticated else None
         result: dict[str, Any] = await db(selectors.table_state)(
             table_id=self.table_id, user=user, invite_code=self.invite, since=since
@@ -792,12 +795,12 @@ class TableSocket(RoomSocket):
             if not isinstance(since, int) or isinstance(since, bool) or since < 0:
                 since = 0
             await self._sync_allowed()
-            await self._deliver(await self._state(since), force=True)
+            await self._deliver(await self._state(since, "sync"), force=True)
             return
         if kind == "auth":
             if await self.authenticate(message):
                 await self._identify()
-                await self._deliver(await self._state(None), force=True)
+                await self._deliver(await self._state(None, "auth"), force=True)
             return
         handler = ACTIONS.get(kind)
         if handler is None:
@@ -818,7 +821,7 @@ class TableSocket(RoomSocket):
         except ServiceError as err:
             await self.refuse(err, client_id)
             if kind == "act":
-                await self._deliver(await self._state(None), force=True)
+                await self._deliver(await self._state(None, "refused"), force=True)
             return
         finally:
             publish.action_received.reset(received)
@@ -972,7 +975,7 @@ class TableSocket(RoomSocket):
             if not self.ahead:
                 return
             self.ahead.clear()
-            state = await self._state_or_later(self.last_version)
+            state = await self._state_or_later(self.last_version, "gap")
             if state is not None:
                 await self._deliver(state, force=True)
 

@@ -103,6 +103,13 @@ GC_PAUSE_SECONDS = Histogram(
     ["generation"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
+STATE_READS = Counter(
+    "vipgame_state_reads",
+    "Full table states read from the database for one socket, by why: its opening "
+    "(a move landed meanwhile), a client's sync, its authentication, a refused move, "
+    "a heartbeat that found it behind (catch_up), a delta whose base never came (gap).",
+    ["reason"],
+)
 OUTAGES = Counter(
     "vipgame_outages",
     "Outages: no serving process reached PostgreSQL and Redis for longer than "
@@ -198,6 +205,10 @@ def socket_spread() -> None:
 
 def socket_silent(kind: str) -> None:
     SOCKETS_SILENT.labels(kind).inc()
+
+
+def state_read(reason: str) -> None:
+    STATE_READS.labels(reason).inc()
 
 
 def socket_shed() -> None:
