@@ -30,7 +30,7 @@ from redis.exceptions import RedisError
 
 from accounts.errors import AccountBanned
 from accounts.sessions import credential_mark
-from games import protocol, publish, selectors, services
+from games import heartbeats, protocol, publish, selectors, services
 from games.errors import AccountInactive, ChatMuted, GameError, TableNotFound, UnsupportedProtocol
 from games.services import outages
 from kernel import limits
@@ -56,6 +56,20 @@ def db(func: Any) -> Any:
     one socket's move does not queue behind another's in a single shared
     thread, and the event loop, which delivers the states, keeps the GIL often."""
     return database_sync_to_async(func, thread_sensitive=False, executor=_DB_THREADS)
+
+
+_SOCKETS_HEARTBEAT = db(services.sockets_heartbeat)
+
+
+async def finished(task: asyncio.Future[None] | None, timeout: float = 5.0) -> None:
+    """A socket's heartbeat or renewal in flight, let finish (its batch is at
+    most ``heartbeats.BATCH_S`` away) before the socket's close undoes it."""
+    if task is not None and not task.done():
+        await asyncio.wait([task], timeout=timeout)
+
+
+async def _renew_sockets(asked: list[Any]) -> list[int]:
+    return await asyncio.to_thread(limits.sockets_renew, asked)
 
 
 def beat_while_serving() -> None:
@@ -349,10 +363,21 @@ class RoomSocket(AsyncWebsocketConsumer):
         so at most 50 s apart."""
         if self.socket_keys and time.monotonic() - self.registered_at > RENEW_S:
             self.registered_at = time.monotonic()
-            await asyncio.to_thread(limits.socket_join, self.channel_name, self.socket_keys)
+            renewing = getattr(self, "renewing", None)
+            if renewing is None or renewing.done():
+                self.renewing = asyncio.ensure_future(self._renew_now())
+
+    async def _renew_now(self) -> None:
+        """With the process's other renewals (games.heartbeats), beside this
+        socket's deliveries; Redis unreachable: the next ping tries again."""
+        try:
+            await heartbeats.together((self.channel_name, list(self.socket_keys)), _renew_sockets)
+        except RedisError as exc:
+            logger.warning("socket renewal put off, Redis is unreachable: %s", exc)
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         keys = [(scope, ident) for scope, ident, _cap in getattr(self, "socket_keys", ())]
+        await finished(getattr(self, "renewing", None))  # (else it could count the socket again)
         if keys:
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(limits.socket_leave, self.channel_name, keys)
@@ -683,10 +708,24 @@ class TableSocket(RoomSocket):
         # leave the public group meanwhile)
         for group in list(self.groups_joined):
             await self.channel_layer.group_add(group, self.channel_name)
-        # A seated player's seat is seen, and the version read, in one trip.
-        version = await db(services.socket_heartbeat)(
-            table_id=self.table_id, user=self.user if self.seated else None
-        )
+        beating = getattr(self, "beating", None)
+        if beating is None or beating.done():
+            self.beating = asyncio.ensure_future(self._beat())
+
+    async def _beat(self) -> None:
+        """The seat seen and the version read with the process's other
+        heartbeats (games.heartbeats), beside this socket's deliveries."""
+        try:
+            version = await heartbeats.beat(
+                self.table_id, self.user if self.seated else None, _SOCKETS_HEARTBEAT
+            )
+        except (OperationalError, InterfaceError) as exc:
+            logger.warning("heartbeat put off, the database is unreachable: %s", exc)
+            return
+        except ServiceError:  # (the account went meanwhile: its next message says so)
+            return
+        if self.closed:
+            return
         waiting = self.catching_up is not None and not self.catching_up.done()
         if version is not None and version > self.last_version and not waiting:
             # Usually that version's publication is on its way: catch up only
@@ -711,6 +750,9 @@ class TableSocket(RoomSocket):
             return None
 
     async def disconnect(self, code: int) -> None:
+        # (a heartbeat's seat seen again must not land after the seat is left;
+        # first, as it may start a catch-up)
+        await finished(getattr(self, "beating", None))
         for name in ("catching_up", "filling_gap"):
             task = getattr(self, name, None)
             if task is not None:

@@ -290,6 +290,48 @@ def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -
     return table_version(table_id)
 
 
+def seats_alive(
+    asked: Sequence[tuple[int, int]], now: datetime, recently: datetime
+) -> set[tuple[int, int]]:
+    """``seat_alive`` for many (table id, user id) at once, in one statement on
+    PostgreSQL (a process's heartbeats together): the connected seats seen
+    since ``recently`` are seen ``now``; returns those (table id, user id).
+    Rows are locked in the order of their ids, as two processes' batches may
+    share a seat (a player with two devices)."""
+    if not asked:
+        return set()
+    db = _db()
+    seat = Seat._meta.db_table
+    if not _postgres(db):
+        return {(t, u) for t, u in asked if seat_alive(t, u, now, recently) is not None}
+    pairs = sorted(set(asked))
+    values = ", ".join(["(%s::bigint, %s::bigint)"] * len(pairs))
+    with _cursor(db) as cursor:
+        cursor.execute(
+            f'WITH asked("table_id", "user_id") AS (VALUES {values}), '
+            f'locked AS (SELECT s."id" FROM {seat} s JOIN asked a '
+            'ON s."table_id" = a."table_id" AND s."user_id" = a."user_id" '
+            'WHERE s."connections" > 0 AND s."last_seen" >= %s ORDER BY s."id" FOR UPDATE OF s) '
+            f'UPDATE {seat} SET "last_seen" = %s FROM locked WHERE {seat}."id" = locked."id" '
+            f'RETURNING {seat}."table_id", {seat}."user_id"',
+            [*(x for pair in pairs for x in pair), recently, now],
+        )
+        return {(int(t), int(u)) for t, u in cursor.fetchall()}
+
+
+def table_versions(table_ids: Sequence[int]) -> dict[int, int]:
+    """The versions of these tables (those that exist), in one statement."""
+    ids = sorted(set(table_ids))
+    if not ids:
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
+    with _cursor(_db()) as cursor:
+        cursor.execute(
+            f'SELECT "id", "version" FROM {Table._meta.db_table} WHERE "id" IN ({marks})', ids
+        )
+        return {int(i): int(v) for i, v in cursor.fetchall()}
+
+
 def seed_used(user_id: int, seed: str) -> bool:
     """Whether this player was dealt a hand with this seed (index ``player_seeds_used``)."""
     with _cursor(_db()) as cursor:

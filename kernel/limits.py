@@ -173,6 +173,19 @@ def socket_join(member: str, caps: list[tuple[str, str, int]]) -> int:
     return int(_client().eval(_JOIN, len(keys), *keys, *args))
 
 
+def sockets_renew(asked: list[tuple[str, list[tuple[str, str, int]]]]) -> list[int]:
+    """``socket_join`` again for many registered sockets, in one round trip
+    (a pipeline): a process's renewals together (games.heartbeats)."""
+    if not asked:
+        return []
+    now = time.time()
+    pipe = _client().pipeline(transaction=False)
+    for member, caps in asked:
+        keys = [_key(scope, ident) for scope, ident, _cap in caps]
+        pipe.eval(_JOIN, len(keys), *keys, now, SOCKET_STALE_S, member, *(c for *_, c in caps))
+    return [int(refused) for refused in pipe.execute()]
+
+
 def socket_leave(member: str, keys: list[tuple[str, str]]) -> None:
     client = _client()
     for scope, ident in keys:

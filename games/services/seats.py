@@ -49,7 +49,7 @@ from games.models import Departure, Invitation, Seat, Table
 from games.rules import fairness
 from games.rules.errors import RulesError
 from kernel import limits, notify
-from kernel.errors import PermissionDenied
+from kernel.errors import PermissionDenied, ServiceError
 from kernel.net import parse_address
 from kernel.ops import metrics
 from kernel.retry import retried
@@ -811,6 +811,32 @@ def socket_heartbeat(*, table_id: int, user: User | None) -> int | None:
             return version
         seat_presence(table_id=table_id, user=user, delta=0)
     return sql.table_version(table_id)
+
+
+def sockets_heartbeat(asked: list[tuple[int, User | None]]) -> list[int | None]:
+    """``socket_heartbeat`` for a process's sockets together, in two statements
+    (the seats seen, the tables' versions), whatever their number; a seat that
+    looked gone comes back through ``seat_presence`` on its own. One answer
+    per ask, in order: the table's version, or None (no table)."""
+    now = clock.now()
+    recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
+    seated = [(table_id, user.pk) for table_id, user in asked if user is not None]
+    alive = sql.seats_alive(seated, now, recently)
+    versions = sql.table_versions([table_id for table_id, _user in asked])
+    gone = {
+        (table_id, user.pk): user
+        for table_id, user in asked
+        if user is not None and table_id in versions and (table_id, user.pk) not in alive
+    }
+    for (table_id, _pk), user in gone.items():
+        try:
+            seat_presence(table_id=table_id, user=user, delta=0)
+        except ServiceError:  # (the table or the account went meanwhile)
+            continue
+        version = sql.table_version(table_id)
+        if version is not None:
+            versions[table_id] = version
+    return [versions.get(table_id) for table_id, _user in asked]
 
 
 @retried

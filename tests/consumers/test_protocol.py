@@ -1,5 +1,6 @@
 """The table WebSocket protocol (DESIGN.md), against the real channel layer."""
 
+import asyncio
 import json
 
 import pytest
@@ -377,3 +378,23 @@ def test_a_heartbeat_renews_its_groups_while_a_delivery_joins_one():
     run(socket._heartbeat)
 
     assert {"chat", "user"} <= set(renewed)
+
+
+def test_a_heartbeat_runs_beside_its_socket_not_in_its_way(monkeypatch):
+    """The heartbeat's database work waits for the process's batch
+    (games.heartbeats): the socket goes on receiving and delivering."""
+    from games import heartbeats
+
+    monkeypatch.setattr(heartbeats, "BATCH_S", 30)
+    socket = TableSocket()
+    socket.table_id, socket.channel_name = 0, "socket"
+    socket.seated, socket.last_version, socket.catching_up = False, 0, None
+    socket.groups_joined, socket.closed = set(), False
+
+    async def scenario():
+        await asyncio.wait_for(socket._heartbeat(), timeout=5)  # (not 30 s)
+        pending = not socket.beating.done()
+        socket.beating.cancel()
+        return pending
+
+    assert run(scenario)

@@ -408,3 +408,49 @@ def test_a_socket_heartbeat_sees_the_seat_and_reads_the_version_in_one_statement
     assert Seat.objects.get(table=table, user=lan).last_seen == tables.clock.moment
     assert Seat.objects.get(table=table, user=lan).connected
     assert services.socket_heartbeat(table_id=table.pk + 1000, user=None) is None
+
+
+def test_a_process_heartbeats_go_together_in_two_statements(
+    tables, make_user, django_assert_num_queries, monkeypatch
+):
+    """``sockets_heartbeat``: what ``socket_heartbeat`` answers each socket, for
+    a whole batch of them in two statements (games.heartbeats)."""
+    from django.db import connection
+
+    table, lan, minh = two_player_table(make_user)
+    other, an, binh = two_player_table(make_user)
+    for t, u in ((table, lan), (table, minh), (other, an), (other, binh)):
+        services.seat_presence(table_id=t.pk, user=u, delta=1)
+    table.refresh_from_db()
+    other.refresh_from_db()
+    tables.clock.advance(seconds=50)
+    asked = [(table.pk, lan), (table.pk, None), (other.pk, an), (other.pk, binh),
+             (table.pk, lan), (other.pk + 1000, None), (table.pk, minh)]  # fmt: skip
+
+    with django_assert_num_queries(2):  # every seat still connected: nobody is told
+        versions = services.sockets_heartbeat(asked)
+    assert versions == [table.version, table.version, other.version, other.version,
+                        table.version, None, table.version]  # fmt: skip
+    for t, u in ((table, lan), (table, minh), (other, an), (other, binh)):
+        assert Seat.objects.get(table=t, user=u).last_seen == tables.clock.moment
+    assert services.sockets_heartbeat([]) == []
+
+    # Minh's socket went quiet; Lan's did not: only Minh's seat looked gone,
+    # and comes back (the others at the table told: a new version).
+    tables.clock.advance(seconds=40)
+    services.sockets_heartbeat([(table.pk, lan)])
+    tables.clock.advance(seconds=25)
+    assert not Seat.objects.get(table=table, user=minh).connected
+    assert Seat.objects.get(table=table, user=lan).connected
+    versions = services.sockets_heartbeat([(table.pk, minh), (table.pk, lan), (other.pk, None)])
+    assert versions == [table.version + 1, table.version + 1, other.version]
+    assert Table.objects.get(pk=table.pk).version == table.version + 1
+    assert Seat.objects.get(table=table, user=minh).connected
+
+    tables.clock.advance(seconds=10)
+    with monkeypatch.context() as sqlite:
+        sqlite.setattr(connection, "vendor", "sqlite")  # (the other databases: a seat a statement)
+        assert services.sockets_heartbeat([(table.pk, minh), (table.pk, lan)]) == [
+            table.version + 1, table.version + 1]  # fmt: skip
+    assert Seat.objects.get(table=table, user=minh).last_seen == tables.clock.moment
+    assert Seat.objects.get(table=table, user=lan).last_seen == tables.clock.moment
