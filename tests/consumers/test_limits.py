@@ -131,6 +131,27 @@ def test_sockets_of_a_process_that_died_age_out(monkeypatch):
     assert limits.socket_count("ws-user", "42") == 2
 
 
+def test_a_process_renews_its_sockets_in_one_round_trip(monkeypatch):
+    now = [2_000_000.0]
+
+    class Clock:
+        @staticmethod
+        def time() -> float:
+            return now[0]
+
+    monkeypatch.setattr(limits, "time", Clock)
+    user, address = [("ws-user", "43", 2)], [("ws-address", "198.51.100.7", 3)]
+    assert limits.socket_join("a", user + address) == 0
+    assert limits.socket_join("b", user + address) == 0
+    assert limits.socket_join("c", address) == 0
+    assert limits.sockets_renew([]) == []
+    now[0] += limits.SOCKET_STALE_S / 2
+    assert limits.sockets_renew([("a", user + address), ("c", address)]) == [0, 0]
+    now[0] += limits.SOCKET_STALE_S / 2 + 1  # b was never renewed: it aged out
+    assert limits.socket_count("ws-user", "43") == 1
+    assert limits.socket_count("ws-address", "198.51.100.7") == 2
+
+
 def test_chat_is_rate_limited_per_user_over_all_their_sockets(settings, make_user):
     settings.WS_CHAT_RATE = "3/10s"
     lan, minh = make_user(), make_user()
