@@ -21,6 +21,7 @@ import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bench.stack import wait_until
@@ -467,7 +468,7 @@ def players_for(
     return [Player(run, spec, p, urls, chaos=chaos) for spec in specs for p in range(4)]
 
 
-def money_checks(ended_by: Any = None) -> dict[str, Any]:
+def money_checks(ended_by: datetime | None = None) -> dict[str, Any]:
     """Σ balances = 0, no negative balance, every finished hand settled exactly once.
 
     ``ended_by`` (a datetime) counts only the hands that had ended by then as

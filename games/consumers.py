@@ -722,8 +722,6 @@ class TableSocket(RoomSocket):
         except (OperationalError, InterfaceError) as exc:
             logger.warning("heartbeat put off, the database is unreachable: %s", exc)
             return
-        except ServiceError:  # (the account went meanwhile: its next message says so)
-            return
         if self.closed:
             return
         waiting = self.catching_up is not None and not self.catching_up.done()

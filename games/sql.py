@@ -264,47 +264,31 @@ def seat_position(table_id: int, user_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def seat_alive(table_id: int, user_id: int, now: datetime, recently: datetime) -> int | None:
-    """A connected seat seen since ``recently`` is seen ``now`` (no lock on the
-    table): the table's version then (a heartbeat's other question, in the
-    same statement on PostgreSQL); None when the seat is not connected or
-    looked gone."""
-    db = _db()
-    seat, table = Seat._meta.db_table, Table._meta.db_table
-    update = (
-        f'UPDATE {seat} SET "last_seen" = %s WHERE "table_id" = %s '
-        'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s'
-    )
-    params: list[Any] = [now, table_id, user_id, recently]
-    with _cursor(db) as cursor:
-        if _postgres(db):
-            cursor.execute(
-                f'{update} RETURNING (SELECT "version" FROM {table} WHERE "id" = %s)',
-                [*params, table_id],
-            )
-            row = cursor.fetchone()
-            return None if row is None else int(row[0])
-        cursor.execute(update, params)
-        if not cursor.rowcount:
-            return None
-    return table_version(table_id)
-
-
 def seats_alive(
     asked: Sequence[tuple[int, int]], now: datetime, recently: datetime
 ) -> set[tuple[int, int]]:
-    """``seat_alive`` for many (table id, user id) at once, in one statement on
-    PostgreSQL (a process's heartbeats together): the connected seats seen
-    since ``recently`` are seen ``now``; returns those (table id, user id).
-    Rows are locked in the order of their ids, as two processes' batches may
-    share a seat (a player with two devices)."""
+    """The connected seats among (table id, user id) seen since ``recently``
+    are seen ``now`` (no lock on their tables); returns those. One statement
+    on PostgreSQL (a process's heartbeats together), a seat a statement on
+    the others. Rows are locked in the order of their ids, as two processes'
+    batches may share a seat (a player with two devices)."""
     if not asked:
         return set()
     db = _db()
     seat = Seat._meta.db_table
-    if not _postgres(db):
-        return {(t, u) for t, u in asked if seat_alive(t, u, now, recently) is not None}
     pairs = sorted(set(asked))
+    if not _postgres(db):
+        seen = set()
+        with _cursor(db) as cursor:
+            for table_id, user_id in pairs:
+                cursor.execute(
+                    f'UPDATE {seat} SET "last_seen" = %s WHERE "table_id" = %s '
+                    'AND "user_id" = %s AND "connections" > 0 AND "last_seen" >= %s',
+                    [now, table_id, user_id, recently],
+                )
+                if cursor.rowcount:
+                    seen.add((table_id, user_id))
+        return seen
     values = ", ".join(["(%s::bigint, %s::bigint)"] * len(pairs))
     with _cursor(db) as cursor:
         cursor.execute(

@@ -6,6 +6,7 @@ engine's leave rule); settlement and tables build on this."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Sequence
 from datetime import timedelta
@@ -798,26 +799,13 @@ def socket_open(
     return selectors.table_state(table_id=table_id, user=user, invite_code=invite_code), counted
 
 
-def socket_heartbeat(*, table_id: int, user: User | None) -> int | None:
-    """A socket's heartbeat: the seat of ``user`` (a seated player's socket;
-    None for another) is seen now, and the table's version is read (has the
-    socket fallen behind?). Usually one statement; a seat that looked gone
-    comes back through ``seat_presence``, which others see. None: no table."""
-    if user is not None:
-        now = clock.now()
-        recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
-        version = sql.seat_alive(table_id, user.pk, now, recently)
-        if version is not None:
-            return version
-        seat_presence(table_id=table_id, user=user, delta=0)
-    return sql.table_version(table_id)
-
-
 def sockets_heartbeat(asked: list[tuple[int, User | None]]) -> list[int | None]:
-    """``socket_heartbeat`` for a process's sockets together, in two statements
-    (the seats seen, the tables' versions), whatever their number; a seat that
-    looked gone comes back through ``seat_presence`` on its own. One answer
-    per ask, in order: the table's version, or None (no table)."""
+    """Sockets' heartbeats (a process's, together: games.heartbeats): the seat
+    of each ``user`` (a seated player's socket; None for another) is seen now,
+    and each table's version is read (has the socket fallen behind?). Two
+    statements whatever their number; a seat that looked gone comes back
+    through ``seat_presence``, which others see. One answer per ask, in
+    order: the table's version, or None (no table)."""
     now = clock.now()
     recently = now - timedelta(seconds=Seat.PRESENCE_TIMEOUT_S)
     seated = [(table_id, user.pk) for table_id, user in asked if user is not None]
@@ -829,20 +817,17 @@ def sockets_heartbeat(asked: list[tuple[int, User | None]]) -> list[int | None]:
         if user is not None and table_id in versions and (table_id, user.pk) not in alive
     }
     for (table_id, _pk), user in gone.items():
-        try:
+        with contextlib.suppress(ServiceError):  # (the table or the account went meanwhile)
             seat_presence(table_id=table_id, user=user, delta=0)
-        except ServiceError:  # (the table or the account went meanwhile)
-            continue
-        version = sql.table_version(table_id)
-        if version is not None:
-            versions[table_id] = version
+    if gone:  # (their tables' versions moved: others were told)
+        versions.update(sql.table_versions([table_id for table_id, _pk in gone]))
     return [versions.get(table_id) for table_id, _user in asked]
 
 
 @retried
 def seat_presence(*, table_id: int, user: User, delta: int) -> None:
     """A socket of a seated player connected (+1), closed (-1), or is alive (0:
-    a heartbeat whose seat looked gone, ``socket_heartbeat``; others see it
+    a heartbeat whose seat looked gone, ``sockets_heartbeat``; others see it
     come back)."""
     work = TableWork(table_id)
     seat = work.seat_of(user)

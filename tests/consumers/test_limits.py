@@ -112,15 +112,21 @@ def test_open_sockets_per_address_are_capped_whatever_x_forwarded_for_says(setti
     assert limits.socket_count("ws-address", "203.0.113.66") == 0
 
 
-def test_sockets_of_a_process_that_died_age_out(monkeypatch):
-    now = [1_000_000.0]
+@pytest.fixture
+def now(monkeypatch) -> list[float]:
+    """The limits' clock, stopped: moved by hand (``now[0] += ...``)."""
+    moment = [1_000_000.0]
 
     class Clock:
         @staticmethod
         def time() -> float:
-            return now[0]
+            return moment[0]
 
     monkeypatch.setattr(limits, "time", Clock)
+    return moment
+
+
+def test_sockets_of_a_process_that_died_age_out(now):
     caps = [("ws-user", "42", 2)]
 
     assert [limits.socket_join(f"dead-{n}", caps) for n in range(3)] == [0, 0, 1]
@@ -131,15 +137,7 @@ def test_sockets_of_a_process_that_died_age_out(monkeypatch):
     assert limits.socket_count("ws-user", "42") == 2
 
 
-def test_a_process_renews_its_sockets_in_one_round_trip(monkeypatch):
-    now = [2_000_000.0]
-
-    class Clock:
-        @staticmethod
-        def time() -> float:
-            return now[0]
-
-    monkeypatch.setattr(limits, "time", Clock)
+def test_a_process_renews_its_sockets_in_one_round_trip(now):
     user, address = [("ws-user", "43", 2)], [("ws-address", "198.51.100.7", 3)]
     assert limits.socket_join("a", user + address) == 0
     assert limits.socket_join("b", user + address) == 0

@@ -260,7 +260,7 @@ def test_bots_go_back_when_the_people_have_been_gone_a_while(shares, make_user, 
     catch_up(tables)
 
     tables.clock.advance(minutes=10)  # connected: the bots stay, however long
-    services.socket_heartbeat(table_id=board.pk, user=lan)
+    services.sockets_heartbeat([(board.pk, lan)])
     assert tasks.sweeper()["released"] == 0
     services.seat_presence(table_id=board.pk, user=lan, delta=-1)  # the socket closes
     for _ in range(89):

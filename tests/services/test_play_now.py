@@ -163,7 +163,7 @@ def test_a_connected_seat_is_kept_between_hands(game, make_user, tables):
     play_until_finished(tables, table)
     tables.drain()
     tables.clock.advance(seconds=table.ready_seconds + 1)
-    services.socket_heartbeat(table_id=table.pk, user=lan)
+    services.sockets_heartbeat([(table.pk, lan)])
     table.refresh_from_db()
     if table.status == Table.Status.SUMMARY:
         tables.fire(table)

@@ -380,41 +380,11 @@ def test_bad_table_settings_are_refused_and_create_nothing(
     assert not Table.objects.exists()
 
 
-def test_a_socket_heartbeat_sees_the_seat_and_reads_the_version_in_one_statement(
-    tables, make_user, django_assert_num_queries, monkeypatch
-):
-    from django.db import connection
-
-    table, lan, _ = two_player_table(make_user)
-    services.seat_presence(table_id=table.pk, user=lan, delta=1)
-    table.refresh_from_db()
-    tables.clock.advance(seconds=50)
-
-    with django_assert_num_queries(1):  # the seat stays connected: others are told nothing
-        version = services.socket_heartbeat(table_id=table.pk, user=lan)
-    assert version == table.version == Table.objects.get(pk=table.pk).version
-    assert Seat.objects.get(table=table, user=lan).last_seen == tables.clock.moment
-    with django_assert_num_queries(1):  # a spectator's: the version alone
-        assert services.socket_heartbeat(table_id=table.pk, user=None) == table.version
-
-    tables.clock.advance(seconds=61)  # the seat looked gone: it comes back, others told
-    assert not Seat.objects.get(table=table, user=lan).connected
-    version = services.socket_heartbeat(table_id=table.pk, user=lan)
-    assert version == Table.objects.get(pk=table.pk).version == table.version + 1
-    tables.clock.advance(seconds=10)
-    with monkeypatch.context() as other, django_assert_num_queries(2):
-        other.setattr(connection, "vendor", "sqlite")  # (the other databases: two statements)
-        assert services.socket_heartbeat(table_id=table.pk, user=lan) == version
-    assert Seat.objects.get(table=table, user=lan).last_seen == tables.clock.moment
-    assert Seat.objects.get(table=table, user=lan).connected
-    assert services.socket_heartbeat(table_id=table.pk + 1000, user=None) is None
-
-
 def test_a_process_heartbeats_go_together_in_two_statements(
     tables, make_user, django_assert_num_queries, monkeypatch
 ):
-    """``sockets_heartbeat``: what ``socket_heartbeat`` answers each socket, for
-    a whole batch of them in two statements (games.heartbeats)."""
+    """``sockets_heartbeat``: each socket's seat seen and its table's version,
+    for a whole batch of them in two statements (games.heartbeats)."""
     from django.db import connection
 
     table, lan, minh = two_player_table(make_user)
@@ -448,7 +418,7 @@ def test_a_process_heartbeats_go_together_in_two_statements(
     assert Seat.objects.get(table=table, user=minh).connected
 
     tables.clock.advance(seconds=10)
-    with monkeypatch.context() as sqlite:
+    with monkeypatch.context() as sqlite, django_assert_num_queries(3):
         sqlite.setattr(connection, "vendor", "sqlite")  # (the other databases: a seat a statement)
         assert services.sockets_heartbeat([(table.pk, minh), (table.pk, lan)]) == [
             table.version + 1, table.version + 1]  # fmt: skip
