@@ -11,10 +11,14 @@ it with nothing else on the machine: every process counts.
 
     .venv/bin/python -m bench.suite                     # make test
     .venv/bin/python -m bench.suite -- make test-fast
+    .venv/bin/python -m bench.suite --by-module 40     # and where, by test module
 
 It prints the wall, the machine's CPU seconds and cores busy, the CPU by
 kind, and how many core-seconds an 8-minute run would have, and writes
-``bench/results/suite.json``.
+``bench/results/suite.json``. With ``--by-module N`` every pytest process of
+the run loads ``bench.testcpu``, which reads each test's CPU and that of the
+processes it started (their Daphne, Celery, Chromium...): the N test modules
+that cost the most are printed, all of them are written.
 """
 
 from __future__ import annotations
@@ -23,12 +27,15 @@ import argparse
 import contextlib
 import os
 import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import psutil
 
+from bench import testcpu
 from bench.stack import write_results
 
 #: (kind, words of the command line, all of which must be in it), first match wins.
@@ -129,12 +136,17 @@ def additions_s() -> float:
     return best
 
 
-def run(command: list[str], *, speed: bool = True) -> dict[str, Any]:
+def run(command: list[str], *, speed: bool = True, by_module: bool = False) -> dict[str, Any]:
     additions = additions_s() if speed else None
+    env = dict(os.environ)
+    tests = Path(tempfile.mkdtemp(prefix="bench-testcpu-"))
+    if by_module:
+        env[testcpu.DIR_VARIABLE] = str(tests)
+        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -p bench.testcpu".strip()
     busy_before = machine_busy_s()
     began = time.perf_counter()
     with Sampler() as sampler:
-        status = subprocess.run(command, check=False).returncode
+        status = subprocess.run(command, check=False, env=env).returncode
     wall = time.perf_counter() - began
     busy = machine_busy_s() - busy_before
     kinds = sampler.by_kind()
@@ -151,14 +163,34 @@ def run(command: list[str], *, speed: bool = True) -> dict[str, Any]:
         "sampled_share": round(sum(kinds.values()) / busy, 3) if busy else None,
         # (what the machine can give a run of BUDGET_S: all its cores, all the time)
         "core_seconds_in_8_minutes": cores * BUDGET_S,
+        "by_module": testcpu.by_module(testcpu.read(tests)) if by_module else None,
     }
+
+
+def print_modules(modules: list[dict[str, Any]], top: int) -> None:
+    own = sum(m["own_cpu_s"] for m in modules)
+    theirs = sum(m["processes_cpu_s"] for m in modules)
+    print(
+        f"\n  the tests: {sum(m['tests'] for m in modules)}, their processes' own CPU "
+        f"{own:.1f} s, the processes they started {theirs:.1f} s (bench.testcpu)"
+    )
+    print(f"  {'CPU-s':>8} {'own':>7} {'started':>8} {'wall-s':>8} {'tests':>5}  module")
+    for m in modules[:top]:
+        print(
+            f"  {m['cpu_s']:8.1f} {m['own_cpu_s']:7.1f} {m['processes_cpu_s']:8.1f} "
+            f"{m['wall_s']:8.1f} {m['tests']:5d}  {m['module']}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", nargs="*", default=["make", "test"])
+    parser.add_argument(
+        "--by-module", type=int, default=0, metavar="N",
+        help="print the N test modules that cost the most CPU (bench.testcpu)",
+    )  # fmt: skip
     args = parser.parse_args()
-    result = run(args.command or ["make", "test"])
+    result = run(args.command or ["make", "test"], by_module=bool(args.by_module))
     print(
         f"\n{' '.join(result['command'])}: exit {result['exit_status']}, "
         f"wall {result['wall_s']} s, machine CPU {result['machine_cpu_s']} s "
@@ -171,6 +203,8 @@ def main() -> None:
         f"  (the kinds: {result['sampled_share']:.0%} of the machine's CPU; "
         f"8 minutes is {result['core_seconds_in_8_minutes']} core-seconds)"
     )
+    if result["by_module"] is not None:
+        print_modules(result["by_module"], args.by_module)
     write_results(result, "suite")
     raise SystemExit(result["exit_status"])
 

@@ -35,3 +35,50 @@ def test_a_commands_cpu_is_counted_under_its_kind_and_in_the_machines_total():
 
 def test_the_commands_exit_status_is_reported():
     assert run([sys.executable, "-c", "raise SystemExit(3)"], speed=False)["exit_status"] == 3
+
+
+# Two tests: one burns CPU in its own process, one in a process it starts.
+TWO_TESTS = """
+import subprocess, sys, time
+
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+def test_in_its_own_process():
+    burn(0.5)
+
+def test_in_a_process_it_starts():
+    code = "import time\\nend = time.process_time() + 0.5\\nwhile time.process_time() < end: pass"
+    subprocess.run([sys.executable, "-c", code], check=True)
+"""
+
+
+def test_by_module_counts_a_tests_own_cpu_and_its_processes(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_two.py").write_text(TWO_TESTS)
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:django", "-p", "no:cacheprovider"]
+    result = run(
+        [*pytest, "-c", str(tmp_path / "pytest.ini"), str(tmp_path)], speed=False, by_module=True
+    )
+    assert result["exit_status"] == 0
+    [module] = result["by_module"]
+    assert module["module"].endswith("test_two.py")
+    assert module["tests"] == 2
+    assert module["own_cpu_s"] >= 0.5
+    assert module["processes_cpu_s"] >= 0.5
+    assert module["cpu_s"] == round(module["own_cpu_s"] + module["processes_cpu_s"], 1)
+
+
+def test_without_by_module_nothing_is_loaded_or_read():
+    result = run(
+        [
+            sys.executable,
+            "-c",
+            "import os; assert 'bench.testcpu' not in os.environ.get('PYTEST_ADDOPTS', '')",
+        ],
+        speed=False,
+    )
+    assert result["exit_status"] == 0
+    assert result["by_module"] is None
