@@ -53,6 +53,7 @@ def _output() -> TextIO | None:
         return None
     if _out is None:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        Path(folder).mkdir(parents=True, exist_ok=True)
         _out = (Path(folder) / f"{worker}.jsonl").open("a")
     return _out
 

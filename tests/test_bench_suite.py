@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
+from bench import testcpu
 from bench.suite import kind_of, run
 
 # (it burns, then idles: the sampler sees a process every half second, and
@@ -55,7 +58,14 @@ def test_in_a_process_it_starts():
 """
 
 
-def test_by_module_counts_a_tests_own_cpu_and_its_processes(tmp_path):
+@pytest.fixture
+def outside_by_module(monkeypatch):
+    """As a run that is not itself measured by module (this suite may be)."""
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    monkeypatch.delenv(testcpu.DIR_VARIABLE, raising=False)
+
+
+def test_by_module_counts_a_tests_own_cpu_and_its_processes(tmp_path, outside_by_module):
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     (tmp_path / "test_two.py").write_text(TWO_TESTS)
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:django", "-p", "no:cacheprovider"]
@@ -71,7 +81,7 @@ def test_by_module_counts_a_tests_own_cpu_and_its_processes(tmp_path):
     assert module["cpu_s"] == round(module["own_cpu_s"] + module["processes_cpu_s"], 1)
 
 
-def test_without_by_module_nothing_is_loaded_or_read():
+def test_without_by_module_nothing_is_loaded_or_read(outside_by_module):
     result = run(
         [
             sys.executable,
