@@ -139,8 +139,8 @@ def additions_s() -> float:
 def run(command: list[str], *, speed: bool = True, by_module: bool = False) -> dict[str, Any]:
     additions = additions_s() if speed else None
     env = dict(os.environ)
-    tests = Path(tempfile.mkdtemp(prefix="bench-testcpu-"))
-    if by_module:
+    tests = Path(tempfile.mkdtemp(prefix="bench-testcpu-")) if by_module else None
+    if tests is not None:
         env[testcpu.DIR_VARIABLE] = str(tests)
         env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -p bench.testcpu".strip()
     busy_before = machine_busy_s()
@@ -163,7 +163,7 @@ def run(command: list[str], *, speed: bool = True, by_module: bool = False) -> d
         "sampled_share": round(sum(kinds.values()) / busy, 3) if busy else None,
         # (what the machine can give a run of BUDGET_S: all its cores, all the time)
         "core_seconds_in_8_minutes": cores * BUDGET_S,
-        "by_module": testcpu.by_module(testcpu.read(tests)) if by_module else None,
+        "by_module": None if tests is None else testcpu.by_module(testcpu.read(tests)),
     }
 
 

@@ -32,11 +32,11 @@ DIR_VARIABLE = "BENCH_TEST_CPU_DIR"
 _out: TextIO | None = None
 
 
-def cpu_now(process: psutil.Process) -> tuple[float, float]:
+def cpu_now() -> tuple[float, float]:
     """(this process's CPU seconds, its processes' CPU seconds, live and reaped)."""
     own = os.times()
     theirs = own.children_user + own.children_system
-    for child in process.children(recursive=True):
+    for child in psutil.Process().children(recursive=True):
         try:
             times = child.cpu_times()
         except psutil.Error:  # (it ended between the listing and the reading)
@@ -64,11 +64,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if out is None:
         yield
         return
-    me = psutil.Process()
     began = time.monotonic()
-    own, theirs = cpu_now(me)
+    own, theirs = cpu_now()
     yield
-    own_after, theirs_after = cpu_now(me)
+    own_after, theirs_after = cpu_now()
     row = {
         "test": item.nodeid,
         "wall_s": round(time.monotonic() - began, 3),

@@ -168,9 +168,13 @@ def socket_join(member: str, caps: list[tuple[str, str, int]]) -> int:
     is already at its cap (0: no cap). Returns 0 when registered, else the
     1-based index of the cap that refused. Calling it again for a registered
     socket renews it (heartbeat)."""
+    return int(_client().eval(*_join(member, caps, time.time())))
+
+
+def _join(member: str, caps: list[tuple[str, str, int]], now: float) -> list[Any]:
+    """The ``_JOIN`` script's call for one socket: script, key count, keys, args."""
     keys = [_key(scope, ident) for scope, ident, _cap in caps]
-    args = [time.time(), SOCKET_STALE_S, member, *(cap for _s, _i, cap in caps)]
-    return int(_client().eval(_JOIN, len(keys), *keys, *args))
+    return [_JOIN, len(keys), *keys, now, SOCKET_STALE_S, member, *(c for *_, c in caps)]
 
 
 def sockets_renew(asked: list[tuple[str, list[tuple[str, str, int]]]]) -> list[int]:
@@ -181,8 +185,7 @@ def sockets_renew(asked: list[tuple[str, list[tuple[str, str, int]]]]) -> list[i
     now = time.time()
     pipe = _client().pipeline(transaction=False)
     for member, caps in asked:
-        keys = [_key(scope, ident) for scope, ident, _cap in caps]
-        pipe.eval(_JOIN, len(keys), *keys, now, SOCKET_STALE_S, member, *(c for *_, c in caps))
+        pipe.eval(*_join(member, caps, now))
     return [int(refused) for refused in pipe.execute()]
 
 
