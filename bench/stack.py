@@ -156,15 +156,48 @@ def stop_groups(processes: list[subprocess.Popen[bytes]], timeout: float) -> Non
             kill_group(process)
 
 
-def wait_http(port: int, timeout: float = 60) -> None:
+class PortTaken(RuntimeError):
+    """Another process listens on the port the server was started on."""
+
+
+def listens_on(process: subprocess.Popen[Any], port: int) -> bool:
+    """Whether ``process`` (or a process it started) holds the listening
+    socket of ``port``."""
+    import psutil
+
+    try:
+        root = psutil.Process(process.pid)
+        tree = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return False
+    for member in tree:
+        with contextlib.suppress(psutil.Error):
+            for found in member.net_connections(kind="tcp"):
+                if found.status == psutil.CONN_LISTEN and found.laddr and found.laddr.port == port:
+                    return True
+    return False
+
+
+def wait_http(port: int, timeout: float = 60, process: subprocess.Popen[Any] | None = None) -> None:
+    """Wait until the port answers HTTP. With ``process``: until it answers
+    from that process; ``PortTaken`` if it exits first, or if what answers is
+    another's. A port from ``free_port`` is free when it is handed out, not
+    when the server binds it: a process of another pytest worker can bind it
+    in between, and the server then fails to listen while the port answers
+    (a browser module's pages were served by another worker's Daphne, on
+    another database, and got 404 for their own tables: 2026-12-01)."""
     import requests
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise PortTaken(f"the server for port {port} exited ({process.returncode})")
         # A first request can outlast a short read time-out on a loaded machine
         # (the application is imported on it): wait for it, then try again.
         with contextlib.suppress(requests.RequestException):
             requests.get(f"http://127.0.0.1:{port}/", timeout=10)
+            if process is not None and not listens_on(process, port):
+                raise PortTaken(f"port {port} answers from another process")
             return
         time.sleep(0.2)
     raise RuntimeError(f"no server on port {port}")

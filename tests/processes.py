@@ -7,13 +7,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from django.db import connection
 
-from bench.stack import free_port, stop_group, wait_http, wait_until
+from bench.stack import PortTaken, free_port, stop_group, wait_http, wait_until
 
 __all__ = ["free_port", "wait_http"]
 
@@ -49,6 +49,29 @@ def running(command: list[str], env: dict[str, str], log: Path) -> Iterator[subp
         finally:
             if process.poll() is None:
                 stop_group(process, timeout=10)
+
+
+@contextlib.contextmanager
+def serving(
+    command: Callable[[int], list[str]],
+    env: Callable[[int], dict[str, str]],
+    log: Path,
+    tries: int = 3,
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """A server started on a port of ``free_port`` (``command(port)`` with
+    ``env(port)``), once it answers HTTP there itself; on another port if a
+    process of another pytest worker bound that one first (``PortTaken``)."""
+    for tries_left in reversed(range(tries)):
+        port = free_port()
+        with running(command(port), env(port), log) as process:
+            try:
+                wait_http(port, process=process)
+            except PortTaken:
+                if tries_left:
+                    continue
+                raise
+            yield port, process
+            return
 
 
 def daphne(port: int) -> list[str]:

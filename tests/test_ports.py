@@ -3,10 +3,18 @@ processes they start."""
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 from typing import Any
+from unittest.mock import patch
+
+import pytest
 
 from bench import stack
+
+from . import processes
+from .processes import running, serving
 
 
 def test_a_port_the_kernel_gives_twice_is_handed_out_once(monkeypatch):
@@ -31,3 +39,39 @@ def test_a_port_the_kernel_gives_twice_is_handed_out_once(monkeypatch):
     monkeypatch.setattr(stack, "_HANDED_OUT", set())
 
     assert [stack.free_port(), stack.free_port()] == [40001, 40002]
+
+
+HTTP_SERVER = [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"]
+
+
+def test_a_server_is_waited_for_on_its_own_port_and_not_on_one_another_holds(tmp_path):
+    """wait_http with the server's process: the port must answer from it. A
+    server whose port another process bound first fails to listen while the
+    port answers; that is ``PortTaken``, and ``serving`` starts it again on
+    another port."""
+    holder_port = stack.free_port()
+    with running([*HTTP_SERVER, str(holder_port)], os.environ.copy(), tmp_path / "a.log") as holder:
+        stack.wait_http(holder_port, process=holder)  # its own: answers
+        assert stack.listens_on(holder, holder_port)
+
+        # Another server given the same port: it cannot bind it and exits.
+        with running(
+            [*HTTP_SERVER, str(holder_port)], os.environ.copy(), tmp_path / "b.log"
+        ) as late, pytest.raises(stack.PortTaken):
+            stack.wait_http(holder_port, process=late)
+        # One that does not exit, while the port answers from the holder.
+        with running(
+            [sys.executable, "-c", "import time; time.sleep(60)"],
+            os.environ.copy(),
+            tmp_path / "c.log",
+        ) as idle, pytest.raises(stack.PortTaken, match="another process"):
+            stack.wait_http(holder_port, process=idle)
+
+        # ``serving``: first given the holder's port, then a free one.
+        given = iter([holder_port, stack.free_port()])
+        with patch.object(processes, "free_port", lambda: next(given)), serving(
+            lambda port: [*HTTP_SERVER, str(port)], lambda _: os.environ.copy(), tmp_path / "d.log"
+        ) as (port, server):
+            assert port != holder_port
+            assert stack.listens_on(server, port)
+            assert not stack.listens_on(server, holder_port)

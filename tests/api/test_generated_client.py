@@ -44,7 +44,7 @@ from games.models import Hand, Table
 from games.plugins import PLUGINS, engine_for
 from games.protocol import follow
 
-from ..processes import daphne, free_port, process_env, running, wait_http
+from ..processes import daphne, process_env, serving
 from ..registry import GAMES, buy_in, facts, seat_count
 from ..tables import assert_money_consistent
 from .helpers import PASSWORD, throttles_off
@@ -471,9 +471,7 @@ def test_two_devices_of_one_account_play_a_hand_and_one_logs_out(
     device_a, device_b = device(generated, tokens_a.token), device(generated, tokens_b.token)
     rest = [device(generated, log_in(generated, models, u, "phone").token) for u in others]
 
-    port = free_port()
-    with running(daphne(port), process_env(tmp_path), tmp_path / "daphne.log"):
-        wait_http(port)
+    with serving(daphne, lambda _: process_env(tmp_path), tmp_path / "daphne.log") as (port, _):
         # A: the token in the Authorization header; B: in the first message
         socket_a = Socket(port, table.pk, models, served, Authorization=f"Bearer {tokens_a.token}")
         socket_b = Socket(port, table.pk, models, served)

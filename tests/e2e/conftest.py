@@ -1,11 +1,13 @@
 """Browser tests: Debian's Chromium driven by Playwright against real Daphne and
 Celery (worker + beat) processes on the test database.
 
-The servers start once a test module (``Stack``) with short clocks and quick
-bots (``TABLE_DEFAULTS``); so does the browser; each test gets fresh contexts,
-signs up its own players and plays at its own tables (closed when it ends).
-What the tests write stays until the module ends: then the servers stop and
-the test database is flushed (``_stack``). Screenshots go
+The servers (``Stack``) start with short clocks and quick bots
+(``TABLE_DEFAULTS``) for the first browser module a worker runs, and keep
+running through the browser modules that follow it on that worker; the
+browser starts once a module; each test gets fresh contexts, signs up its own
+players and plays at its own tables (closed when it ends). What the tests
+write stays until the worker's run of browser modules ends: then the servers
+stop and the test database is flushed (``_stack``). Screenshots go
 to ``tests/e2e/artifacts/`` (ignored by git) with ``E2E_SHOTS=1``.
 """
 
@@ -27,11 +29,10 @@ from tests.jsnode import NodePage
 from tests.processes import (
     celery_worker,
     daphne,
-    free_port,
     process_env,
     running,
+    serving,
     wait_for,
-    wait_http,
 )
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -63,10 +64,10 @@ class Site:
 
 
 class Stack:
-    """Daphne and a Celery worker with beat for one test module, started by
-    the first of its tests that asks for ``site`` (after that test's own
-    fixtures: test_replay.py plays its hands before the processes start), and
-    stopped when the module ends."""
+    """Daphne and a Celery worker with beat, started by the first test that
+    asks for ``site`` (after that test's own fixtures: test_replay.py plays
+    its hands before the processes start), and stopped when the worker's run
+    of browser modules ends (``_stack``)."""
 
     def __init__(self, tmp_path_factory: Any) -> None:
         self.tmp_path_factory = tmp_path_factory
@@ -77,7 +78,20 @@ class Stack:
         if self.site is not None:
             return self.site
         var = self.tmp_path_factory.mktemp("e2e")
-        port = free_port()
+        port, server = self.exits.enter_context(
+            serving(daphne, lambda port: self.env(var, port), var / "daphne.log")
+        )
+        worker = self.exits.enter_context(
+            running(celery_worker(var, beat=True), self.env(var, port), var / "celery.log")
+        )
+        # together: the worker's stop takes seconds
+        self.exits.callback(stop_groups, [server, worker], timeout=10)
+        wait_for(lambda: "ready" in (var / "celery.log").read_text(), timeout=60)
+        self.site = Site(f"http://127.0.0.1:{port}", var)
+        return self.site
+
+    @staticmethod
+    def env(var: Path, port: int) -> dict[str, str]:
         env = process_env(
             var,
             TABLE_DEFAULTS=E2E_TABLE_DEFAULTS,
@@ -92,16 +106,7 @@ class Stack:
             PUSH_LOG_FILE=str(var / "push.jsonl"),
         )
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        server = self.exits.enter_context(running(daphne(port), env, var / "daphne.log"))
-        worker = self.exits.enter_context(
-            running(celery_worker(var, beat=True), env, var / "celery.log")
-        )
-        # together: the worker's stop takes seconds
-        self.exits.callback(stop_groups, [server, worker], timeout=10)
-        wait_http(port)
-        wait_for(lambda: "ready" in (var / "celery.log").read_text(), timeout=60)
-        self.site = Site(f"http://127.0.0.1:{port}", var)
-        return self.site
+        return env
 
     def stop(self) -> None:
         self.exits.close()
@@ -138,18 +143,60 @@ def close_every_open_table() -> None:
     in_a_thread(close)
 
 
+#: The test that runs after the one being torn down (``pytest_runtest_teardown``):
+#: whether the next module goes on with the same processes.
+_next: list[pytest.Item | None] = [None]
+#: The worker's one ``Stack``.
+_stacks: list[Stack] = []
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    _next[0] = nextitem
+    yield
+
+
+def shares_the_stack(item: pytest.Item | None) -> bool:
+    """A browser test that goes on with the processes the module before it left
+    running: any that asks for ``site``, but in a module with processes of its
+    own (``STACK_OF_ITS_OWN``: test_replay.py, whose hands nothing may move
+    before its processes start). pytest-xdist runs a test once it knows the
+    next one, so ``nextitem`` is the test this worker really runs next."""
+    return (
+        item is not None
+        and item.path.parent == Path(__file__).parent
+        and "site" in getattr(item, "fixturenames", ())
+        and not getattr(getattr(item, "module", None), "STACK_OF_ITS_OWN", False)
+    )
+
+
 @pytest.fixture(scope="module")
-def _stack(django_db_setup: None, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[Stack]:
-    """The module's processes and its committed data: the processes stop first,
-    then the test database is flushed (a worker mid-transaction would deadlock
-    the flush), so the module after this one starts on an empty database."""
-    stack = Stack(tmp_path_factory)
+def _stack(
+    request: pytest.FixtureRequest,
+    django_db_setup: None,
+    django_db_blocker: Any,
+    tmp_path_factory: Any,
+) -> Iterator[Stack]:
+    """The processes and the data the browser modules commit. The processes
+    go on into the next module if both it and this one share them (each
+    test's tables are closed when it ends, and its players are its own);
+    otherwise they stop, then the test database is flushed (a worker
+    mid-transaction would deadlock the flush), so whatever runs next on this
+    worker starts on an empty database with no process of ours moving it.
+    Starting and stopping them cost about 4.5 CPU-s a module (Daphne 1.7,
+    the worker with beat 2.8: ``python -m bench.suite`` of a module whose one
+    test opens a page, against one that does not)."""
+    if not _stacks:
+        _stacks.append(Stack(tmp_path_factory))
+    stack = _stacks[0]
     try:
         yield stack
     finally:
-        stack.stop()
-        with django_db_blocker.unblock():
-            in_a_thread(flush_test_database)
+        own = getattr(request.module, "STACK_OF_ITS_OWN", False)
+        if own or not shares_the_stack(_next[0]):
+            stack.stop()
+            with django_db_blocker.unblock():
+                in_a_thread(flush_test_database)
 
 
 def flush_test_database() -> None:

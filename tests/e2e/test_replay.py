@@ -26,6 +26,9 @@ from .test_screen import LAPTOP, PHONE
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 GAMES = tuple(browser_games())
+# Its hands are played through the services before its processes start
+# (``played``): none left running by the module before may move them.
+STACK_OF_ITS_OWN = True
 
 PICTURE = """() => {
   const root = document.querySelector("[data-replay-app]");
