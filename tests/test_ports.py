@@ -55,23 +55,34 @@ def test_a_server_is_waited_for_on_its_own_port_and_not_on_one_another_holds(tmp
         assert stack.listens_on(holder, holder_port)
 
         # Another server given the same port: it cannot bind it and exits.
-        with running(
-            [*HTTP_SERVER, str(holder_port)], os.environ.copy(), tmp_path / "b.log"
-        ) as late, pytest.raises(stack.PortTaken):
+        with (
+            running(
+                [*HTTP_SERVER, str(holder_port)], os.environ.copy(), tmp_path / "b.log"
+            ) as late,
+            pytest.raises(stack.PortTaken),
+        ):
             stack.wait_http(holder_port, process=late)
         # One that does not exit, while the port answers from the holder.
-        with running(
-            [sys.executable, "-c", "import time; time.sleep(60)"],
-            os.environ.copy(),
-            tmp_path / "c.log",
-        ) as idle, pytest.raises(stack.PortTaken, match="another process"):
+        with (
+            running(
+                [sys.executable, "-c", "import time; time.sleep(60)"],
+                os.environ.copy(),
+                tmp_path / "c.log",
+            ) as idle,
+            pytest.raises(stack.PortTaken, match="another process"),
+        ):
             stack.wait_http(holder_port, process=idle)
 
         # ``serving``: first given the holder's port, then a free one.
         given = iter([holder_port, stack.free_port()])
-        with patch.object(processes, "free_port", lambda: next(given)), serving(
-            lambda port: [*HTTP_SERVER, str(port)], lambda _: os.environ.copy(), tmp_path / "d.log"
-        ) as (port, server):
+        with (
+            patch.object(processes, "free_port", lambda: next(given)),
+            serving(
+                lambda port: [*HTTP_SERVER, str(port)],
+                lambda _: os.environ.copy(),
+                tmp_path / "d.log",
+            ) as (port, server),
+        ):
             assert port != holder_port
             assert stack.listens_on(server, port)
             assert not stack.listens_on(server, holder_port)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -177,15 +178,16 @@ def _stack(
     django_db_blocker: Any,
     tmp_path_factory: Any,
 ) -> Iterator[Stack]:
-    """The processes and the data the browser modules commit. The processes
-    go on into the next module if both it and this one share them (each
-    test's tables are closed when it ends, and its players are its own);
-    otherwise they stop, then the test database is flushed (a worker
-    mid-transaction would deadlock the flush), so whatever runs next on this
-    worker starts on an empty database with no process of ours moving it.
-    Starting and stopping them cost about 4.5 CPU-s a module (Daphne 1.7,
-    the worker with beat 2.8: ``python -m bench.suite`` of a module whose one
-    test opens a page, against one that does not)."""
+    """The processes, and the data the module commits: when the module ends,
+    the test database is flushed, so the next module starts on an empty one
+    (two modules sign up a "Lan", and a display name is taken once). The
+    processes go on into the next module if both it and this one share them
+    (``shares_the_stack``): the flush then runs beside them, each test's
+    tables closed. Otherwise they stop first, so whatever runs next on this
+    worker has no process of ours moving its data. Starting and stopping
+    them cost about 4.5 CPU-s a module (Daphne 1.7, the worker with beat
+    2.8: ``python -m bench.suite`` of a module whose one test opens a page,
+    against one that does not)."""
     if not _stacks:
         _stacks.append(Stack(tmp_path_factory))
     stack = _stacks[0]
@@ -195,8 +197,8 @@ def _stack(
         own = getattr(request.module, "STACK_OF_ITS_OWN", False)
         if own or not shares_the_stack(_next[0]):
             stack.stop()
-            with django_db_blocker.unblock():
-                in_a_thread(flush_test_database)
+        with django_db_blocker.unblock():
+            in_a_thread(flush_beside_the_processes)
 
 
 def flush_test_database() -> None:
@@ -204,6 +206,26 @@ def flush_test_database() -> None:
     from ..flush import flush
 
     flush()
+
+
+def flush_beside_the_processes(tries: int = 5) -> None:
+    """``flush_test_database`` while the processes may still run a task (a
+    closed table's last timer, the sweeper): one that holds a row the flush
+    deletes, or that waits on one the flush holds, either makes the flush
+    wait or ends it (``lock_timeout``, or PostgreSQL's deadlock detection):
+    then it is tried again."""
+    from django.db import OperationalError, connection
+
+    for tries_left in reversed(range(tries)):
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = '5s'")
+            flush_test_database()
+            return
+        except OperationalError:
+            if not tries_left:
+                raise
+            time.sleep(1)
 
 
 @pytest.fixture
