@@ -86,3 +86,26 @@ def test_a_server_is_waited_for_on_its_own_port_and_not_on_one_another_holds(tmp
             assert port != holder_port
             assert stack.listens_on(server, port)
             assert not stack.listens_on(server, holder_port)
+
+
+def test_a_bench_stack_moves_a_daphne_whose_port_another_process_bound(tmp_path, monkeypatch):
+    """bench.stack.Stack: a server of its own that finds its port taken is
+    started again on another (here a plain HTTP server stands for Daphne)."""
+    holder_port = stack.free_port()
+    with running([*HTTP_SERVER, str(holder_port)], os.environ.copy(), tmp_path / "a.log") as holder:
+        stack.wait_http(holder_port, process=holder)
+        bench = stack.Stack(tmp_path)
+        bench.ports = (holder_port, bench.ports[1])
+        bench.env = {**os.environ, "DB_APPLICATION_NAME": "ports-test"}
+        monkeypatch.setattr(
+            stack.Stack,
+            "command",
+            lambda self, name: [*HTTP_SERVER, str(self.ports[0 if name == "daphne-a" else 1])],
+        )
+        bench.start("daphne-a")
+        try:
+            bench.wait_listening("daphne-a")
+            assert bench.ports[0] != holder_port
+            assert stack.listens_on(bench.processes["daphne-a"], bench.ports[0])
+        finally:
+            stack.stop_groups(list(bench.processes.values()), timeout=10)
