@@ -6,8 +6,9 @@ The servers (``Stack``) start with short clocks and quick bots
 running through the browser modules that follow it on that worker; the
 browser starts once a module; each test gets fresh contexts, signs up its own
 players and plays at its own tables (closed when it ends). What the tests
-write stays until the worker's run of browser modules ends: then the servers
-stop and the test database is flushed (``_stack``). Screenshots go
+write stays until their module ends: then the test database is flushed, and
+the servers stop first unless the next module goes on with them
+(``_stack``). Screenshots go
 to ``tests/e2e/artifacts/`` (ignored by git) with ``E2E_SHOTS=1``.
 """
 
