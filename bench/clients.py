@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.players import Run, TableSpec, players_for
+from bench.players import PING_S, Run, TableSpec, players_for
 from bench.stack import percentile
 
 GRACE_S = 15.0
@@ -48,6 +48,7 @@ class Window:
     think: float = 0.0
     ramp: float = 0.0
     grace: float = GRACE_S  # listening on after the window: the last moves' states
+    ping: float = PING_S  # seconds between a socket's pings
 
 
 class LoopLag:
@@ -179,7 +180,9 @@ async def drive(
     """Play from ``start`` (this process's ``perf_counter``) until the window
     closes, then listen a little longer (no new moves) so that the last moves'
     states can arrive. The players connect over the first ``ramp`` seconds."""
-    run = Run((start + window.warmup, start + window.warmup + window.seconds), window.think)
+    run = Run(
+        (start + window.warmup, start + window.warmup + window.seconds), window.think, window.ping
+    )
     lag = LoopLag(run)
     players = players_for(run, specs, urls)
     await asyncio.gather(

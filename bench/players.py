@@ -29,7 +29,10 @@ from games.protocol import follow
 
 GAMES = ("tienlen", "holdem", "maubinh")
 PASSWORD = "Bench-Tien-Len-42"
-PING_S = 10.0
+#: Seconds between a player's pings: the browser's (static/js/socket.js
+#: ``PING_MS``), within the 10-20 s docs/protocol.md asks of clients
+#: (``bench.tables --ping``). Until 2026-12-01 the bench pinged every 10 s.
+PING_S = 15.0
 RECONNECT_FIRST_S, RECONNECT_MAX_S = 0.5, 8.0  # (static/js/socket.js)
 #: The answers that mean "nothing was done: send it again" (docs/protocol.md),
 #: how many times a move goes again, and the first wait (doubling).
@@ -110,9 +113,12 @@ class Action:
 class Run:
     """What every player saw: arrivals of versions per seat, actions, pings, errors."""
 
-    def __init__(self, window: tuple[float, float], think: float = 0.0) -> None:
+    def __init__(
+        self, window: tuple[float, float], think: float = 0.0, ping: float = PING_S
+    ) -> None:
         self.window = window
         self.think = think  # mean seconds a player waits before moving (0: at once)
+        self.ping = ping  # seconds between a socket's pings
         self.acting = True
         self.readying = True  # False: finish the hands in play, start no more
         self.actions: dict[str, Action] = {}
@@ -278,20 +284,21 @@ class Player:
                 self.backoff = min(self.backoff * 2, RECONNECT_MAX_S)
 
     async def _ping(self, ws: Any, until: float) -> None:
-        """Every 10 s, as docs/protocol.md asks of clients."""
-        await asyncio.sleep(self.rng.random() * PING_S)
+        """Every ``run.ping`` seconds (10-20 s, as docs/protocol.md asks of clients)."""
+        every = self.run.ping
+        await asyncio.sleep(self.rng.random() * every)
         while time.perf_counter() < until:
             sent = time.perf_counter()
             await ws.send(json.dumps({"type": "ping", "t": sent}))
             if not self.pong_timeout:
-                await asyncio.sleep(PING_S)
+                await asyncio.sleep(every)
                 continue
             await asyncio.sleep(self.pong_timeout)
             if self.last_pong < sent:
                 self.run.errors["socket:pong_timeout"] += 1
                 ws.transport.abort()  # (recv fails: the player reconnects)
                 return
-            await asyncio.sleep(max(0.0, PING_S - self.pong_timeout))
+            await asyncio.sleep(max(0.0, every - self.pong_timeout))
 
     async def _listen(self, ws: Any, until: float) -> None:
         while True:

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.clients import GRACE_S, Measured, Spread, Window, play_here, play_spread
-from bench.players import GAMES, TableSpec, create_tables, settled_money_checks
+from bench.players import GAMES, PING_S, TableSpec, create_tables, settled_money_checks
 from bench.probes import Probes, Sample, parse, quantile, total
 from bench.stack import (
     RESULTS,
@@ -260,7 +260,7 @@ def benchmark(args: argparse.Namespace, database_url: str | None = None) -> dict
                 )
             ]
             urls = server_urls(stack)
-            plan = Window(args.warmup, args.seconds, args.think, args.ramp, args.grace)
+            plan = Window(args.warmup, args.seconds, args.think, args.ramp, args.grace, args.ping)
             # /readyz every second and /metrics every 5 s, as in production.
             with Probes(stack.ports[0]) as probes:
                 if args.clients > 1:
@@ -367,7 +367,7 @@ def report(result: dict[str, Any]) -> None:
     think = f", thinking {config['think']} s a move" if config.get("think") else ""
     print(
         f"\n{config['tables']} four-seat tables, game {config['game']}, "
-        f"{config['seconds']} s{think}"
+        f"{config['seconds']} s{think}, pinging every {config.get('ping', PING_S):g} s"
     )
     if "idle" in result:
         idle = result["idle"]
@@ -520,6 +520,11 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument(
         "--think", type=float, default=0.0,
         help="mean seconds a player thinks before moving (uniform 0.5-1.5 times it); 0: at once",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ping", type=float, default=PING_S,
+        help=f"seconds between a socket's pings (default {PING_S:g}: the browser's; "
+        "docs/protocol.md asks 10-20 s)",
     )  # fmt: skip
     parser.add_argument(
         "--no-ceiling", dest="ceiling", action="store_false",

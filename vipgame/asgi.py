@@ -16,10 +16,15 @@ from django.conf import settings  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import websocket_stack  # noqa: E402
-from games.ws_close import allow_protocol_close_codes, bound_slow_readers  # noqa: E402
+from games.ws_close import (  # noqa: E402
+    allow_protocol_close_codes,
+    bound_slow_readers,
+    defer_debug_text,
+)
 
 allow_protocol_close_codes()
 bound_slow_readers(settings.WS_MAX_PENDING_BYTES)
+defer_debug_text()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
