@@ -9,7 +9,7 @@ asked opens ``rate × --seconds`` sockets, one per seat, spread evenly over
 socket is timed from the start of its handshake to its first full state (the
 table as the player sees it, after the server has counted it at its seat and
 told the table). The sockets stay open until the phase ends (``--hold S``:
-S seconds more, pinging every 10 s as players do, and what that costs is
+S seconds more, pinging every 10 s (``--ping``) as players may, and what that costs is
 measured), then all close and the closing is measured apart. For each rate
 it prints the connects done, the rate reached, the time to the first state
 (p50/p95/p99), failures by kind, and the machine's CPU per connect, per
@@ -99,20 +99,24 @@ async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Pha
     return time.perf_counter() - start
 
 
-async def hold(phase: Phase, seconds: float) -> list[float]:
+async def hold(phase: Phase, seconds: float, every: float = PING_S) -> tuple[list[float], float]:
     """Keep the sockets open for ``seconds`` as players do: each pings every
-    ``PING_S`` (at its own moment) and reads what it is sent. The pongs' round
-    trips, in ms."""
+    ``every`` seconds (at its own moment) and reads what it is sent. The
+    pongs' round trips (ms), and the seconds the sockets were open in all (a
+    socket the server closed meanwhile counts until it closed: counted in
+    ``failures`` as ``held:`` and its close code)."""
     pongs: list[float] = []
-    until = time.perf_counter() + seconds
+    began = time.perf_counter()
+    until = began + seconds
     rng = random.Random(7)
+    open_s = [0.0]
 
     async def keep(ws: Any) -> None:
         async def ping() -> None:
-            await asyncio.sleep(rng.random() * PING_S)
+            await asyncio.sleep(rng.random() * every)
             while True:
                 await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
-                await asyncio.sleep(PING_S)
+                await asyncio.sleep(every)
 
         pinger = asyncio.create_task(ping())
         try:
@@ -123,13 +127,14 @@ async def hold(phase: Phase, seconds: float) -> list[float]:
                     return
                 if message.get("type") == "pong" and isinstance(message.get("t"), float):
                     pongs.append((time.perf_counter() - message["t"]) * 1000)
-        except Exception:
-            phase.failures["held:closed"] += 1
+        except Exception as exc:
+            phase.failures[f"held:{failure_kind(exc)}"] += 1
         finally:
             pinger.cancel()
+            open_s[0] += min(time.perf_counter(), until) - began
 
     await asyncio.gather(*(keep(ws) for ws in phase.sockets))
-    return pongs
+    return pongs, open_s[0]
 
 
 async def close_all(phase: Phase) -> None:
@@ -167,13 +172,16 @@ def run_rate(
         held: dict[str, Any] | None = None
         if args.hold:
             before = monitor.machine_cpu()
-            pongs = loop.run_until_complete(hold(phase, args.hold))
+            pongs, open_s = loop.run_until_complete(hold(phase, args.hold, args.ping))
             after = monitor.machine_cpu()
-            # (per socket-minute: what an open socket costs, kept alive)
-            minutes = len(phase.sockets) * args.hold / 60
+            # (per socket-minute: what an open socket costs, kept alive; the
+            # minutes each socket was open, not the sockets times the hold)
+            minutes = open_s / 60
             held = {
                 "sockets": len(phase.sockets),
+                "socket_minutes": round(minutes, 1),
                 "seconds": args.hold,
+                "ping_s": args.ping,
                 "pongs": len(pongs),
                 "pong_ms": {q: _round(percentile(pongs, q)) for q in (50, 99)},
                 "machine_per_socket_minute": machine_time(
@@ -250,9 +258,11 @@ def report(result: dict[str, Any]) -> None:
         held = phase.get("held")
         if held:
             rows += [
-                (f"held {held['seconds']:g} s, pinging every {PING_S:g} s: pongs, p50/p99 ms",
+                (f"held {held['seconds']:g} s, pinging every {held.get('ping_s', PING_S):g} s: "
+                 "pongs, p50/p99 ms",
                  f"{held['pongs']}, {ms(held['pong_ms'][50])} / {ms(held['pong_ms'][99])}"),
-                ("machine CPU per socket-minute held, ms",
+                (f"machine CPU per socket-minute held ({held.get('socket_minutes', '?')} "
+                 "socket-minutes), ms",
                  machine_parts(held["machine_per_socket_minute"])),
             ]  # fmt: skip
         print(f"\n{phase['rate_asked']:g} connects/s asked")
@@ -279,6 +289,11 @@ def main() -> None:
         "--hold", type=float, default=0,
         help="then keep each rate's sockets open this many seconds, pinging as players "
         "do, and measure what they cost",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ping", type=float, default=PING_S,
+        help=f"seconds between a held socket's pings (default {PING_S:g}: the most often "
+        "docs/protocol.md allows; the browser's is 15)",
     )  # fmt: skip
     parser.add_argument("--json", default="connects")
     args = parser.parse_args()

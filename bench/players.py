@@ -29,10 +29,9 @@ from games.protocol import follow
 
 GAMES = ("tienlen", "holdem", "maubinh")
 PASSWORD = "Bench-Tien-Len-42"
-#: Seconds between a player's pings: the browser's (static/js/socket.js
-#: ``PING_MS``), within the 10-20 s docs/protocol.md asks of clients
-#: (``bench.tables --ping``). Until 2026-12-01 the bench pinged every 10 s.
-PING_S = 15.0
+#: Seconds between a player's pings: the most often docs/protocol.md lets a
+#: client ping (10-20 s; the browser pings every 15 s: ``--ping 15``).
+PING_S = 10.0
 RECONNECT_FIRST_S, RECONNECT_MAX_S = 0.5, 8.0  # (static/js/socket.js)
 #: The answers that mean "nothing was done: send it again" (docs/protocol.md),
 #: how many times a move goes again, and the first wait (doubling).

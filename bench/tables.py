@@ -523,8 +523,8 @@ def arguments() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--ping", type=float, default=PING_S,
-        help=f"seconds between a socket's pings (default {PING_S:g}: the browser's; "
-        "docs/protocol.md asks 10-20 s)",
+        help=f"seconds between a socket's pings (default {PING_S:g}: the most often "
+        "docs/protocol.md allows; the browser's is 15)",
     )  # fmt: skip
     parser.add_argument(
         "--no-ceiling", dest="ceiling", action="store_false",

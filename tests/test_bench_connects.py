@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench.connects import Phase, close_all, connect_phase, report, seats_of
+from bench.connects import Phase, close_all, connect_phase, hold, report, seats_of
 from bench.players import TableSpec
 
 
@@ -43,6 +43,41 @@ def test_the_sockets_are_spread_over_the_seconds_timed_to_their_first_state_and_
             await close_all(phase)
 
     asyncio.run(scenario())
+
+
+def test_held_sockets_ping_and_count_the_minutes_they_were_open():
+    """A socket the server closes while held counts only until it closed (the
+    CPU per socket-minute is over the minutes the sockets were open), and its
+    close code is counted."""
+    from websockets.asyncio.server import serve
+
+    async def handler(ws):
+        closing = ws.request.path == "/spread/"
+        await ws.send(json.dumps({"type": "state", "v": 1}))
+        async for text in ws:
+            message = json.loads(text)
+            await ws.send(json.dumps({"type": "pong", "t": message["t"]}))
+            if closing:
+                await asyncio.sleep(0.2)
+                await ws.close(code=1012)
+                return
+
+    async def scenario():
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            url = f"ws://127.0.0.1:{port}"
+            seats = [(f"{url}/ws/tables/{n}/", "t") for n in range(3)] + [(f"{url}/spread/", "t")]
+            phase = Phase()
+            await connect_phase(seats, 0.05, phase)
+            pongs, open_s = await hold(phase, 0.8, every=0.1)
+            await close_all(phase)
+            return phase, pongs, open_s
+
+    phase, pongs, open_s = asyncio.run(scenario())
+    assert phase.failures == {"held:ConnectionClosedError:1012": 1}
+    assert len(pongs) >= 3 * 6  # every 0.1 s on the three that stayed
+    # Three sockets for the whole 0.8 s, the fourth until its close (0.2-0.3 s).
+    assert 3 * 0.8 + 0.15 <= open_s <= 3 * 0.8 + 0.45
 
 
 def test_seats_alternate_servers_as_the_players_do_and_run_out_loudly():
