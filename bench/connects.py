@@ -8,9 +8,10 @@ asked opens ``rate × --seconds`` sockets, one per seat, spread evenly over
 ``--seconds`` and split across both Daphne processes as the players are. Each
 socket is timed from the start of its handshake to its first full state (the
 table as the player sees it, after the server has counted it at its seat and
-told the table). The sockets stay open until the phase ends (``--hold S``:
-S seconds more, pinging every 10 s (``--ping``) as players may, and what that costs is
-measured), then all close and the closing is measured apart. For each rate
+told the table), and pings every 10 s from then on (``--ping``), as a player
+does. The sockets stay open until the phase ends (``--hold S``: S seconds
+more, and what that costs is measured), then all close and the closing is
+measured apart. For each rate
 it prints the connects done, the rate reached, the time to the first state
 (p50/p95/p99), failures by kind, and the machine's CPU per connect, per
 socket-minute held and per disconnect (every server, every PostgreSQL and
@@ -49,12 +50,25 @@ SEATS = 4
 
 
 class Phase:
-    """The sockets of one rate: their times to the first state, their failures."""
+    """The sockets of one rate: their times to the first state, their failures.
+    Each socket pings every ``every`` seconds from its first state on, as a
+    player does (a socket silent for ``WS_SILENT_CLOSE_S`` is closed, 4410)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every: float = PING_S) -> None:
+        self.every = every
         self.times: list[float] = []
         self.failures: Counter[str] = Counter()
         self.sockets: list[Any] = []
+        self.pingers: list[asyncio.Task[None]] = []
+
+
+async def ping(ws: Any, every: float, rng: random.Random) -> None:
+    """A ``ping`` every ``every`` seconds (the first at a random moment of the
+    first period), until the socket closes or the task is cancelled."""
+    await asyncio.sleep(rng.random() * every)
+    while True:
+        await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
+        await asyncio.sleep(every)
 
 
 async def open_one(url: str, token: str, phase: Phase) -> None:
@@ -79,9 +93,13 @@ async def open_one(url: str, token: str, phase: Phase) -> None:
                 message = json.loads(await ws.recv())
                 if message.get("type") == "state":
                     phase.times.append((time.perf_counter() - started) * 1000)
-                    return
+                    break
     except Exception as exc:
         phase.failures[f"first state:{failure_kind(exc)}"] += 1
+        return
+    phase.pingers.append(
+        asyncio.create_task(ping(ws, phase.every, random.Random(len(phase.times))))
+    )
 
 
 async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Phase) -> float:
@@ -99,38 +117,30 @@ async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Pha
     return time.perf_counter() - start
 
 
-async def hold(phase: Phase, seconds: float, every: float = PING_S) -> tuple[list[float], float]:
-    """Keep the sockets open for ``seconds`` as players do: each pings every
-    ``every`` seconds (at its own moment) and reads what it is sent. The
-    pongs' round trips (ms), and the seconds the sockets were open in all (a
-    socket the server closed meanwhile counts until it closed: counted in
-    ``failures`` as ``held:`` and its close code)."""
+async def hold(phase: Phase, seconds: float) -> tuple[list[float], float]:
+    """Keep the sockets open for ``seconds`` as players do: each goes on
+    pinging (``Phase``) and reads what it is sent. The round trips (ms) of the
+    pongs to pings sent in the hold, and the seconds the sockets were open in
+    all (a socket the server closed meanwhile counts until it closed: counted
+    in ``failures`` as ``held:`` and its close code)."""
     pongs: list[float] = []
     began = time.perf_counter()
     until = began + seconds
-    rng = random.Random(7)
     open_s = [0.0]
 
     async def keep(ws: Any) -> None:
-        async def ping() -> None:
-            await asyncio.sleep(rng.random() * every)
-            while True:
-                await ws.send(json.dumps({"type": "ping", "t": time.perf_counter()}))
-                await asyncio.sleep(every)
-
-        pinger = asyncio.create_task(ping())
         try:
             while (left := until - time.perf_counter()) > 0:
                 try:
                     message = json.loads(await asyncio.wait_for(ws.recv(), timeout=left))
                 except TimeoutError:
                     return
-                if message.get("type") == "pong" and isinstance(message.get("t"), float):
-                    pongs.append((time.perf_counter() - message["t"]) * 1000)
+                sent = message.get("t") if message.get("type") == "pong" else None
+                if isinstance(sent, float) and sent >= began:
+                    pongs.append((time.perf_counter() - sent) * 1000)
         except Exception as exc:
             phase.failures[f"held:{failure_kind(exc)}"] += 1
         finally:
-            pinger.cancel()
             open_s[0] += min(time.perf_counter(), until) - began
 
     await asyncio.gather(*(keep(ws) for ws in phase.sockets))
@@ -138,6 +148,8 @@ async def hold(phase: Phase, seconds: float, every: float = PING_S) -> tuple[lis
 
 
 async def close_all(phase: Phase) -> None:
+    for pinger in phase.pingers:
+        pinger.cancel()
     await asyncio.gather(*(ws.close() for ws in phase.sockets), return_exceptions=True)
 
 
@@ -160,7 +172,7 @@ def run_rate(
 ) -> dict[str, Any]:  # fmt: skip
     count = max(1, round(rate * args.seconds))
     seats = seats_of(specs, urls, count)
-    phase = Phase()
+    phase = Phase(args.ping)
     loop = asyncio.new_event_loop()
     try:
         before = monitor.machine_cpu()
@@ -172,7 +184,7 @@ def run_rate(
         held: dict[str, Any] | None = None
         if args.hold:
             before = monitor.machine_cpu()
-            pongs, open_s = loop.run_until_complete(hold(phase, args.hold, args.ping))
+            pongs, open_s = loop.run_until_complete(hold(phase, args.hold))
             after = monitor.machine_cpu()
             # (per socket-minute: what an open socket costs, kept alive; the
             # minutes each socket was open, not the sockets times the hold)
