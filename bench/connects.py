@@ -52,14 +52,16 @@ SEATS = 4
 class Phase:
     """The sockets of one rate: their times to the first state, their failures.
     Each socket pings every ``every`` seconds from its first state on, as a
-    player does (a socket silent for ``WS_SILENT_CLOSE_S`` is closed, 4410)."""
+    player does (a socket silent for ``WS_SILENT_CLOSE_S`` is closed, 4410):
+    ``pingers``, by socket, holds those that reached their first state."""
 
     def __init__(self, every: float = PING_S) -> None:
         self.every = every
+        self.rng = random.Random(7)
         self.times: list[float] = []
         self.failures: Counter[str] = Counter()
         self.sockets: list[Any] = []
-        self.pingers: list[asyncio.Task[None]] = []
+        self.pingers: dict[Any, asyncio.Task[None]] = {}
 
 
 async def ping(ws: Any, every: float, rng: random.Random) -> None:
@@ -97,9 +99,7 @@ async def open_one(url: str, token: str, phase: Phase) -> None:
     except Exception as exc:
         phase.failures[f"first state:{failure_kind(exc)}"] += 1
         return
-    phase.pingers.append(
-        asyncio.create_task(ping(ws, phase.every, random.Random(len(phase.times))))
-    )
+    phase.pingers[ws] = asyncio.create_task(ping(ws, phase.every, phase.rng))
 
 
 async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Phase) -> float:
@@ -118,11 +118,12 @@ async def connect_phase(seats: list[tuple[str, str]], seconds: float, phase: Pha
 
 
 async def hold(phase: Phase, seconds: float) -> tuple[list[float], float]:
-    """Keep the sockets open for ``seconds`` as players do: each goes on
-    pinging (``Phase``) and reads what it is sent. The round trips (ms) of the
-    pongs to pings sent in the hold, and the seconds the sockets were open in
-    all (a socket the server closed meanwhile counts until it closed: counted
-    in ``failures`` as ``held:`` and its close code)."""
+    """Keep the sockets that reached their first state open for ``seconds`` as
+    players do: each goes on pinging (``Phase``) and reads what it is sent.
+    The round trips (ms) of the pongs to pings sent in the hold, and the
+    seconds the sockets were open in all (a socket the server closed
+    meanwhile counts until it closed: counted in ``failures`` as ``held:``
+    and its close code)."""
     pongs: list[float] = []
     began = time.perf_counter()
     until = began + seconds
@@ -143,12 +144,12 @@ async def hold(phase: Phase, seconds: float) -> tuple[list[float], float]:
         finally:
             open_s[0] += min(time.perf_counter(), until) - began
 
-    await asyncio.gather(*(keep(ws) for ws in phase.sockets))
+    await asyncio.gather(*(keep(ws) for ws in phase.pingers))
     return pongs, open_s[0]
 
 
 async def close_all(phase: Phase) -> None:
-    for pinger in phase.pingers:
+    for pinger in phase.pingers.values():
         pinger.cancel()
     await asyncio.gather(*(ws.close() for ws in phase.sockets), return_exceptions=True)
 
@@ -190,7 +191,7 @@ def run_rate(
             # minutes each socket was open, not the sockets times the hold)
             minutes = open_s / 60
             held = {
-                "sockets": len(phase.sockets),
+                "sockets": len(phase.pingers),
                 "socket_minutes": round(minutes, 1),
                 "seconds": args.hold,
                 "ping_s": args.ping,

@@ -53,8 +53,12 @@ def test_sockets_ping_from_their_first_state_and_held_ones_count_the_minutes_the
     from websockets.asyncio.server import serve
 
     pings: list[float] = []
+    holding = [float("inf")]  # (when the hold began)
 
     async def handler(ws):
+        if ws.request.path == "/refuse/":
+            await ws.close(code=1013)
+            return
         closing = ws.request.path == "/spread/"
         await ws.send(json.dumps({"type": "state", "v": 1}))
         async for text in ws:
@@ -66,13 +70,12 @@ def test_sockets_ping_from_their_first_state_and_held_ones_count_the_minutes_the
                 await ws.close(code=1012)
                 return
 
-    holding = [float("inf")]
-
     async def scenario():
         async with serve(handler, "127.0.0.1", 0) as server:
             port = server.sockets[0].getsockname()[1]
             url = f"ws://127.0.0.1:{port}"
             seats = [(f"{url}/ws/tables/{n}/", "t") for n in range(3)] + [(f"{url}/spread/", "t")]
+            seats.append((f"{url}/refuse/", "t"))  # closed before its first state
             phase = Phase(every=0.1)
             await connect_phase(seats, 0.05, phase)
             await asyncio.sleep(0.35)  # (between the connects and the hold)
@@ -83,7 +86,11 @@ def test_sockets_ping_from_their_first_state_and_held_ones_count_the_minutes_the
 
     phase, pongs, open_s = asyncio.run(scenario())
     assert sum(1 for at in pings if at < holding[0]) >= 4 * 2  # before the hold too
-    assert phase.failures == {"held:ConnectionClosedError:1012": 1}
+    # The refused socket is counted once, when it was refused, and not held.
+    assert phase.failures == {
+        "first state:ConnectionClosedError:1013": 1,
+        "held:ConnectionClosedError:1012": 1,
+    }
     assert len(pongs) >= 3 * 6  # every 0.1 s on the three that stayed, in the hold
     # Three sockets for the whole 0.8 s, the fourth until its close (0.2-0.4 s).
     assert 3 * 0.8 + 0.15 <= open_s <= 3 * 0.8 + 0.5
