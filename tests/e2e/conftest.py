@@ -214,14 +214,20 @@ def flush_beside_the_processes(tries: int = 5) -> None:
     closed table's last timer, the sweeper): one that holds a row the flush
     deletes, or that waits on one the flush holds, either makes the flush
     wait or ends it (``lock_timeout``, or PostgreSQL's deadlock detection):
-    then it is tried again."""
+    then it is tried again. The connection goes back to the pool with the
+    session's own ``lock_timeout`` (``RESET``): a later test on this worker
+    that takes it must find ``DB_LOCK_TIMEOUT_MS``, not 5 s."""
     from django.db import OperationalError, connection
 
     for tries_left in reversed(range(tries)):
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SET lock_timeout = '5s'")
-            flush_test_database()
+            try:
+                flush_test_database()
+            finally:
+                with contextlib.suppress(OperationalError), connection.cursor() as cursor:
+                    cursor.execute("RESET lock_timeout")
             return
         except OperationalError:
             if not tries_left:
