@@ -1,6 +1,9 @@
 """Browser tests: Debian's Chromium driven by Playwright against real Daphne and
 Celery (worker + beat) processes on the test database.
 
+The browser is Chromium's headless shell (``chromium_path``), the same
+engine without the browser around its pages, where it is installed.
+
 The servers (``Stack``) start with short clocks and quick bots
 (``TABLE_DEFAULTS``) for the first browser module a worker runs, and keep
 running through the browser modules that follow it on that worker; the
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -259,21 +263,39 @@ def site(transactional_db: None, _stack: Stack) -> Iterator[Site]:
     close_every_open_table()
 
 
+def chromium_path(*, full: bool = False) -> str:
+    """The Chromium the browser tests drive. Debian's ``chromium-headless-shell``
+    (``CHROMIUM_SHELL_PATH``, else found on the PATH) where it is installed:
+    the same Blink, V8 and fonts as Chromium, without the browser around the
+    pages, for about a third less of the browser's CPU (bench/RESULTS.md "The
+    test suite"); else Chromium itself (``CHROMIUM_PATH``). ``full``: Chromium
+    itself always, for what only the whole browser does (a page that loses the
+    focus to another brought in front: tests/e2e/test_install_push.py)."""
+    chromium = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    if full:
+        return chromium
+    shell = os.environ.get("CHROMIUM_SHELL_PATH") or shutil.which("chromium-headless-shell")
+    return shell or chromium
+
+
+def launch(playwright: Any, *, full: bool = False) -> Any:
+    return playwright.chromium.launch(
+        executable_path=chromium_path(full=full), headless=True, args=CHROMIUM_ARGS
+    )
+
+
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Chromium for one test module. While Playwright's sync API runs, its event
-    loop is running in this thread: the ORM calls that set up and flush the test
-    database are still plain synchronous code, so Django is told so, for this
-    module only."""
+def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Chromium for one test module (the whole browser if the module sets
+    ``WHOLE_BROWSER = True``, else ``chromium_path``'s). While Playwright's sync
+    API runs, its event loop is running in this thread: the ORM calls that set
+    up and flush the test database are still plain synchronous code, so Django
+    is told so, for this module only."""
     from playwright.sync_api import sync_playwright
 
     with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
-            headless=True,
-            args=CHROMIUM_ARGS,
-        )
+        chromium = launch(playwright, full=getattr(request.module, "WHOLE_BROWSER", False))
         yield chromium
         chromium.close()
 
