@@ -78,11 +78,17 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
     connected to it end: those of the threads that ran the sockets' database
     work (each keeps its own connection). PostgreSQL waits up to 5 s for them
     before refusing to drop the database (each worker's last test took 5 s
-    more, and the database stayed behind with a warning)."""
+    more, and the database stayed behind with a warning). A run none of whose
+    tests uses the database (tests/test_edge.py alone) made none: then this
+    touches nothing (it ended the sessions of the database DATABASE_URL names,
+    and failed where that database did not exist)."""
     yield
     from django.db import connection
+    from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 
     if connection.vendor != "postgresql":
+        return
+    if not connection.settings_dict["NAME"].startswith(TEST_DATABASE_PREFIX):
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute(

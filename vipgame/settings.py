@@ -15,6 +15,7 @@ from typing import Any
 import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from whitenoise.compress import Compressor
 
 from kernel import redis_urls
 from kernel.ops.errors import init as sentry_init
@@ -47,7 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "vipgame.apps.StaticFiles",  # django.contrib.staticfiles, without Redoc
     "django.contrib.humanize",
     "channels",
     "rest_framework",
@@ -526,6 +527,10 @@ STORAGES = {
         )
     },
 }
+# Source maps are fetched only by a browser's developer tools, which take them
+# plain: compressing them (two thirds of the collected bytes) slowed every
+# deploy's collectstatic and served no player.
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
 
 
 def throttle_rate(name: str, default: str) -> str | None:
@@ -592,7 +597,6 @@ SPECTACULAR_SETTINGS = {
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     # The games' typed views, results and actions and the WebSocket messages.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
