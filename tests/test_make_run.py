@@ -145,6 +145,24 @@ def test_every_locked_package_is_pinned_with_hashes(lock):
         assert "--hash=sha256:" in entry, name
 
 
+def test_the_installer_has_a_lock_of_its_own_and_the_same_pin_everywhere():
+    # The venv's pip installs uv from requirements-uv.txt (the Makefile), and
+    # uv installs the other lock files: one wheel, pinned with its hashes,
+    # and the same entry where the development lock names it.
+    installer = requirement_blocks((ROOT / "requirements-uv.txt").read_text())
+    development = requirement_blocks((ROOT / "requirements-dev.txt").read_text())
+
+    assert list(installer) == ["uv"]
+    assert re.match(r"uv==\S+", installer["uv"])
+    assert "--hash=sha256:" in installer["uv"]
+    assert development["uv"] == installer["uv"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert "pip install -q --require-hashes -r requirements-uv.txt" in makefile
+    for lock in ("requirements-local.txt", "requirements-dev.txt"):
+        assert f"$(UV_INSTALL) -r {lock}" in makefile
+    assert "UV_INSTALL = $(BIN)/uv pip install --quiet --require-hashes" in makefile
+
+
 def test_production_carries_none_of_the_development_extras():
     production = requirement_blocks((ROOT / "requirements.txt").read_text())
     local = requirement_blocks((ROOT / "requirements-local.txt").read_text())
