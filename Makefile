@@ -80,11 +80,12 @@ types: $(VENV)/.dev
 # Daphne + Celery stack (the rest spread as with --dist load). That scheduler
 # keys the tests by node id: tests/conftest.py gives schemathesis's generated
 # tests their own ids and refuses two tests of one id (docs/testing.md).
-# Workers: three for the whole suite (its browser and real-process tests wait
-# on other processes: on 2 cores, 2,508 tests in 941.8 s with three, 1,163.6 s
-# with two, bench/RESULTS.md "The test suite"), two for test-fast (all CPU in
-# the test processes: 383.8 s with two, 409.5 s with three).
-PYTEST_WORKERS ?= 3
+# Workers: four for the whole suite (its browser and real-process tests wait
+# on other processes: on 2 cores, 2,551 tests in 569.6 s with four, 622.1 s
+# with three, the same machine CPU; bench/RESULTS.md "The test suite"), two
+# for test-fast (all CPU in the test processes: 383.8 s with two, 409.5 s
+# with three).
+PYTEST_WORKERS ?= 4
 PYTEST_FAST_WORKERS ?= 2
 PYTEST_ARGS ?= --durations=15
 PYTEST_DIST ?= --dist loadgroup
