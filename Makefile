@@ -21,7 +21,7 @@ export WEB_HOST WEB_PORT
 # installed by the venv's own pip). It installs the lock files below several
 # times faster than pip on a fresh machine (it downloads side by side and
 # compiles nothing ahead): `make test` on a clean clone, as CI runs it, starts
-# with this (bench/RESULTS.md "Installing").
+# with this (bench/RESULTS.md "The test suite", the installer).
 $(BIN)/uv:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --require-hashes -r requirements-uv.txt

@@ -528,8 +528,8 @@ STORAGES = {
     },
 }
 # Source maps are fetched only by a browser's developer tools, which take them
-# plain: compressing them (two thirds of the collected bytes) slowed every
-# deploy's collectstatic and served no player.
+# plain: compressing them slowed every deploy's collectstatic and served no
+# player.
 WHITENOISE_SKIP_COMPRESS_EXTENSIONS = [*Compressor.SKIP_COMPRESS_EXTENSIONS, "map"]
 
 
