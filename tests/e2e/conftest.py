@@ -100,6 +100,7 @@ class Stack:
     def env(var: Path, port: int) -> dict[str, str]:
         env = process_env(
             var,
+            DJANGO_SETTINGS_MODULE="tests.settings_browser",
             TABLE_DEFAULTS=E2E_TABLE_DEFAULTS,
             AXES_ENABLED="0",
             # The browser's pages are on this port; every test signs up from 127.0.0.1
