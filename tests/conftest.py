@@ -69,7 +69,9 @@ def _fast_password_hashing() -> None:
 
     if not settings.configured:  # the pure rules tests run without Django
         return
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    from .settings_browser import PASSWORD_HASHERS  # as the browser tests' processes hash
+
+    settings.PASSWORD_HASHERS = PASSWORD_HASHERS
 
 
 @pytest.fixture(scope="session")

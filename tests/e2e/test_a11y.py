@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.contrib.auth.hashers import make_password
 
 from ..registry import browser_games
 from .conftest import (
@@ -144,13 +144,12 @@ def moderator(site: Any) -> str:
     from accounts.models import User
 
     def make() -> str:
-        hasher = PBKDF2PasswordHasher()
         user = User.objects.create(
             username="mod_a11y",
             display_name="Mod",
             is_staff=True,
             is_superuser=True,
-            password=hasher.encode(PASSWORD, hasher.salt(), iterations=1000),
+            password=make_password(PASSWORD),
         )
         return str(user.username)
 

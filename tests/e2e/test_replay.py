@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
@@ -55,11 +54,7 @@ def played(tables: Any, make_user: Any) -> tuple[Any, dict[str, Any]]:
 
     def play() -> tuple[Any, dict[str, Any]]:
         try:
-            user = make_user()
-            # A hash the site's own settings know (the tests' fast one they do not).
-            hasher = PBKDF2PasswordHasher()
-            user.password = hasher.encode(PASSWORD, hasher.salt(), iterations=1000)
-            user.save(update_fields=["password"])
+            user = make_user()  # its password is PASSWORD, hashed as the site's processes hash
             hands = {}
             # Two bots at each of the three tables: more than one player's share
             # of the pool (docs/security.md, "Bots"), which this test is not about.
