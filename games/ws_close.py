@@ -9,8 +9,15 @@ for clients that stop reading (docs/protocol.md "Closing").
 * Autobahn fails a connection (a message over ``--websocket-max-message-size``,
   invalid UTF-8, a protocol error) by dropping the TCP connection unless
   ``failByDrop`` is off: the client saw no close code. Off, it sends the
-  close frame (1009, 1007, 1002) and drops the connection a second later
-  (``closeHandshakeTimeout``) if the client does not answer it.
+  close frame (1009, 1007, 1002) and drops the connection if the client
+  does not answer it within ``CLOSE_HANDSHAKE_S``.
+* Autobahn waited one second for the answer to any close it sends, then
+  reset the connection. A client slower than that to answer (a phone on a
+  slow network, a busy machine) found its connection reset, and websockets'
+  sync client, whose answer then could not be written, dropped the frames
+  it had read with the close: ``logged_out`` never came before its 4400 (a
+  clean clone's CI run; tests/test_slow_readers.py). It waits
+  ``CLOSE_HANDSHAKE_S`` now.
 * Daphne pings a socket every ``--ping-interval`` seconds and autobahn drops
   it when no pong comes within ``--ping-timeout``; but Daphne restarts that
   clock at every message the client sends, and autobahn cancels a pending
@@ -19,7 +26,8 @@ for clients that stop reading (docs/protocol.md "Closing").
   a pong answers them.
 * Nothing bounded what waits in the transport for a client that does not
   read. Past ``WS_MAX_PENDING_BYTES`` (written, not yet taken by the
-  kernel) the socket is closed with 4408 and dropped a second later.
+  kernel) the socket is closed with 4408 and dropped ``CLOSE_HANDSHAKE_S``
+  later unless it answers.
 * Autobahn applies ``--websocket-max-message-size`` (16 KB: what a client may
   send) to what the server sends as well: a table's state over 16 KB raised
   ``PayloadExceededError`` inside the consumer, the socket closed with 1011,
@@ -43,6 +51,9 @@ from typing import Any
 
 PROTOCOL_CLOSE_CODES = frozenset({1008, 1011, 1012, 1013})
 TOO_SLOW = 4408
+#: How long the server waits for the answer to a close it sent before it
+#: drops the connection (autobahn's default: 1 s).
+CLOSE_HANDSHAKE_S = 5.0
 
 
 def allow_protocol_close_codes() -> None:
@@ -87,7 +98,11 @@ def bound_slow_readers(max_pending: int) -> None:
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         factory_init(self, *args, **kwargs)
-        self.setProtocolOptions(failByDrop=False, autoPingRestartOnAnyTraffic=False)
+        self.setProtocolOptions(
+            failByDrop=False,
+            autoPingRestartOnAnyTraffic=False,
+            closeHandshakeTimeout=CLOSE_HANDSHAKE_S,
+        )
 
     WebSocketFactory.__init__ = init
 
@@ -111,7 +126,7 @@ def bound_slow_readers(max_pending: int) -> None:
             self.maxMessagePayloadSize = limit
         if max_pending and pending_bytes(self.transport) > max_pending:
             # The close frame waits behind what the client has not read; it is
-            # dropped after closeHandshakeTimeout (1 s) unless it answers.
+            # dropped after CLOSE_HANDSHAKE_S unless it answers.
             self.sendCloseFrame(code=TOO_SLOW, isReply=False)
 
     WebSocketProtocol.serverSend = server_send_bounded
